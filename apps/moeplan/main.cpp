@@ -1,0 +1,50 @@
+// moeplan: plan, place and calibrate Mixture-of-Experts deployments.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "commands.hpp"
+#include "io/input_error.hpp"
+
+#ifndef MOEPLAN_HAVE_CUDA
+#define MOEPLAN_HAVE_CUDA 0
+#endif
+
+namespace {
+
+constexpr int kBadInputExit = 2;
+
+std::string version_text() {
+  return fmt::format("moeplan {} (CUDA support: {})", MOEPLAN_VERSION,
+                     MOEPLAN_HAVE_CUDA ? "compiled in, sm_90a" : "not compiled in");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"moeplan: plan, place and calibrate Mixture-of-Experts LLM deployments"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  app.footer("Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml");
+  moeplan::cli::add_plan_deploy_command(app);
+  moeplan::cli::add_memory_command(app);
+  moeplan::cli::add_eplb_solve_command(app);
+  moeplan::cli::add_calibrate_command(app);
+  moeplan::cli::add_export_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& success) {
+    return app.exit(success);
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return kBadInputExit;
+  } catch (const moeplan::InputError& error) {
+    std::fprintf(stderr, "moeplan: error: %s\n", error.what());
+    return kBadInputExit;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "moeplan: internal error: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,165 @@
+#include "cost/memory.hpp"
+
+#include <algorithm>
+
+#include "spec/dtype.hpp"
+
+namespace moeplan {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+std::int64_t divide_rounding_up(std::int64_t numerator, std::int64_t denominator) {
+  return (numerator + denominator - 1) / denominator;
+}
+
+// Expert TP degree for this component: fused shared slots live inside the MoE kernel (doc 002),
+// an unfused shared expert is a dense MLP split like the dense FFN.
+std::int64_t expert_tp(const Layout& layout, Component component) {
+  if (component == Component::shared_experts && layout.fused_shared == 0) return layout.dense_tp_size();
+  return layout.moe_tp();
+}
+
+struct LocalShape {
+  std::int64_t rows;
+  std::int64_t cols;
+};
+
+LocalShape local_shape(const WeightTensor& tensor, const Layout& layout) {
+  const std::int64_t attention_split = layout.tp * layout.qkvtp;
+  const std::int64_t expert_split = expert_tp(layout, tensor.component);
+  switch (tensor.split) {
+    case Split::replicated: return {tensor.rows, tensor.cols};
+    case Split::query_heads: return {tensor.rows / attention_split, tensor.cols};
+    case Split::kv_heads: return {std::max(tensor.rows / attention_split, tensor.min_local_rows), tensor.cols};
+    case Split::o_input: return {tensor.rows, tensor.cols / (layout.tp * layout.otp)};  // doc 004: row-split O
+    case Split::dense_rows: return {tensor.rows / layout.dense_tp_size(), tensor.cols};
+    case Split::dense_cols: return {tensor.rows, tensor.cols / layout.dense_tp_size()};
+    case Split::expert_rows: return {tensor.rows / expert_split, tensor.cols};
+    case Split::expert_cols: return {tensor.rows, tensor.cols / expert_split};
+    case Split::vocab: return {divide_rounding_up(tensor.rows, layout.lm_head_tp_size()), tensor.cols};
+  }
+  return {tensor.rows, tensor.cols};
+}
+
+// How many copies of an expert tensor one rank holds in each MoE layer.
+std::int64_t copies_per_rank(const WeightTensor& tensor, const Model& model, const Layout& layout) {
+  if (tensor.component == Component::routed_experts) {
+    return layout.physical_experts(model) / layout.ep;  // routed + redundant slots spread over EP
+  }
+  if (tensor.component == Component::shared_experts) {
+    // doc 002: num_local_experts = routed/ep + fused_shared; unfused, every rank keeps the shared MLP.
+    return layout.fused_shared > 0 ? layout.fused_shared : model.moe.shared_experts;
+  }
+  return 1;
+}
+
+std::uint64_t activation_workspace(const Model& model, const Layout& layout, const MemorySettings& settings) {
+  const auto tokens = static_cast<std::uint64_t>(settings.activation_tokens);
+  const auto hidden = static_cast<std::uint64_t>(model.hidden_size);
+  const std::uint64_t element = 2;  // activations run in bf16
+  // Residual stream, normed input, attention output and MoE output of each token.
+  const std::uint64_t hidden_buffers = tokens * hidden * element * 4;
+  const auto query_width = static_cast<std::uint64_t>(model.attention.query_width() / (layout.tp * layout.qkvtp));
+  const std::uint64_t attention = tokens * query_width * element;
+  // kernels.md 2.1: fused_moe keeps [M, top_k, 2I] gate/up, [M*top_k, I] activated and [M, top_k, h] outputs.
+  const auto selected = static_cast<std::uint64_t>(model.moe.experts_per_token + (layout.fused_shared > 0 ? 1 : 0));
+  const auto expert_width = static_cast<std::uint64_t>(model.moe.intermediate_size / layout.moe_tp());
+  const std::uint64_t moe = tokens * selected * (3 * expert_width + hidden) * element;
+  const std::uint64_t dense =
+      model.dense_layers > 0
+          ? tokens * static_cast<std::uint64_t>(3 * model.dense_intermediate_size / layout.dense_tp_size()) * element
+          : 0;
+  // fp32 logits of one decode batch over this rank's vocabulary slice.
+  const std::uint64_t logits = static_cast<std::uint64_t>(settings.max_batch) *
+                               static_cast<std::uint64_t>(divide_rounding_up(model.vocab_size, layout.lm_head_tp_size())) * 4;
+  return hidden_buffers + attention + std::max(moe, dense) + logits;
+}
+
+std::uint64_t communication_buffers(const Model& model, const Layout& layout, const MemorySettings& settings) {
+  if (layout.world() == 1) return 0;
+  // engines.md 1.4: SGLang reserves tp*pp/8 GiB for communicators.
+  std::uint64_t bytes = static_cast<std::uint64_t>(layout.world()) * kGiB / 8;
+  if (layout.ep > 1) {
+    // All-to-all send and receive buffers for one step's dispatched tokens (bf16, top-k copies each).
+    bytes += 2 * static_cast<std::uint64_t>(settings.activation_tokens) *
+             static_cast<std::uint64_t>(model.moe.experts_per_token) * static_cast<std::uint64_t>(model.hidden_size) * 2;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t WeightBytes::total() const {
+  std::uint64_t sum = 0;
+  for (const std::uint64_t bytes : by_component) sum += bytes;
+  return sum;
+}
+
+WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout) {
+  WeightBytes weights;
+  for (const WeightTensor& tensor : weight_tensors(model)) {
+    const LocalShape shape = local_shape(tensor, layout);
+    const std::uint64_t one = matrix_bytes(tensor.dtype, shape.rows, shape.cols, model.weights.block);
+    weights[tensor.component] += one * static_cast<std::uint64_t>(scope_layers(model, tensor.scope)) *
+                                 static_cast<std::uint64_t>(copies_per_rank(tensor, model, layout));
+  }
+  return weights;
+}
+
+Overheads estimate_overheads(const Model& model, const Layout& layout, const MemorySettings& settings) {
+  Overheads overheads;
+  overheads.activation = settings.activation_bytes.value_or(activation_workspace(model, layout, settings));
+  // engines.md 1.4: SGLang reserves 2 MiB per captured decode batch size.
+  overheads.cuda_graph = settings.cuda_graph_bytes.value_or(2 * kMiB * static_cast<std::uint64_t>(settings.max_batch));
+  overheads.communication = settings.communication_bytes.value_or(communication_buffers(model, layout, settings));
+  return overheads;
+}
+
+MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
+                       const MemorySettings& settings, std::int64_t context_length) {
+  MemoryPlan plan;
+  plan.layout = layout;
+  plan.device_bytes = hardware.memory_bytes;
+  plan.usable_bytes = static_cast<std::uint64_t>(static_cast<double>(hardware.memory_bytes) * settings.utilization);
+  plan.weights = weight_bytes_per_rank(model, layout);
+  plan.overheads = estimate_overheads(model, layout, settings);
+  plan.context_length = context_length;
+  plan.kv = kv_cache_per_rank(model, layout, settings.kv_cache_dtype.value_or(model.kv_cache_dtype), context_length);
+  const std::uint64_t committed = plan.weights.total() + plan.overheads.total();
+  plan.fits = committed < plan.usable_bytes;
+  if (!plan.fits) return plan;
+  plan.kv_cache_bytes = plan.usable_bytes - committed;
+  plan.max_kv_tokens = static_cast<std::int64_t>(plan.kv_cache_bytes / plan.kv.bytes_per_token);
+  const std::uint64_t per_sequence =
+      plan.kv.bytes_per_token * static_cast<std::uint64_t>(context_length) + plan.kv.bytes_per_sequence;
+  plan.max_sequences = static_cast<std::int64_t>(plan.kv_cache_bytes / per_sequence);
+  return plan;
+}
+
+nlohmann::json memory_json(const MemoryPlan& plan) {
+  nlohmann::json weights = nlohmann::json::object();
+  for (const Component component : kAllComponents) weights[component_name(component)] = plan.weights[component];
+  return {{"layout", layout_json(plan.layout)},
+          {"per_rank_bytes",
+           {{"weights", weights},
+            {"weights_total", plan.weights.total()},
+            {"kv_cache", plan.kv_cache_bytes},
+            {"overheads",
+             {{"activation", plan.overheads.activation},
+              {"cuda_graph", plan.overheads.cuda_graph},
+              {"communication", plan.overheads.communication}}},
+            {"total", plan.total()}}},
+          {"device_bytes", plan.device_bytes},
+          {"usable_bytes", plan.usable_bytes},
+          {"fits", plan.fits},
+          {"kv_bytes_per_token", plan.kv.bytes_per_token},
+          {"kv_bytes_per_sequence_fixed", plan.kv.bytes_per_sequence},
+          {"max_kv_tokens", plan.max_kv_tokens},
+          {"context_length", plan.context_length},
+          {"max_sequences", plan.max_sequences}};
+}
+
+}  // namespace moeplan

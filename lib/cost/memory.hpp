@@ -1,0 +1,59 @@
+#pragma once
+// Memory per rank for a layout: weights by component, KV cache, the overhead terms, and KV capacity.
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "cost/kv_cache.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layout.hpp"
+#include "spec/model.hpp"
+#include "spec/scenario.hpp"
+#include "spec/weight_tensors.hpp"
+
+namespace moeplan {
+
+struct WeightBytes {
+  std::array<std::uint64_t, std::size(kAllComponents)> by_component{};
+
+  std::uint64_t& operator[](Component component) { return by_component[static_cast<std::size_t>(component)]; }
+  std::uint64_t operator[](Component component) const { return by_component[static_cast<std::size_t>(component)]; }
+  std::uint64_t total() const;
+};
+
+// Explicit, documented terms beside weights and KV; each can be replaced from the scenario.
+struct Overheads {
+  std::uint64_t activation = 0;     // forward-pass workspace for activation_tokens, plus fp32 logits
+  std::uint64_t cuda_graph = 0;     // private pools of the captured decode graphs
+  std::uint64_t communication = 0;  // NCCL communicators and the EP dispatch/combine buffers
+
+  std::uint64_t total() const { return activation + cuda_graph + communication; }
+};
+
+struct MemoryPlan {
+  Layout layout;
+  std::uint64_t device_bytes = 0;
+  std::uint64_t usable_bytes = 0;   // device_bytes x utilization
+  WeightBytes weights;
+  Overheads overheads;
+  std::uint64_t kv_cache_bytes = 0; // what is left for KV after weights and overheads
+  bool fits = false;                // weights and overheads leave room for KV
+  KvCacheShape kv;
+  std::int64_t max_kv_tokens = 0;
+  std::int64_t context_length = 0;
+  std::int64_t max_sequences = 0;   // concurrent sequences of context_length per DP rank
+
+  std::uint64_t total() const { return weights.total() + overheads.total() + kv_cache_bytes; }
+};
+
+WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout);
+Overheads estimate_overheads(const Model& model, const Layout& layout, const MemorySettings& settings);
+
+MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
+                       const MemorySettings& settings, std::int64_t context_length);
+
+// DESIGN.md's memory contract: per_rank_bytes {weights {component: n}, weights_total, kv_cache,
+// overheads {...}, total}, kv_bytes_per_token, max_kv_tokens.
+nlohmann::json memory_json(const MemoryPlan& plan);
+
+}  // namespace moeplan

@@ -1,0 +1,27 @@
+#pragma once
+// Accelerator and cluster-link figures: datasheet presets, every number overridable from a scenario.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace moeplan {
+
+struct Hardware {
+  std::string name;
+  std::string source;
+  std::uint64_t memory_bytes = 0;
+  double hbm_bandwidth = 0;         // bytes/s
+  double bf16_flops = 0;            // dense FLOP/s
+  double fp8_flops = 0;             // dense FLOP/s; parts without FP8 run it at the BF16 rate
+  double intra_node_bandwidth = 0;  // bytes/s per GPU per direction (NVLink, HCCS)
+  double intra_node_latency = 0;    // s, one collective's floor inside a node
+  double inter_node_bandwidth = 0;  // bytes/s per GPU per direction (IB/RoCE)
+  double inter_node_latency = 0;    // s
+  std::int64_t gpus_per_node = 8;
+};
+
+// Throws InputError naming `file` and `key` when the name is unknown.
+Hardware hardware_preset(const std::string& name, const std::string& file, const std::string& key);
+std::vector<std::string> hardware_preset_names();
+
+}  // namespace moeplan

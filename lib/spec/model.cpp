@@ -1,0 +1,202 @@
+#include "spec/model.hpp"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "io/input_error.hpp"
+#include "spec/yaml_view.hpp"
+
+namespace moeplan {
+
+namespace {
+
+constexpr std::int64_t kMaxWidth = 1 << 22;   // no real model has a dimension near 4M
+constexpr std::int64_t kMaxCount = 1 << 16;
+
+DType read_dtype(const YamlView& view, const std::string& key, DType fallback) {
+  if (!view.has(key)) return fallback;
+  try {
+    return parse_dtype(view.text(key));
+  } catch (const std::invalid_argument& error) {
+    throw InputError(view.file(), view.key_path(key), error.what());
+  }
+}
+
+Attention read_attention(const YamlView& view) {
+  view.expect_only({"type", "num_heads", "num_kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
+                    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "qkv_bias", "o_bias", "qk_norm",
+                    "sinks", "sliding_window", "sliding_layers"});
+  Attention attention;
+  const std::string type = view.text("type");
+  attention.num_heads = view.integer("num_heads", 1, kMaxCount);
+  if (type == "mla") {
+    attention.kind = AttentionKind::mla;
+    attention.num_kv_heads = attention.num_heads;
+    attention.q_lora_rank = view.integer_or("q_lora_rank", 0, 0, kMaxWidth);
+    attention.kv_lora_rank = view.integer("kv_lora_rank", 1, kMaxWidth);
+    attention.qk_nope_head_dim = view.integer("qk_nope_head_dim", 1, kMaxWidth);
+    attention.qk_rope_head_dim = view.integer("qk_rope_head_dim", 1, kMaxWidth);
+    attention.v_head_dim = view.integer("v_head_dim", 1, kMaxWidth);
+  } else if (type == "gqa" || type == "mha") {
+    attention.kind = AttentionKind::gqa;
+    attention.num_kv_heads = type == "mha" ? attention.num_heads : view.integer("num_kv_heads", 1, kMaxCount);
+    attention.head_dim = view.integer("head_dim", 1, kMaxWidth);
+  } else {
+    throw InputError(view.file(), view.key_path("type"), fmt::format("one of mla, gqa, mha, got '{}'", type));
+  }
+  attention.qkv_bias = view.flag_or("qkv_bias", false);
+  attention.o_bias = view.flag_or("o_bias", false);
+  attention.qk_norm = view.flag_or("qk_norm", false);
+  attention.sinks = view.flag_or("sinks", false);
+  attention.sliding_window = view.integer_or("sliding_window", 0, 0, kMaxWidth);
+  attention.sliding_layers = view.integer_or("sliding_layers", 0, 0, kMaxCount);
+  return attention;
+}
+
+Moe read_moe(const YamlView& view) {
+  view.expect_only({"num_experts", "experts_per_token", "intermediate_size", "shared_experts",
+                    "shared_intermediate_size", "num_groups", "topk_groups", "scoring", "routed_scaling_factor",
+                    "correction_bias", "router_bias", "normalize_topk", "expert_bias"});
+  Moe moe;
+  moe.num_experts = view.integer("num_experts", 1, kMaxCount);
+  moe.experts_per_token = view.integer("experts_per_token", 1, kMaxCount);
+  moe.intermediate_size = view.integer("intermediate_size", 1, kMaxWidth);
+  moe.shared_experts = view.integer_or("shared_experts", 0, 0, kMaxCount);
+  moe.shared_intermediate_size = view.integer_or("shared_intermediate_size", moe.intermediate_size, 1, kMaxWidth);
+  moe.num_groups = view.integer_or("num_groups", 1, 1, kMaxCount);
+  moe.topk_groups = view.integer_or("topk_groups", moe.num_groups, 1, kMaxCount);
+  const std::string scoring = view.text_or("scoring", "softmax");
+  if (scoring == "softmax") {
+    moe.scoring = Scoring::softmax;
+  } else if (scoring == "sigmoid") {
+    moe.scoring = Scoring::sigmoid;
+  } else {
+    throw InputError(view.file(), view.key_path("scoring"), fmt::format("softmax or sigmoid, got '{}'", scoring));
+  }
+  moe.routed_scaling_factor = view.number_or("routed_scaling_factor", 1.0, 1e-6, 1e6);
+  moe.correction_bias = view.flag_or("correction_bias", false);
+  moe.router_bias = view.flag_or("router_bias", false);
+  moe.normalize_topk = view.flag_or("normalize_topk", true);
+  moe.expert_bias = view.flag_or("expert_bias", false);
+  return moe;
+}
+
+WeightFormats read_weights(const YamlView& view) {
+  view.expect_only({"dtype", "block", "attention", "dense_ffn", "experts", "shared_experts", "router", "embedding",
+                    "lm_head", "norms"});
+  WeightFormats formats;
+  const DType main = read_dtype(view, "dtype", DType::bf16);
+  formats.attention = read_dtype(view, "attention", main);
+  formats.dense_ffn = read_dtype(view, "dense_ffn", main);
+  formats.experts = read_dtype(view, "experts", main);
+  formats.shared_experts = read_dtype(view, "shared_experts", formats.experts);
+  // Checkpoints keep the router, embeddings, head and norms in 16-bit even when the linears are quantised.
+  formats.router = read_dtype(view, "router", DType::bf16);
+  formats.embedding = read_dtype(view, "embedding", DType::bf16);
+  formats.lm_head = read_dtype(view, "lm_head", DType::bf16);
+  formats.norms = read_dtype(view, "norms", DType::bf16);
+  if (view.has("block")) {
+    const auto block = view.integer_list("block", 1, kMaxWidth);
+    if (block.size() != 2) throw InputError(view.file(), view.key_path("block"), "two integers [rows, cols]");
+    formats.block = {block[0], block[1]};
+  }
+  return formats;
+}
+
+Published read_published(const YamlView& view) {
+  view.expect_only({"source", "total_params", "active_params", "active_counts"});
+  Published published;
+  published.source = view.text("source");
+  published.total_params = view.number("total_params", 1, 1e15);
+  published.active_params = view.number("active_params", 1, 1e15);
+  const std::string counts = view.text_or("active_counts", "embedding_and_head");
+  if (counts == "embedding_and_head") {
+    published.active_counts = ActiveCount::embedding_and_head;
+  } else if (counts == "head_only") {
+    published.active_counts = ActiveCount::head_only;
+  } else if (counts == "neither") {
+    published.active_counts = ActiveCount::neither;
+  } else {
+    throw InputError(view.file(), view.key_path("active_counts"),
+                     fmt::format("embedding_and_head, head_only or neither, got '{}'", counts));
+  }
+  return published;
+}
+
+}  // namespace
+
+std::int64_t Attention::o_input_width() const {
+  return kind == AttentionKind::mla ? num_heads * v_head_dim : num_heads * head_dim;
+}
+
+std::int64_t Attention::query_width() const {
+  return kind == AttentionKind::mla ? num_heads * (qk_nope_head_dim + qk_rope_head_dim) : num_heads * head_dim;
+}
+
+Model load_model_yaml(const std::filesystem::path& file) {
+  const YamlView root = YamlView::load_file(file);
+  root.expect_only({"schema_version", "name", "source", "hidden_size", "num_layers", "dense_layers", "vocab_size",
+                    "tie_word_embeddings", "mtp_layers", "attention", "dense_ffn", "moe", "weights",
+                    "kv_cache_dtype", "published"});
+  if (root.integer("schema_version", 1, 1000) != 1) {
+    throw InputError(file.string(), "schema_version", "1 (the only model schema this moeplan reads)");
+  }
+  Model model;
+  model.file = file.string();
+  model.name = root.text("name");
+  model.source = root.text("source");
+  model.hidden_size = root.integer("hidden_size", 1, kMaxWidth);
+  model.num_layers = root.integer("num_layers", 1, kMaxCount);
+  model.dense_layers = root.integer_or("dense_layers", 0, 0, kMaxCount);
+  model.vocab_size = root.integer("vocab_size", 1, 1 << 24);
+  model.tie_embeddings = root.flag_or("tie_word_embeddings", false);
+  model.mtp_layers = root.integer_or("mtp_layers", 0, 0, 64);
+  model.attention = read_attention(root.child("attention"));
+  if (const auto dense = root.optional_child("dense_ffn")) {
+    dense->expect_only({"intermediate_size"});
+    model.dense_intermediate_size = dense->integer("intermediate_size", 1, kMaxWidth);
+  }
+  model.moe = read_moe(root.child("moe"));
+  if (const auto weights = root.optional_child("weights")) model.weights = read_weights(*weights);
+  model.kv_cache_dtype = read_dtype(root, "kv_cache_dtype", DType::bf16);
+  if (const auto published = root.optional_child("published")) model.published = read_published(*published);
+  validate_model(model);
+  return model;
+}
+
+void validate_model(const Model& model) {
+  const std::string& file = model.file;
+  if (model.dense_layers >= model.num_layers) {
+    throw InputError(file, "dense_layers", fmt::format("fewer than num_layers ({}): a MoE model needs a MoE layer",
+                                                       model.num_layers));
+  }
+  if (model.dense_layers > 0 && model.dense_intermediate_size == 0) {
+    throw InputError(file, "dense_ffn.intermediate_size", "a positive width because dense_layers > 0");
+  }
+  const Moe& moe = model.moe;
+  if (moe.experts_per_token > moe.num_experts) {
+    throw InputError(file, "moe.experts_per_token", fmt::format("at most moe.num_experts ({})", moe.num_experts));
+  }
+  if (moe.num_experts % moe.num_groups != 0) {
+    throw InputError(file, "moe.num_groups", fmt::format("a divisor of moe.num_experts ({})", moe.num_experts));
+  }
+  if (moe.topk_groups > moe.num_groups) {
+    throw InputError(file, "moe.topk_groups", fmt::format("at most moe.num_groups ({})", moe.num_groups));
+  }
+  if (moe.num_groups > 1 && moe.experts_per_token > moe.topk_groups * (moe.num_experts / moe.num_groups)) {
+    throw InputError(file, "moe.experts_per_token", "no more than the experts inside the kept groups");
+  }
+  const Attention& attention = model.attention;
+  if (attention.kind == AttentionKind::gqa && attention.num_heads % attention.num_kv_heads != 0) {
+    throw InputError(file, "attention.num_kv_heads",
+                     fmt::format("a divisor of attention.num_heads ({})", attention.num_heads));
+  }
+  if (attention.sliding_layers > model.num_layers) {
+    throw InputError(file, "attention.sliding_layers", fmt::format("at most num_layers ({})", model.num_layers));
+  }
+  if (attention.sliding_layers > 0 && attention.sliding_window == 0) {
+    throw InputError(file, "attention.sliding_window", "a positive window because sliding_layers > 0");
+  }
+}
+
+}  // namespace moeplan

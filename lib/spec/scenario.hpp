@@ -1,0 +1,74 @@
+#pragma once
+// A planning scenario: the cluster, the workload, the SLOs, memory settings and the layouts to search.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/dtype.hpp"
+#include "spec/hardware.hpp"
+
+namespace moeplan {
+
+struct Cluster {
+  Hardware hardware;  // a preset with the scenario's overrides applied
+  std::int64_t nodes = 1;
+  std::int64_t gpus_per_node = 8;
+
+  std::int64_t gpus() const { return nodes * gpus_per_node; }
+};
+
+struct Workload {
+  std::int64_t input_tokens = 0;   // mean prompt length
+  std::int64_t output_tokens = 0;  // mean generated length
+  std::optional<std::int64_t> concurrency;
+  std::optional<double> request_rate;  // requests/s
+  std::int64_t num_requests = 1000;
+};
+
+struct Slo {
+  std::optional<double> ttft;  // s
+  std::optional<double> tpot;  // s
+};
+
+// Memory terms beside weights and KV (cost/memory.hpp documents each); overrides replace the estimate.
+struct MemorySettings {
+  double utilization = 0.90;                 // share of device memory the engine may use
+  std::optional<DType> kv_cache_dtype;       // default: the model's
+  std::int64_t activation_tokens = 8192;     // tokens in one forward pass (chunked-prefill size)
+  std::int64_t max_batch = 256;              // decode batch per DP rank, also the CUDA-graph capture size
+  std::optional<std::uint64_t> activation_bytes;
+  std::optional<std::uint64_t> cuda_graph_bytes;
+  std::optional<std::uint64_t> communication_bytes;
+};
+
+// Values each layout key may take; an empty list means "every value the cluster allows".
+struct SearchSpace {
+  std::vector<std::int64_t> instance_gpus;
+  std::vector<std::int64_t> tp;
+  std::vector<std::int64_t> ep;
+  std::vector<std::int64_t> otp{1};
+  std::vector<std::int64_t> qkvtp{1};
+  std::vector<std::int64_t> dense_tp;
+  std::vector<std::int64_t> redundant{0};
+  std::vector<std::int64_t> fused_shared{0};
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;
+  std::string file;
+  Cluster cluster;
+  Workload workload;
+  Slo slo;
+  MemorySettings memory;
+  SearchSpace search;
+};
+
+Scenario load_scenario_yaml(const std::filesystem::path& file);
+
+// A scenario for commands run without one: one node of `gpu`, default settings.
+Scenario default_scenario(const std::string& gpu);
+
+}  // namespace moeplan

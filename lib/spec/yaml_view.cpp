@@ -1,0 +1,160 @@
+#include "spec/yaml_view.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "io/input_error.hpp"
+
+namespace moeplan {
+
+YamlView::YamlView(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+YamlView YamlView::load_file(const std::filesystem::path& file) {
+  if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& error) {
+    throw InputError(file.string(), "", fmt::format("well-formed YAML ({} at line {}, column {})", error.msg,
+                                                    error.mark.line + 1, error.mark.column + 1));
+  }
+  if (!root.IsMap()) throw InputError(file.string(), "", "a YAML mapping at the top level");
+  return YamlView(root, file.string(), "");
+}
+
+std::string YamlView::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+bool YamlView::has(const std::string& key) const {
+  const YAML::Node value = node_[key];
+  return value.IsDefined() && !value.IsNull();
+}
+
+YamlView YamlView::child(const std::string& key) const {
+  if (!has(key)) throw InputError(file_, key_path(key), "a mapping (the key is missing)");
+  const YAML::Node value = node_[key];
+  if (!value.IsMap()) throw InputError(file_, key_path(key), "a mapping");
+  return YamlView(value, file_, key_path(key));
+}
+
+std::optional<YamlView> YamlView::optional_child(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return child(key);
+}
+
+std::vector<std::string> YamlView::keys() const {
+  std::vector<std::string> names;
+  for (const auto& entry : node_) names.push_back(entry.first.as<std::string>());
+  return names;
+}
+
+YAML::Node YamlView::scalar(const std::string& key) const {
+  if (!has(key)) throw InputError(file_, key_path(key), "a value (the key is missing)");
+  const YAML::Node value = node_[key];
+  if (!value.IsScalar()) throw InputError(file_, key_path(key), "a single value, not a list or mapping");
+  return value;
+}
+
+std::int64_t YamlView::integer(const std::string& key, std::int64_t minimum, std::int64_t maximum) const {
+  const YAML::Node value = scalar(key);
+  const std::string range = fmt::format("an integer in [{}, {}]", minimum, maximum);
+  std::int64_t parsed = 0;
+  try {
+    parsed = value.as<std::int64_t>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file_, key_path(key), fmt::format("{}, got '{}'", range, value.Scalar()));
+  }
+  if (parsed < minimum || parsed > maximum) {
+    throw InputError(file_, key_path(key), fmt::format("{}, got {}", range, parsed));
+  }
+  return parsed;
+}
+
+std::int64_t YamlView::integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum,
+                                  std::int64_t maximum) const {
+  return has(key) ? integer(key, minimum, maximum) : fallback;
+}
+
+double YamlView::number(const std::string& key, double minimum, double maximum) const {
+  const YAML::Node value = scalar(key);
+  const std::string range = fmt::format("a finite number in [{}, {}]", minimum, maximum);
+  double parsed = 0;
+  try {
+    parsed = value.as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file_, key_path(key), fmt::format("{}, got '{}'", range, value.Scalar()));
+  }
+  if (!std::isfinite(parsed) || parsed < minimum || parsed > maximum) {
+    throw InputError(file_, key_path(key), fmt::format("{}, got {}", range, value.Scalar()));
+  }
+  return parsed;
+}
+
+double YamlView::number_or(const std::string& key, double fallback, double minimum, double maximum) const {
+  return has(key) ? number(key, minimum, maximum) : fallback;
+}
+
+std::string YamlView::text(const std::string& key) const {
+  const std::string value = scalar(key).Scalar();
+  if (value.empty()) throw InputError(file_, key_path(key), "a non-empty string");
+  return value;
+}
+
+std::string YamlView::text_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? text(key) : fallback;
+}
+
+bool YamlView::flag_or(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = scalar(key);
+  try {
+    return value.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file_, key_path(key), fmt::format("true or false, got '{}'", value.Scalar()));
+  }
+}
+
+std::vector<std::int64_t> YamlView::integer_list(const std::string& key, std::int64_t minimum,
+                                                 std::int64_t maximum) const {
+  if (!has(key)) throw InputError(file_, key_path(key), "a list of integers (the key is missing)");
+  const YAML::Node value = node_[key];
+  if (value.IsScalar()) return {integer(key, minimum, maximum)};
+  if (!value.IsSequence() || value.size() == 0) throw InputError(file_, key_path(key), "a non-empty list of integers");
+  std::vector<std::int64_t> result;
+  for (std::size_t index = 0; index < value.size(); ++index) {
+    YAML::Node wrapper;
+    wrapper["item"] = value[index];
+    result.push_back(YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index))
+                         .integer("item", minimum, maximum));
+  }
+  return result;
+}
+
+std::vector<double> YamlView::number_list(const std::string& key, double minimum, double maximum) const {
+  if (!has(key)) throw InputError(file_, key_path(key), "a list of numbers (the key is missing)");
+  const YAML::Node value = node_[key];
+  if (value.IsScalar()) return {number(key, minimum, maximum)};
+  if (!value.IsSequence() || value.size() == 0) throw InputError(file_, key_path(key), "a non-empty list of numbers");
+  std::vector<double> result;
+  for (std::size_t index = 0; index < value.size(); ++index) {
+    YAML::Node wrapper;
+    wrapper["item"] = value[index];
+    result.push_back(YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index))
+                         .number("item", minimum, maximum));
+  }
+  return result;
+}
+
+void YamlView::expect_only(const std::vector<std::string>& allowed) const {
+  for (const std::string& name : keys()) {
+    bool known = false;
+    for (const std::string& candidate : allowed) known = known || candidate == name;
+    if (!known) {
+      std::string list;
+      for (const std::string& candidate : allowed) list += (list.empty() ? "" : ", ") + candidate;
+      throw InputError(file_, key_path(name), fmt::format("a known key (one of: {})", list));
+    }
+  }
+}
+
+}  // namespace moeplan

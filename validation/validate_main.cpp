@@ -1,0 +1,58 @@
+// moeplan-validate: every published figure moeplan reproduces, with its source and tolerance.
+// Prints one row per case and exits non-zero when any case fails.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "validation_case.hpp"
+
+namespace moeplan::validation {
+void add_cost_cases(CaseList& cases);
+void add_eplb_cases(CaseList& cases);
+}  // namespace moeplan::validation
+
+namespace {
+
+using moeplan::validation::ValidationCase;
+
+std::string format_value(double value) {
+  return std::abs(value) >= 1e6 ? fmt::format("{:.6g}", value) : fmt::format("{:.8g}", value);
+}
+
+std::string format_tolerance(const ValidationCase& entry) {
+  return entry.absolute ? fmt::format("±{}", format_value(entry.tolerance)) : fmt::format("{:.3g}%", entry.tolerance * 100);
+}
+
+std::string format_error(const ValidationCase& entry) {
+  return entry.absolute ? format_value(entry.error()) : fmt::format("{:.3g}%", entry.error() * 100);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool verbose = argc > 1 && std::string(argv[1]) == "--sources";
+  moeplan::validation::CaseList cases;
+  try {
+    moeplan::validation::add_parameter_cases(cases);
+    moeplan::validation::add_memory_cases(cases);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "moeplan-validate: a case could not be computed: %s\n", error.what());
+    return 1;
+  }
+  int passed = 0;
+  int failed = 0;
+  std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", "case", "expected", "got", "unit", "error", "tolerance", "pass");
+  for (const ValidationCase& entry : cases) {
+    const bool ok = entry.passes();
+    (ok ? passed : failed)++;
+    std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", entry.id.c_str(), format_value(entry.expected).c_str(),
+                format_value(entry.got).c_str(), entry.unit.c_str(), format_error(entry).c_str(),
+                format_tolerance(entry).c_str(), ok ? "pass" : "FAIL");
+    if (verbose || !ok) std::printf("    source: %s\n", entry.source.c_str());
+    if ((verbose || !ok) && !entry.note.empty()) std::printf("    note: %s\n", entry.note.c_str());
+  }
+  std::printf("\nvalidation: %d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

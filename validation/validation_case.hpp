@@ -1,0 +1,28 @@
+#pragma once
+// One reproduction of a published figure: where it came from, what we computed, how close it must be.
+#include <string>
+#include <vector>
+
+namespace moeplan::validation {
+
+struct ValidationCase {
+  std::string id;            // short, unique: "doc004.o_proj.saving.otp4"
+  std::string source;        // document and place the expected figure comes from
+  std::string unit;          // "GiB", "params", "sequences", ...
+  double expected = 0;       // the published figure, never the program's own output
+  double got = 0;            // what moeplan computes from the model's real shape
+  double tolerance = 0;      // relative (0.005 = 0.5 %) unless `absolute` is set
+  bool absolute = false;
+  std::string note;          // where moeplan and the document differ, and why
+
+  double error() const;      // relative or absolute, matching `absolute`
+  bool passes() const;
+};
+
+using CaseList = std::vector<ValidationCase>;
+
+// Each file of cases adds its own; the runner collects them all.
+void add_memory_cases(CaseList& cases);
+void add_parameter_cases(CaseList& cases);
+
+}  // namespace moeplan::validation
