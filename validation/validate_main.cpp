@@ -8,11 +8,6 @@
 
 #include "validation_case.hpp"
 
-namespace moeplan::validation {
-void add_cost_cases(CaseList& cases);
-void add_eplb_cases(CaseList& cases);
-}  // namespace moeplan::validation
-
 namespace {
 
 using moeplan::validation::ValidationCase;

@@ -21,8 +21,15 @@ struct ValidationCase {
 
 using CaseList = std::vector<ValidationCase>;
 
+ValidationCase relative_case(std::string id, std::string source, std::string unit, double expected, double got,
+                             double tolerance, std::string note = "");
+ValidationCase absolute_case(std::string id, std::string source, std::string unit, double expected, double got,
+                             double tolerance, std::string note = "");
+
 // Each file of cases adds its own; the runner collects them all.
 void add_memory_cases(CaseList& cases);
 void add_parameter_cases(CaseList& cases);
+void add_cost_cases(CaseList& cases);
+void add_eplb_cases(CaseList& cases);
 
 }  // namespace moeplan::validation

@@ -1,0 +1,180 @@
+#include "spec/hf_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/input_error.hpp"
+
+namespace moeplan {
+
+namespace {
+
+constexpr std::int64_t kMaxWidth = 1 << 22;
+
+// Typed reads from the config object; every failure names the file and the key.
+class ConfigView {
+ public:
+  ConfigView(const nlohmann::json& json, std::string file) : json_(json), file_(std::move(file)) {}
+
+  bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
+
+  std::int64_t integer(const char* key, std::int64_t minimum = 1) const {
+    if (!has(key)) throw InputError(file_, key, "an integer (the key is missing)");
+    const nlohmann::json& value = json_[key];
+    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > kMaxWidth) {
+      throw InputError(file_, key, fmt::format("an integer in [{}, {}], got {}", minimum, kMaxWidth, value.dump()));
+    }
+    return value.get<std::int64_t>();
+  }
+  std::int64_t integer_or(const char* key, std::int64_t fallback, std::int64_t minimum = 1) const {
+    return has(key) ? integer(key, minimum) : fallback;
+  }
+  double number_or(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const nlohmann::json& value = json_[key];
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0) {
+      throw InputError(file_, key, fmt::format("a positive finite number, got {}", value.dump()));
+    }
+    return value.get<double>();
+  }
+  bool flag_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!json_[key].is_boolean()) throw InputError(file_, key, "true or false, got " + json_[key].dump());
+    return json_[key].get<bool>();
+  }
+  std::string text_or(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!json_[key].is_string()) throw InputError(file_, key, "a string, got " + json_[key].dump());
+    return json_[key].get<std::string>();
+  }
+  const nlohmann::json& raw(const char* key) const { return json_[key]; }
+  const std::string& file() const { return file_; }
+
+ private:
+  const nlohmann::json& json_;
+  std::string file_;
+};
+
+nlohmann::json parse_json_file(const std::filesystem::path& file) {
+  std::ifstream stream(file);
+  if (!stream) throw InputError(file.string(), "", "an existing, readable file");
+  try {
+    nlohmann::json json = nlohmann::json::parse(stream);
+    if (!json.is_object()) throw InputError(file.string(), "", "a JSON object at the top level");
+    return json;
+  } catch (const nlohmann::json::parse_error& error) {
+    throw InputError(file.string(), "", fmt::format("well-formed JSON ({})", error.what()));
+  }
+}
+
+void read_attention(const ConfigView& config, const std::string& model_type, Model& model) {
+  Attention& attention = model.attention;
+  attention.num_heads = config.integer("num_attention_heads");
+  if (config.has("kv_lora_rank")) {
+    attention.kind = AttentionKind::mla;
+    attention.num_kv_heads = attention.num_heads;
+    attention.q_lora_rank = config.integer_or("q_lora_rank", 0, 0);
+    attention.kv_lora_rank = config.integer("kv_lora_rank");
+    attention.qk_nope_head_dim = config.integer("qk_nope_head_dim");
+    attention.qk_rope_head_dim = config.integer("qk_rope_head_dim");
+    attention.v_head_dim = config.integer("v_head_dim");
+    return;
+  }
+  attention.kind = AttentionKind::gqa;
+  attention.num_kv_heads = config.integer_or("num_key_value_heads", attention.num_heads);
+  attention.head_dim = config.integer_or("head_dim", model.hidden_size / attention.num_heads);
+  const bool gpt_oss = model_type == "gpt_oss";
+  // gpt-oss carries q/k/v/o biases and per-head sinks by architecture, not by a config key.
+  attention.qkv_bias = gpt_oss || config.flag_or("attention_bias", false);
+  attention.o_bias = gpt_oss;
+  attention.sinks = gpt_oss;
+  attention.qk_norm = model_type == "qwen3_moe" || config.flag_or("use_qk_norm", false);
+  if (config.has("layer_types") && config.raw("layer_types").is_array()) {
+    const auto& types = config.raw("layer_types");
+    attention.sliding_layers = std::count(types.begin(), types.end(), nlohmann::json("sliding_attention"));
+    if (attention.sliding_layers > 0) attention.sliding_window = config.integer("sliding_window");
+  }
+}
+
+void read_moe(const ConfigView& config, const std::string& model_type, Model& model) {
+  Moe& moe = model.moe;
+  const bool expert_sized_intermediate = model_type == "mixtral" || model_type == "gpt_oss";
+  if (config.has("n_routed_experts")) {
+    moe.num_experts = config.integer("n_routed_experts");
+  } else if (config.has("num_local_experts")) {
+    moe.num_experts = config.integer("num_local_experts");
+  } else {
+    moe.num_experts = config.integer("num_experts");
+  }
+  moe.experts_per_token = config.has("num_experts_per_tok") ? config.integer("num_experts_per_tok")
+                                                            : config.integer("experts_per_token");
+  moe.intermediate_size =
+      expert_sized_intermediate ? config.integer("intermediate_size") : config.integer("moe_intermediate_size");
+  moe.shared_experts = config.integer_or("n_shared_experts", 0, 0);
+  moe.shared_intermediate_size = moe.intermediate_size;
+  moe.num_groups = config.integer_or("n_group", 1);
+  moe.topk_groups = config.integer_or("topk_group", moe.num_groups);
+  const std::string scoring = config.text_or("scoring_func", model_type == "glm4_moe" ? "sigmoid" : "softmax");
+  moe.scoring = scoring == "sigmoid" ? Scoring::sigmoid : Scoring::softmax;
+  moe.routed_scaling_factor = config.number_or("routed_scaling_factor", 1.0);
+  moe.correction_bias = config.text_or("topk_method", "") == "noaux_tc" || model_type == "glm4_moe";
+  moe.normalize_topk = config.flag_or("norm_topk_prob", true);
+  moe.router_bias = model_type == "gpt_oss";
+  moe.expert_bias = model_type == "gpt_oss";
+}
+
+void read_dense_layers(const ConfigView& config, Model& model) {
+  model.dense_layers = config.integer_or("first_k_dense_replace", 0, 0);
+  if (config.has("mlp_only_layers") && config.raw("mlp_only_layers").is_array() &&
+      !config.raw("mlp_only_layers").empty()) {
+    throw InputError(config.file(), "mlp_only_layers", "an empty list (interleaved dense layers are not modelled)");
+  }
+  if (model.dense_layers > 0) model.dense_intermediate_size = config.integer("intermediate_size");
+}
+
+void read_quantization(const ConfigView& config, Model& model) {
+  if (!config.has("quantization_config")) return;
+  const nlohmann::json& quantization = config.raw("quantization_config");
+  const std::string method = quantization.value("quant_method", "");
+  if (method == "fp8") {
+    model.weights.attention = model.weights.dense_ffn = DType::fp8_e4m3;
+    model.weights.experts = model.weights.shared_experts = DType::fp8_e4m3;
+    if (quantization.contains("weight_block_size") && quantization["weight_block_size"].size() == 2) {
+      model.weights.block = {quantization["weight_block_size"][0].get<std::int64_t>(),
+                             quantization["weight_block_size"][1].get<std::int64_t>()};
+    }
+  } else if (method == "mxfp4") {
+    model.weights.experts = DType::mxfp4;  // gpt-oss: everything else stays bf16 (modules_to_not_convert)
+  } else {
+    throw InputError(config.file(), "quantization_config.quant_method", "fp8 or mxfp4, got '" + method + "'");
+  }
+}
+
+}  // namespace
+
+Model load_hf_config(const std::filesystem::path& file) {
+  const nlohmann::json json = parse_json_file(file);
+  const ConfigView config(json, file.string());
+  const std::string model_type = config.text_or("model_type", "");
+  Model model;
+  model.file = file.string();
+  model.name = config.text_or("_name_or_path", model_type.empty() ? file.stem().string() : model_type);
+  model.source = file.string();
+  model.hidden_size = config.integer("hidden_size");
+  model.num_layers = config.integer("num_hidden_layers");
+  model.vocab_size = config.integer("vocab_size");
+  model.tie_embeddings = config.flag_or("tie_word_embeddings", false);
+  model.mtp_layers = config.integer_or("num_nextn_predict_layers", 0, 0);
+  read_attention(config, model_type, model);
+  read_moe(config, model_type, model);
+  read_dense_layers(config, model);
+  read_quantization(config, model);
+  validate_model(model);
+  return model;
+}
+
+}  // namespace moeplan

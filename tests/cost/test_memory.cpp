@@ -1,0 +1,115 @@
+// Memory per rank against hand-worked byte counts (shapes from the model configs, formulas in
+// engines.md 3.1-3.2, doc 002 and doc 004).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cost/kv_cache.hpp"
+#include "cost/memory.hpp"
+#include "io/input_error.hpp"
+#include "spec/layout.hpp"
+#include "spec/model.hpp"
+
+namespace {
+
+moeplan::Model model_file(const std::string& name) {
+  return moeplan::load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/" + name);
+}
+
+moeplan::Layout layout(const std::string& text) { return moeplan::parse_layout(text, "test"); }
+
+using moeplan::Component;
+
+}  // namespace
+
+TEST_CASE("Qwen3-235B O projection: 8192 x 4096 bf16 over 94 layers, divided by OTP") {
+  const auto model = model_file("qwen3-235b-a22b.yaml");
+  const std::uint64_t whole = 8192ull * 4096 * 2 * 94;  // doc 004: 5.875 GiB
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=16,ep=16"))[Component::attention_o] == whole);
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=16,ep=16,otp=4"))[Component::attention_o] == whole / 4);
+  // QKV-TP splits Q by heads and K/V down to one of the 4 KV heads: (8192 + 2*512) x 4096 x 2 x 94 at qkvtp=4.
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=16,ep=16,qkvtp=4"))[Component::attention_qkv] ==
+        (8192ull / 4 + 2 * 128) * 4096 * 2 * 94);
+}
+
+TEST_CASE("GQA KV cache splits by TP down to one KV head, then replicates") {
+  const auto model = model_file("qwen3-235b-a22b.yaml");
+  // 2 (K and V) x heads x 128 x 2 bytes x 94 layers.
+  CHECK(moeplan::kv_cache_per_rank(model, layout("tp=1"), moeplan::DType::bf16, 4096).bytes_per_token == 192512);
+  CHECK(moeplan::kv_cache_per_rank(model, layout("tp=2"), moeplan::DType::bf16, 4096).bytes_per_token == 96256);
+  CHECK(moeplan::kv_cache_per_rank(model, layout("tp=4"), moeplan::DType::bf16, 4096).bytes_per_token == 48128);
+  CHECK(moeplan::kv_cache_per_rank(model, layout("tp=8"), moeplan::DType::bf16, 4096).bytes_per_token == 48128);
+  CHECK(moeplan::kv_cache_per_rank(model, layout("tp=8"), moeplan::DType::fp8_e4m3, 4096).bytes_per_token == 24064);
+}
+
+TEST_CASE("MLA KV cache is one latent per token, not split by attention TP") {
+  const auto model = model_file("deepseek-v3.yaml");
+  for (const char* text : {"tp=1", "tp=8", "tp=2,dp=4,ep=8"}) {
+    CAPTURE(text);
+    // (512 + 64) x 2 bytes x 61 layers.
+    CHECK(moeplan::kv_cache_per_rank(model, layout(text), moeplan::DType::bf16, 4096).bytes_per_token == 70272);
+  }
+}
+
+TEST_CASE("gpt-oss sliding layers hold at most the window per sequence") {
+  const auto model = model_file("gpt-oss-120b.yaml");
+  const auto shape = moeplan::kv_cache_per_rank(model, layout("tp=1"), moeplan::DType::bf16, 4096);
+  CHECK(shape.bytes_per_token == 2ull * 8 * 64 * 2 * 18);        // 18 full layers
+  CHECK(shape.bytes_per_sequence == 2ull * 8 * 64 * 2 * 18 * 128);  // 18 sliding layers x 128 tokens
+}
+
+TEST_CASE("DeepSeek-V3 FP8 experts carry one fp32 scale per 128 x 128 block") {
+  const auto model = model_file("deepseek-v3.yaml");
+  // EP8 over 8 ranks: 32 whole experts per rank. w13 [4096 x 7168] = 32 x 56 blocks, w2 [7168 x 2048] = 56 x 16.
+  const std::uint64_t expert = 3ull * 7168 * 2048 + (32 * 56 + 56 * 16) * 4;
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8"))[Component::routed_experts] == expert * 32 * 58);
+  // TP8: every rank holds a 1/8 slice of all 256: w13 [512 x 7168] = 4 x 56 blocks, w2 [7168 x 256] = 56 x 2.
+  const std::uint64_t slice = 3ull * 7168 * 256 + (4 * 56 + 56 * 2) * 4;
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=8"))[Component::routed_experts] == slice * 256 * 58);
+}
+
+TEST_CASE("redundant and fused shared slots add whole experts per EP rank (doc 002)") {
+  const auto model = model_file("deepseek-v3.yaml");
+  const std::uint64_t expert = 3ull * 7168 * 2048 + (32 * 56 + 56 * 16) * 4;
+  const auto base = moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8"));
+  const auto redundant = moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8,redundant=8"));
+  CHECK(redundant[Component::routed_experts] - base[Component::routed_experts] == expert * 58);
+  const auto fused_one = moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8,fused_shared=1"));
+  const auto fused_two = moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8,fused_shared=2"));
+  CHECK(fused_two[Component::shared_experts] - fused_one[Component::shared_experts] == expert * 58);
+}
+
+TEST_CASE("gpt-oss MXFP4 experts: half a byte per value plus one scale byte per 32, bf16 biases") {
+  const auto model = model_file("gpt-oss-120b.yaml");
+  const std::uint64_t w13 = 5760ull * 2880 / 2 + 5760 * 90;
+  const std::uint64_t w2 = 2880ull * 2880 / 2 + 2880 * 90;
+  const std::uint64_t biases = (5760 + 2880) * 2;
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=1"))[Component::routed_experts] ==
+        (w13 + w2 + biases) * 128 * 36);
+}
+
+TEST_CASE("KV capacity is what the usable memory leaves after weights and overheads") {
+  const auto model = model_file("qwen3-235b-a22b.yaml");
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 64ull << 30;
+  moeplan::MemorySettings settings;
+  settings.utilization = 0.95;
+  settings.activation_bytes = 1ull << 30;
+  settings.cuda_graph_bytes = 0;
+  settings.communication_bytes = 0;
+  const auto plan = moeplan::plan_memory(model, layout("dp=16,ep=16"), hardware, settings, 4096);
+  REQUIRE(plan.fits);
+  const std::uint64_t usable = static_cast<std::uint64_t>((64ull << 30) * 0.95);
+  CHECK(plan.kv_cache_bytes == usable - plan.weights.total() - (1ull << 30));
+  CHECK(plan.max_kv_tokens == static_cast<std::int64_t>(plan.kv_cache_bytes / 192512));
+  CHECK(plan.max_sequences == static_cast<std::int64_t>(plan.kv_cache_bytes / (192512ull * 4096)));
+}
+
+TEST_CASE("a device smaller than the weights does not fit") {
+  const auto model = model_file("deepseek-v3.yaml");
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 80ull << 30;
+  const auto plan = moeplan::plan_memory(model, layout("tp=1"), hardware, moeplan::MemorySettings{}, 4096);
+  CHECK_FALSE(plan.fits);
+  CHECK(plan.max_kv_tokens == 0);
+}

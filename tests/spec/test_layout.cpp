@@ -1,0 +1,62 @@
+// Layout strings and the divisibility rules a deployment must satisfy.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "io/input_error.hpp"
+#include "spec/layout.hpp"
+
+namespace {
+
+moeplan::Model model_file(const std::string& name) {
+  return moeplan::load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/" + name);
+}
+
+// The key the rejection names, or "" when the layout is accepted.
+std::string rejected_key(const std::string& text, const moeplan::Model& model) {
+  try {
+    moeplan::validate_layout(moeplan::parse_layout(text, "--layout"), model, "--layout");
+    return "";
+  } catch (const moeplan::InputError& error) {
+    return error.key();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("parse reads every key and leaves defaults alone") {
+  const auto layout = moeplan::parse_layout("dp=16,tp=1,otp=4,ep=16,redundant=16", "x");
+  CHECK(layout.dp == 16);
+  CHECK(layout.otp == 4);
+  CHECK(layout.ep == 16);
+  CHECK(layout.redundant == 16);
+  CHECK(layout.world() == 16);
+  CHECK(layout.moe_tp() == 1);
+  CHECK(layout.dense_tp_size() == 1);
+}
+
+TEST_CASE("parse rejects unknown keys, repeats, bad numbers") {
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=8,pp=2", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=8,tp=4", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=0", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=-2", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=eight", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=99999999999999999999", "x"), moeplan::InputError);
+}
+
+TEST_CASE("divisibility rules name the offending key") {
+  const auto deepseek = model_file("deepseek-v3.yaml");
+  const auto qwen = model_file("qwen3-235b-a22b.yaml");
+  CHECK(rejected_key("tp=8", deepseek) == "");
+  CHECK(rejected_key("dp=16,ep=16,otp=4", qwen) == "");
+  CHECK(rejected_key("dp=12,ep=12", deepseek) == "layout.ep");           // 256 experts over 12 ranks
+  CHECK(rejected_key("dp=12,ep=12,redundant=32", deepseek) == "");       // doc 003: 288 slots allow EP 12
+  CHECK(rejected_key("tp=3", qwen) == "layout.tp");                      // 64 heads
+  CHECK(rejected_key("tp=1,dp=16,otp=3,ep=16", qwen) == "layout.otp");  // OTP must divide DP
+  CHECK(rejected_key("tp=2,dp=8,otp=2,ep=16", qwen) == "layout.otp");   // OTP only inside pure DP
+  CHECK(rejected_key("tp=8,ep=16", deepseek) == "layout.ep");           // EP beyond the ranks
+  CHECK(rejected_key("tp=8,fused_shared=1", qwen) == "layout.fused_shared");
+  CHECK(rejected_key("tp=32,dp=1", deepseek) == "layout.ep");           // 2048/32 = 64 rows: not whole FP8 blocks
+  CHECK(rejected_key("tp=8,nodes=3", deepseek) == "layout.nodes");
+}
