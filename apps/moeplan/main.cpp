@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {
     return app.exit(success);
+  } catch (const CLI::RuntimeError& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return error.get_exit_code();
   } catch (const CLI::ParseError& error) {
     app.exit(error);
     return kBadInputExit;

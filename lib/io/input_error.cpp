@@ -6,7 +6,7 @@ namespace {
 std::string compose(const std::string& file, const std::string& key, const std::string& expectation) {
   std::string message = file.empty() ? std::string("<input>") : file;
   if (!key.empty()) message += ": " + key;
-  return message + ": " + expectation;
+  return message + ": expected " + expectation;
 }
 }  // namespace
 

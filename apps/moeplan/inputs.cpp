@@ -1,0 +1,50 @@
+#include "inputs.hpp"
+
+#include <fmt/format.h>
+
+#include "io/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "spec/hardware.hpp"
+#include "spec/hf_config.hpp"
+
+namespace moeplan::cli {
+
+void add_model_options(CLI::App& command, ModelInput& input) {
+  auto* model = command.add_option("--model", input.model_file, "model YAML (see models/)");
+  auto* hf = command.add_option("--hf-config", input.hf_config_file, "a Hugging Face config.json instead of --model");
+  model->excludes(hf);
+}
+
+void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required) {
+  auto* scenario = command.add_option("--scenario", input.scenario_file, "scenario YAML (see scenarios/)");
+  if (required) {
+    scenario->required();
+    return;
+  }
+  std::string names;
+  for (const std::string& name : hardware_preset_names()) names += (names.empty() ? "" : ", ") + name;
+  command.add_option("--gpu", input.gpu, "GPU preset when no scenario is given (" + names + ")")
+      ->capture_default_str()
+      ->excludes(scenario);
+}
+
+Model load_model(const ModelInput& input) {
+  if (!input.model_file.empty()) return load_model_yaml(input.model_file);
+  if (!input.hf_config_file.empty()) return load_hf_config(input.hf_config_file);
+  throw InputError("command line", "--model", "a model YAML (or --hf-config config.json)");
+}
+
+Scenario load_scenario(const ScenarioInput& input) {
+  if (!input.scenario_file.empty()) return load_scenario_yaml(input.scenario_file);
+  return default_scenario(input.gpu);
+}
+
+void write_json_output(const std::string& path, const nlohmann::json& json) {
+  if (!path.empty()) write_file_atomically(path, json.dump(2) + "\n");
+}
+
+std::string gib(std::uint64_t bytes) {
+  return fmt::format("{:.3f}", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+}  // namespace moeplan::cli

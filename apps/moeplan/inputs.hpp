@@ -1,0 +1,34 @@
+#pragma once
+// Options shared by the commands that read a model and a scenario.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "spec/model.hpp"
+#include "spec/scenario.hpp"
+
+namespace moeplan::cli {
+
+struct ModelInput {
+  std::string model_file;
+  std::string hf_config_file;
+};
+
+struct ScenarioInput {
+  std::string scenario_file;
+  std::string gpu = "H200";
+};
+
+void add_model_options(CLI::App& command, ModelInput& input);
+void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required);
+
+Model load_model(const ModelInput& input);
+Scenario load_scenario(const ScenarioInput& input);
+
+// Writes JSON atomically when a path was given; nothing otherwise.
+void write_json_output(const std::string& path, const nlohmann::json& json);
+
+std::string gib(std::uint64_t bytes);
+
+}  // namespace moeplan::cli

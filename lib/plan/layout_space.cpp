@@ -1,0 +1,74 @@
+#include "plan/layout_space.hpp"
+
+#include <algorithm>
+
+namespace moeplan {
+
+namespace {
+
+std::vector<std::int64_t> or_divisors(const std::vector<std::int64_t>& listed, std::int64_t value) {
+  return listed.empty() ? divisors(value) : listed;
+}
+
+std::vector<std::int64_t> instance_sizes(const Scenario& scenario) {
+  return or_divisors(scenario.search.instance_gpus, scenario.cluster.gpus());
+}
+
+// Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, doc 003).
+std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& scenario, std::int64_t tp) {
+  if (model.dense_layers == 0) return {0};
+  if (!scenario.search.dense_tp.empty()) return scenario.search.dense_tp;
+  return tp == 1 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 1};
+}
+
+void add_expert_variants(const Scenario& scenario, Layout base, std::vector<Layout>& layouts) {
+  for (const std::int64_t ep : or_divisors(scenario.search.ep, base.world())) {
+    for (const std::int64_t redundant : scenario.search.redundant) {
+      for (const std::int64_t fused_shared : scenario.search.fused_shared) {
+        base.ep = ep;
+        base.redundant = redundant;
+        base.fused_shared = fused_shared;
+        layouts.push_back(base);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> divisors(std::int64_t value) {
+  std::vector<std::int64_t> result;
+  for (std::int64_t candidate = 1; candidate <= value; ++candidate) {
+    if (value % candidate == 0) result.push_back(candidate);
+  }
+  return result;
+}
+
+std::vector<Layout> enumerate_layouts(const Model& model, const Scenario& scenario) {
+  std::vector<Layout> layouts;
+  const std::int64_t gpus_per_node = scenario.cluster.gpus_per_node;
+  for (const std::int64_t world : instance_sizes(scenario)) {
+    for (const std::int64_t tp : or_divisors(scenario.search.tp, world)) {
+      if (world % tp != 0) continue;
+      Layout base;
+      base.tp = tp;
+      base.dp = world / tp;
+      base.nodes = std::max<std::int64_t>(1, world / gpus_per_node);
+      // doc 004: OTP and QKV-TP exist only inside pure DP attention.
+      const std::vector<std::int64_t> single{1};
+      for (const std::int64_t otp : tp == 1 ? scenario.search.otp : single) {
+        for (const std::int64_t qkvtp : tp == 1 ? scenario.search.qkvtp : single) {
+          for (const std::int64_t dense_tp : dense_tp_choices(model, scenario, tp)) {
+            base.otp = otp;
+            base.qkvtp = qkvtp;
+            base.dense_tp = dense_tp;
+            add_expert_variants(scenario, base, layouts);
+          }
+        }
+      }
+    }
+  }
+  return layouts;
+}
+
+}  // namespace moeplan

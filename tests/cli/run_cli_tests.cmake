@@ -1,0 +1,94 @@
+# Drives the moeplan binary as a user would. Variables: MOEPLAN, SOURCE_DIR, WORK_DIR.
+# Every bad input must exit 2 with a message naming the file and key, and leave no output file.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(models ${SOURCE_DIR}/models)
+set(scenarios ${SOURCE_DIR}/scenarios)
+set(bad ${SOURCE_DIR}/tests/data/bad)
+
+function(expect_success name expected_text)
+  execute_process(COMMAND ${MOEPLAN} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${name}: expected exit 0, got ${code}\n${out}\n${err}")
+  endif()
+  string(FIND "${out}" "${expected_text}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "${name}: output lacks '${expected_text}'\n${out}")
+  endif()
+endfunction()
+
+# expect_failure(name exit_code expected_text output_file args...)
+function(expect_failure name expected_code expected_text output_file)
+  file(REMOVE ${output_file})
+  execute_process(COMMAND ${MOEPLAN} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL expected_code)
+    message(FATAL_ERROR "${name}: expected exit ${expected_code}, got ${code}\n${out}\n${err}")
+  endif()
+  string(FIND "${err}" "${expected_text}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "${name}: stderr lacks '${expected_text}'\n${err}")
+  endif()
+  if(EXISTS ${output_file})
+    message(FATAL_ERROR "${name}: ${output_file} was written despite the error")
+  endif()
+endfunction()
+
+expect_success(version "CUDA support" --version)
+foreach(command plan-deploy memory eplb-solve calibrate export)
+  expect_success(help-${command} "Example:" ${command} --help)
+endforeach()
+
+# A good run writes the contract's keys; the O projection at OTP 4 is 8192 x 4096 x 2 x 94 / 4 bytes.
+set(json ${WORK_DIR}/memory.json)
+expect_success(memory-qwen "KV capacity" memory --model ${models}/qwen3-235b-a22b.yaml
+               --layout dp=16,tp=1,otp=4,ep=16 --scenario ${scenarios}/qwen3-235b-rl-910b.yaml --json ${json})
+file(READ ${json} memory_json)
+string(JSON o_bytes GET "${memory_json}" per_rank_bytes weights attention_o)
+if(NOT o_bytes EQUAL 1577058304)
+  message(FATAL_ERROR "memory-qwen: attention_o = ${o_bytes}, expected 1577058304")
+endif()
+string(JSON kv_bytes GET "${memory_json}" kv_bytes_per_token)
+if(NOT kv_bytes EQUAL 192512)
+  message(FATAL_ERROR "memory-qwen: kv_bytes_per_token = ${kv_bytes}, expected 192512")
+endif()
+
+set(plan ${WORK_DIR}/plan.json)
+expect_success(plan-deploy "evaluated" plan-deploy --model ${models}/deepseek-v3.yaml
+               --scenario ${scenarios}/deepseek-v3-8xh200.yaml --json ${plan})
+file(READ ${plan} plan_json)
+string(JSON plan_count LENGTH "${plan_json}" plans)
+if(plan_count EQUAL 0)
+  message(FATAL_ERROR "plan-deploy: the plan JSON holds no plan")
+endif()
+
+set(out ${WORK_DIR}/bad.json)
+expect_failure(malformed 2 "malformed.yaml: expected well-formed YAML" ${out}
+               memory --model ${bad}/malformed.yaml --layout tp=8 --json ${out})
+expect_failure(missing-key 2 "missing-hidden-size.yaml: hidden_size" ${out}
+               memory --model ${bad}/missing-hidden-size.yaml --layout tp=8 --json ${out})
+expect_failure(negative 2 "num_layers: expected" ${out}
+               memory --model ${bad}/negative-layers.yaml --layout tp=8 --json ${out})
+expect_failure(nan 2 "moe.routed_scaling_factor" ${out}
+               memory --model ${bad}/nan-scaling.yaml --layout tp=8 --json ${out})
+expect_failure(unknown-model-key 2 "unknown-key.yaml: num_experts: expected a known key" ${out}
+               memory --model ${bad}/unknown-key.yaml --layout tp=8 --json ${out})
+expect_failure(unknown-gpu 2 "cluster.gpu: expected a known GPU" ${out}
+               memory --model ${models}/deepseek-v3.yaml --layout tp=8 --scenario ${bad}/scenario-unknown-gpu.yaml --json ${out})
+expect_failure(zero-nodes 2 "cluster.nodes" ${out}
+               plan-deploy --model ${models}/deepseek-v3.yaml --scenario ${bad}/scenario-zero-nodes.yaml --json ${out})
+expect_failure(unknown-scenario-key 2 "search.pipeline: expected a known key" ${out}
+               plan-deploy --model ${models}/deepseek-v3.yaml --scenario ${bad}/scenario-unknown-key.yaml --json ${out})
+expect_failure(ep-not-dividing 2 "layout.ep: expected a divisor of the physical experts" ${out}
+               memory --model ${models}/deepseek-v3.yaml --layout dp=12,ep=12 --json ${out})
+expect_failure(tp-above-kv-heads 2 "layout.tp" ${out}
+               memory --model ${models}/mixtral-8x7b.yaml --layout tp=12 --json ${out})
+expect_failure(otp-not-dividing-dp 2 "layout.otp: expected a value dividing dp" ${out}
+               memory --model ${models}/qwen3-235b-a22b.yaml --layout dp=16,ep=16,otp=3 --json ${out})
+expect_failure(unknown-layout-key 2 "layout.pp: expected a layout key" ${out}
+               memory --model ${models}/deepseek-v3.yaml --layout tp=8,pp=2 --json ${out})
+expect_failure(budget-below-weights 2 "memory: expected a device budget above the weights" ${out}
+               memory --model ${models}/deepseek-v3.yaml --layout tp=1 --gpu H100-SXM --json ${out})
+expect_failure(missing-model-file 2 "no-such-model.yaml: expected an existing, readable file" ${out}
+               memory --model ${bad}/no-such-model.yaml --layout tp=8 --json ${out})
+expect_failure(calibrate-unavailable 3 "calibrate" ${out}
+               calibrate --model ${models}/deepseek-v3.yaml --out ${out})
