@@ -1,0 +1,69 @@
+// Scenario YAML: presets, overrides with their units, and the errors a user sees.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "io/input_error.hpp"
+#include "spec/scenario.hpp"
+
+namespace {
+
+std::string write_temporary(const std::string& name, const std::string& text) {
+  const std::string path = std::string("/tmp/moeplan-test-") + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a shipped scenario reads its preset and settings") {
+  const auto scenario =
+      moeplan::load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/qwen3-235b-rl-910b.yaml");
+  CHECK(scenario.cluster.hardware.name == "Ascend-910B");
+  CHECK(scenario.cluster.gpus() == 16);
+  CHECK(scenario.memory.utilization == doctest::Approx(0.95));
+  CHECK(scenario.workload.output_tokens == 32768);
+  CHECK(scenario.search.otp == std::vector<std::int64_t>{1, 2, 4, 8, 16});
+}
+
+TEST_CASE("hardware overrides replace the preset, converted from the key's unit") {
+  const std::string path = write_temporary("overrides.yaml", R"(schema_version: 1
+name: overrides
+cluster: {gpu: H100-SXM, memory_gib: 94, hbm_bandwidth_gb_s: 3900, bf16_tflops: 800, intra_node_latency_us: 12}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {activation_gib: 2}
+)");
+  const auto scenario = moeplan::load_scenario_yaml(path);
+  CHECK(scenario.cluster.hardware.memory_bytes == 94ull << 30);
+  CHECK(scenario.cluster.hardware.hbm_bandwidth == doctest::Approx(3.9e12));
+  CHECK(scenario.cluster.hardware.bf16_flops == doctest::Approx(8e14));
+  CHECK(scenario.cluster.hardware.fp8_flops == doctest::Approx(1979e12));  // untouched preset value
+  CHECK(scenario.cluster.hardware.intra_node_latency == doctest::Approx(12e-6));
+  CHECK(scenario.memory.activation_bytes == 2ull << 30);
+}
+
+TEST_CASE("a workload needs a concurrency or a request rate") {
+  const std::string path = write_temporary("no-load.yaml", R"(schema_version: 1
+name: no-load
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100}
+)");
+  try {
+    moeplan::load_scenario_yaml(path);
+    FAIL("expected an InputError");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "workload.concurrency");
+  }
+}
+
+TEST_CASE("a utilisation above 1 is rejected with its key") {
+  const std::string path = write_temporary("utilisation.yaml", R"(schema_version: 1
+name: utilisation
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {utilization: 1.5}
+)");
+  CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("memory.utilization"),
+                       moeplan::InputError);
+}
