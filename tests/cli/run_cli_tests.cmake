@@ -92,3 +92,10 @@ expect_failure(missing-model-file 2 "no-such-model.yaml: expected an existing, r
                memory --model ${bad}/no-such-model.yaml --layout tp=8 --json ${out})
 expect_failure(calibrate-unavailable 3 "calibrate" ${out}
                calibrate --model ${models}/deepseek-v3.yaml --out ${out})
+
+# Each command's own CLI checks live beside this file and share the functions above.
+foreach(extra eplb_cli_tests export_cli_tests)
+  if(EXISTS ${SOURCE_DIR}/tests/cli/${extra}.cmake)
+    include(${SOURCE_DIR}/tests/cli/${extra}.cmake)
+  endif()
+endforeach()
