@@ -1,9 +1,11 @@
 #include "spec/model.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 
 #include "io/input_error.hpp"
+#include "spec/weight_tensors.hpp"
 #include "spec/yaml_view.hpp"
 
 namespace moeplan {
@@ -164,8 +166,27 @@ Model load_model_yaml(const std::filesystem::path& file) {
   return model;
 }
 
+namespace {
+
+// Counted in floating point so an absurd shape cannot overflow the 64-bit byte counts downstream.
+double parameter_upper_bound(const Model& model) {
+  double total = 0;
+  const double copies = static_cast<double>(std::max(model.moe.num_experts, model.moe.shared_experts));
+  for (const WeightTensor& tensor : weight_tensors(model)) {
+    total += static_cast<double>(tensor.rows) * static_cast<double>(tensor.cols) *
+             static_cast<double>(scope_layers(model, tensor.scope)) * copies;
+  }
+  return total;
+}
+
+}  // namespace
+
 void validate_model(const Model& model) {
   const std::string& file = model.file;
+  constexpr double kMaxParameters = 1e15;  // 1000x the largest published model; keeps byte counts in 64 bits
+  if (parameter_upper_bound(model) > kMaxParameters) {
+    throw InputError(file, "hidden_size", "a model below 1e15 parameters (the shapes given multiply past it)");
+  }
   if (model.dense_layers >= model.num_layers) {
     throw InputError(file, "dense_layers", fmt::format("fewer than num_layers ({}): a MoE model needs a MoE layer",
                                                        model.num_layers));
