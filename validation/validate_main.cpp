@@ -32,22 +32,28 @@ int main(int argc, char** argv) {
   try {
     moeplan::validation::add_parameter_cases(cases);
     moeplan::validation::add_memory_cases(cases);
+    moeplan::validation::add_cost_cases(cases);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "moeplan-validate: a case could not be computed: %s\n", error.what());
     return 1;
   }
   int passed = 0;
   int failed = 0;
+  int gaps = 0;
   std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", "case", "expected", "got", "unit", "error", "tolerance", "pass");
   for (const ValidationCase& entry : cases) {
     const bool ok = entry.passes();
-    (ok ? passed : failed)++;
+    const bool gap = !ok && !entry.known_gap.empty();
+    (ok ? passed : gap ? gaps : failed)++;
     std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", entry.id.c_str(), format_value(entry.expected).c_str(),
                 format_value(entry.got).c_str(), entry.unit.c_str(), format_error(entry).c_str(),
-                format_tolerance(entry).c_str(), ok ? "pass" : "FAIL");
+                format_tolerance(entry).c_str(), ok ? "pass" : gap ? "GAP" : "FAIL");
     if (verbose || !ok) std::printf("    source: %s\n", entry.source.c_str());
     if ((verbose || !ok) && !entry.note.empty()) std::printf("    note: %s\n", entry.note.c_str());
+    if (gap) std::printf("    known gap: %s\n", entry.known_gap.c_str());
+    if (ok && !entry.known_gap.empty()) std::printf("    this known gap now passes: remove its mark\n");
   }
-  std::printf("\nvalidation: %d passed, %d failed\n", passed, failed);
+  std::printf("\nvalidation: %d passed, %d failed, %d known gaps (model short of a published figure, shown above)\n",
+              passed, failed, gaps);
   return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,131 @@
+#include "cost/compute.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moeplan {
+
+namespace {
+constexpr double kActivationBytes = 2.0;  // BF16 activations between ops
+}  // namespace
+
+double active_experts(double pairs, double experts) {
+  if (pairs <= 0 || experts <= 0) return 0.0;
+  // kernels.md §2.3: distinct experts touched under uniform routing = E (1 - (1 - 1/E)^rows).
+  return experts * (1.0 - std::pow(1.0 - 1.0 / std::max(experts, 1.0), pairs));
+}
+
+double ExpertLoad::active() const {
+  return active_experts(pairs, experts) + active_experts(shared_pairs, shared_experts);
+}
+
+ComputeModel::ComputeModel(const Hardware& hardware, const Efficiency& efficiency)
+    : hardware_(hardware), efficiency_(efficiency) {}
+
+double ComputeModel::peak(DType weight) const {
+  // kernels.md §2.1: FP8 checkpoints run FP8 GEMMs on per-token-quantised activations; others run BF16.
+  return weight == DType::fp8_e4m3 ? hardware_.fp8_flops : hardware_.bf16_flops;
+}
+
+double ComputeModel::compute_efficiency(DType weight) const {
+  return weight == DType::fp8_e4m3 ? efficiency_.fp8_compute : efficiency_.gemm_compute;
+}
+
+Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const {
+  const auto rows = static_cast<double>(out);
+  const auto cols = static_cast<double>(in);
+  Work work;
+  work.flops = 2.0 * tokens * rows * cols;
+  // kernels.md §2.3: bytes = weights read once + activations in and out.
+  work.bytes = static_cast<double>(matrix_bytes(weight, out, in, block)) + tokens * (rows + cols) * kActivationBytes;
+  return work;
+}
+
+double ComputeModel::gemm_time(const Work& work, DType weight, double prefetched_bytes) const {
+  if (work.flops <= 0) return 0.0;
+  // Roofline: max(FLOPs / (peak x efficiency), bytes / (HBM x efficiency)), at least one launch.
+  const double compute = work.flops / (peak(weight) * compute_efficiency(weight));
+  const double memory =
+      std::max(0.0, work.bytes - prefetched_bytes) / (hardware_.hbm_bandwidth * efficiency_.gemm_memory);
+  return std::max({efficiency_.kernel_floor, compute, memory});
+}
+
+double ComputeModel::gemm(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const {
+  return gemm_time(gemm_work(tokens, out, in, weight, block), weight);
+}
+
+double ComputeModel::expert_weight_bytes(const ExpertLoad& load) const {
+  return load.active() * static_cast<double>(matrix_bytes(load.dtype, 2 * load.intermediate, load.hidden, load.block));
+}
+
+ExpertTimes ComputeModel::experts(const ExpertLoad& load, double prefetched_bytes) const {
+  ExpertTimes times;
+  const double rows = load.rows();
+  if (rows <= 0) return times;
+  const auto hidden = static_cast<double>(load.hidden);
+  const auto inter = static_cast<double>(load.intermediate);
+  // doc 002: GEMM1 w13 [2I, h] -> SiLU-and-mul -> GEMM2 w2 [h, I], over the rows each local expert receives.
+  Work gate_up;
+  gate_up.flops = 2.0 * rows * 2.0 * inter * hidden;
+  gate_up.bytes = expert_weight_bytes(load) + rows * (hidden + 2.0 * inter) * kActivationBytes;
+  Work down;
+  down.flops = 2.0 * rows * hidden * inter;
+  down.bytes =
+      load.active() * static_cast<double>(matrix_bytes(load.dtype, load.hidden, load.intermediate, load.block)) +
+      rows * (inter + hidden) * kActivationBytes;
+  times.gate_up = gemm_time(gate_up, load.dtype, prefetched_bytes);
+  times.activation = elementwise(rows * 3.0 * inter * kActivationBytes);
+  times.down = gemm_time(down, load.dtype);
+  return times;
+}
+
+double ComputeModel::mla_decode(double sequences, double context, std::int64_t heads, std::int64_t latent,
+                                std::int64_t rope, DType kv) const {
+  if (sequences <= 0) return 0.0;
+  const auto width = static_cast<double>(latent + rope);
+  // DeepSeek-V2 report §2.1 (absorbed MLA): scores over [latent; rope], values over the latent, per head.
+  const double flops = 2.0 * static_cast<double>(heads) * sequences * context * (width + static_cast<double>(latent));
+  // engines.md §3.2: MLA caches (kv_lora_rank + qk_rope_head_dim) elements per token, shared by all heads.
+  const double bytes = sequences * context * width * element_bytes(kv);
+  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
+                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+}
+
+double ComputeModel::gqa_decode(double sequences, double context, std::int64_t heads, std::int64_t kv_heads,
+                                std::int64_t head_dim, DType kv) const {
+  if (sequences <= 0) return 0.0;
+  const auto dim = static_cast<double>(head_dim);
+  // QK^T and PV: 2 x 2 x heads x context x head_dim FLOPs per sequence.
+  const double flops = 4.0 * static_cast<double>(heads) * sequences * context * dim;
+  // engines.md §3.2: GQA caches 2 x kv_heads x head_dim elements per token.
+  const double bytes = sequences * context * 2.0 * static_cast<double>(kv_heads) * dim * element_bytes(kv);
+  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
+                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+}
+
+double ComputeModel::prefill_attention(double sequences, double length, double prefix, std::int64_t heads,
+                                       std::int64_t qk_dim, std::int64_t v_dim) const {
+  if (sequences <= 0 || length <= 0) return 0.0;
+  // Causal: token i attends to prefix + i keys, so a sequence has length x prefix + length(length+1)/2 pairs.
+  const double pairs = length * prefix + length * (length + 1.0) / 2.0;
+  const auto widths = static_cast<double>(qk_dim + v_dim);
+  const double flops = 2.0 * static_cast<double>(heads) * sequences * pairs * widths;
+  const double bytes = sequences * (length + prefix) * static_cast<double>(heads) * widths * kActivationBytes;
+  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
+                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+}
+
+double ComputeModel::elementwise(double bytes) const {
+  if (bytes <= 0) return 0.0;
+  return std::max(efficiency_.kernel_floor, bytes / (hardware_.hbm_bandwidth * efficiency_.elementwise_memory));
+}
+
+double ComputeModel::routing(double tokens, std::int64_t hidden, std::int64_t experts, DType weight) const {
+  if (tokens <= 0) return 0.0;
+  const double gate = gemm(tokens, experts, hidden, weight, BlockShape{});
+  // kernels.md §3 and §6 rows 9-10: top-k and align are fixed floors until ~2 ns per token takes over.
+  const double per_token = efficiency_.routing_per_token * tokens;
+  return gate + std::max(efficiency_.routing_floor, per_token) + std::max(efficiency_.align_floor, per_token);
+}
+
+}  // namespace moeplan

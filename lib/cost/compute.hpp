@@ -1,0 +1,110 @@
+#pragma once
+// Roofline compute model: each op takes max(FLOPs / (peak x efficiency), bytes / (HBM bandwidth x efficiency)),
+// never less than one kernel launch, with the achievable fractions in one overridable struct.
+#include <cstdint>
+#include <string>
+
+#include "spec/dtype.hpp"
+#include "spec/hardware.hpp"
+
+namespace moeplan {
+
+// Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.
+struct Efficiency {
+  // kernels.md §1.2 and §6 row 5: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
+  double gemm_compute = 0.70;
+  // kernels.md §0 and §6 row 6: FP8 GEMM 53-56 % (torch) to 55-66 % (DeepGEMM) of FP8 peak.
+  double fp8_compute = 0.55;
+  // kernels.md §6 row 1: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
+  double gemm_memory = 0.75;
+  // FlashAttention-3 (arXiv 2407.08608) reaches up to 75 % of H100 BF16 peak on long sequences; shorter
+  // sequences and MLA's unequal head dims land lower.
+  double attention_compute = 0.60;
+  // Decode attention streams the KV cache like a copy: kernels.md §1.2 copy reaches 89-90 % of spec.
+  double attention_memory = 0.80;
+  // kernels.md §6 row 8: element-wise stages reach >= 80 % of the copy rate, itself ~90 % of spec.
+  double elementwise_memory = 0.72;
+  // kernels.md §6 row 8: launch floor 2-5 us per kernel.
+  double kernel_floor = 3e-6;
+  // kernels.md §6 row 9: biased grouped top-k <= 8 us up to 256 tokens, then 2 ns per token.
+  double routing_floor = 8e-6;
+  double routing_per_token = 2e-9;
+  // kernels.md §6 row 10: moe_align_block_size <= 15 us.
+  double align_floor = 15e-6;
+  bool calibrated = false;
+  std::string source = "uncalibrated: datasheet roofline";
+};
+
+// FLOPs and HBM bytes of one op.
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// The two stages of a SwiGLU expert block and the activation between them.
+struct ExpertTimes {
+  double gate_up = 0;     // grouped w13 GEMM
+  double activation = 0;  // SiLU-and-mul
+  double down = 0;        // grouped w2 GEMM
+  double total() const { return gate_up + activation + down; }
+};
+
+// The experts one rank computes: `pairs` routed rows spread over `experts` local routed experts, and
+// `shared_pairs` rows over `shared_experts` local replicas of a fused shared expert (doc 000: same shape).
+struct ExpertLoad {
+  double pairs = 0;
+  double experts = 1;
+  std::int64_t hidden = 0;
+  std::int64_t intermediate = 0;  // per rank, after expert TP
+  DType dtype = DType::bf16;
+  BlockShape block;
+  double shared_pairs = 0;
+  double shared_experts = 0;
+
+  double rows() const { return pairs + shared_pairs; }
+  double active() const;  // distinct local experts some row reaches
+};
+
+class ComputeModel {
+ public:
+  ComputeModel(const Hardware& hardware, const Efficiency& efficiency);
+
+  const Efficiency& efficiency() const { return efficiency_; }
+  const Hardware& hardware() const { return hardware_; }
+
+  // Projection GEMM [tokens x in] x [in x out] with weights stored in `weight`; BF16 activations.
+  Work gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const;
+  double gemm(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const;
+  // Same, with `prefetched_bytes` of the weights already on chip.
+  double gemm_time(const Work& work, DType weight, double prefetched_bytes = 0) const;
+
+  // Grouped expert GEMMs; only the experts some token reaches are read.
+  ExpertTimes experts(const ExpertLoad& load, double prefetched_bytes = 0) const;
+  double expert_weight_bytes(const ExpertLoad& load) const;  // w13 of the active experts: what prefetch can hide
+
+  // Attention core for `sequences` sequences of `context` cached tokens and one new token each.
+  double mla_decode(double sequences, double context, std::int64_t heads, std::int64_t latent, std::int64_t rope,
+                    DType kv) const;
+  double gqa_decode(double sequences, double context, std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim,
+                    DType kv) const;
+  // Causal prefill of `sequences` sequences of `length` new tokens each after `prefix` cached tokens.
+  double prefill_attention(double sequences, double length, double prefix, std::int64_t heads, std::int64_t qk_dim,
+                           std::int64_t v_dim) const;
+
+  // Memory-bound element-wise stage reading and writing `bytes` in all.
+  double elementwise(double bytes) const;
+  // Router: gate GEMM, grouped top-k and the expert-sort (align) pass.
+  double routing(double tokens, std::int64_t hidden, std::int64_t experts, DType weight) const;
+
+ private:
+  double peak(DType weight) const;
+  double compute_efficiency(DType weight) const;
+
+  Hardware hardware_;
+  Efficiency efficiency_;
+};
+
+// Expected distinct experts hit when `pairs` rows land uniformly on `experts` experts.
+double active_experts(double pairs, double experts);
+
+}  // namespace moeplan

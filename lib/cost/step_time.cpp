@@ -1,0 +1,340 @@
+#include "cost/step_time.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace moeplan {
+
+namespace {
+constexpr double kActivationBytes = 2.0;  // BF16 hidden states
+}  // namespace
+
+// One forward pass as one attention DP rank sees it.
+struct StepModel::Pass {
+  double tokens = 0;     // new tokens per DP rank
+  double sequences = 0;  // sequences per DP rank
+  double length = 1;     // new tokens per sequence
+  double context = 0;    // decode: cached tokens attended; prefill: cached prefix
+  bool prefill = false;
+};
+
+// One layer's time by component; `saved` is what overlaps hide inside the layer.
+struct StepModel::LayerCost {
+  double attention = 0;
+  double moe_compute = 0;
+  double dispatch_combine = 0;
+  double otp_comm = 0;
+  double tp_comm = 0;
+  double other = 0;
+  double saved = 0;
+
+  double compute() const { return attention + moe_compute + other - saved; }
+  double communication() const { return dispatch_combine + otp_comm + tp_comm; }
+  void add(const LayerCost& cost, double times) {
+    attention += cost.attention * times;
+    moe_compute += cost.moe_compute * times;
+    dispatch_combine += cost.dispatch_combine * times;
+    otp_comm += cost.otp_comm * times;
+    tp_comm += cost.tp_comm * times;
+    other += cost.other * times;
+    saved += cost.saved * times;
+  }
+};
+
+StepModel::StepModel(const Model& model, const Hardware& hardware, const Efficiency& efficiency,
+                     const DispatchConstants& dispatch)
+    : StepModel(model, CollectiveModel(hardware), efficiency, dispatch) {}
+
+StepModel::StepModel(const Model& model, const CollectiveModel& collectives, const Efficiency& efficiency,
+                     const DispatchConstants& dispatch)
+    : model_(model), collectives_(collectives), compute_(collectives.hardware(), efficiency), dispatch_(dispatch) {
+  std::map<std::int64_t, OtpProjection> head_split_by_input;
+  for (const WeightTensor& tensor : weight_tensors(model)) {
+    const bool attention = tensor.component == Component::attention_qkv || tensor.component == Component::attention_o;
+    if (!attention || tensor.scope != LayerScope::every_layer || tensor.cols <= 1) continue;
+    attention_matrices_.push_back(tensor);
+    if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
+      // doc 004's QKV matrix: the head-split projections reading one input, [h1 -> sum of their rows].
+      OtpProjection& projection = head_split_by_input[tensor.cols];
+      projection.input_width = tensor.cols;
+      projection.output_width += tensor.rows;
+      projection.weight = tensor.dtype;
+      projection.block = model.weights.block;
+    } else if (tensor.split == Split::o_input) {
+      o_projection_ = {tensor.cols, tensor.rows, tensor.dtype, model.weights.block};
+    }
+  }
+  for (const auto& [input, projection] : head_split_by_input) qkv_projections_.push_back(projection);
+}
+
+Group StepModel::group(std::int64_t ranks, std::int64_t stride) const {
+  const std::int64_t per_node =
+      std::max<std::int64_t>(1, collectives_.hardware().gpus_per_node / std::max<std::int64_t>(1, stride));
+  return {ranks, std::max<std::int64_t>(1, std::min(ranks, per_node))};
+}
+
+std::vector<OtpDecision> StepModel::otp_decisions(const Layout& layout, double tokens) const {
+  std::vector<OtpDecision> decisions;
+  if (layout.qkvtp > 1) {
+    for (const OtpProjection& projection : qkv_projections_) {
+      decisions.push_back({"qkv", choose_otp_scheme(projection, tokens, group(layout.qkvtp), collectives_, compute_)});
+    }
+  }
+  if (layout.otp > 1) {
+    decisions.push_back(
+        {"o_proj", choose_otp_scheme(o_projection_, tokens, group(layout.otp), collectives_, compute_)});
+  }
+  return decisions;
+}
+
+double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
+  const Attention& attention = model_.attention;
+  const std::int64_t heads = attention.num_heads / layout.tp;
+  const DType kv = model_.kv_cache_dtype;
+  double context = pass.context;
+  if (attention.sliding_layers > 0 && attention.sliding_window > 0) {
+    // Sliding-window layers attend to at most the window; average them with the full layers.
+    const double sliding = static_cast<double>(attention.sliding_layers) / static_cast<double>(model_.num_layers);
+    context = sliding * std::min(context, static_cast<double>(attention.sliding_window)) + (1.0 - sliding) * context;
+  }
+  if (attention.kind == AttentionKind::mla) {
+    if (pass.prefill) {
+      return compute_.prefill_attention(pass.sequences, pass.length, context, heads,
+                                        attention.qk_nope_head_dim + attention.qk_rope_head_dim, attention.v_head_dim);
+    }
+    return compute_.mla_decode(pass.sequences, context, heads, attention.kv_lora_rank, attention.qk_rope_head_dim, kv);
+  }
+  if (pass.prefill) {
+    return compute_.prefill_attention(pass.sequences, pass.length, context, heads, attention.head_dim,
+                                      attention.head_dim);
+  }
+  const std::int64_t kv_heads = std::max<std::int64_t>(1, attention.num_kv_heads / layout.tp);
+  return compute_.gqa_decode(pass.sequences, context, heads, kv_heads, attention.head_dim, kv);
+}
+
+StepModel::LayerCost StepModel::attention_layer(const Layout& layout, const Pass& pass) const {
+  LayerCost cost;
+  const double tokens = pass.tokens;
+  const BlockShape block = model_.weights.block;
+  for (const WeightTensor& tensor : attention_matrices_) {
+    std::int64_t rows = tensor.rows;
+    std::int64_t cols = tensor.cols;
+    if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
+      if (layout.qkvtp > 1) continue;  // priced below by its doc 004 scheme
+      rows = std::max(tensor.min_local_rows, rows / layout.tp);
+    } else if (tensor.split == Split::o_input) {
+      if (layout.otp > 1) continue;
+      cols /= layout.tp;
+    }
+    cost.attention += compute_.gemm(tokens, rows, cols, tensor.dtype, block);
+  }
+  const auto add_split = [&](const OtpProjection& projection, std::int64_t ranks) {
+    const OtpSchemeCost chosen =
+        choose_otp_scheme(projection, tokens, group(ranks), collectives_, compute_).chosen_cost();
+    cost.attention += chosen.matmul;
+    cost.otp_comm += chosen.communication();
+  };
+  if (layout.qkvtp > 1) {
+    for (const OtpProjection& projection : qkv_projections_) add_split(projection, layout.qkvtp);
+  }
+  if (layout.otp > 1) add_split(o_projection_, layout.otp);
+  cost.attention += attention_core(layout, pass);
+  const double hidden_bytes = tokens * static_cast<double>(model_.hidden_size) * kActivationBytes;
+  // Attention TP: the row-split O projection ends in an all-reduce of the hidden states.
+  cost.tp_comm += collectives_.time(Collective::all_reduce, group(layout.tp), hidden_bytes);
+  // Two fused residual-add + RMSNorm passes per layer: read x and the residual, write both.
+  cost.other += 2.0 * compute_.elementwise(4.0 * hidden_bytes);
+  return cost;
+}
+
+double StepModel::dense_tp_comm(const Layout& layout, double tokens) const {
+  const std::int64_t dense_tp = layout.dense_tp_size();
+  if (dense_tp <= 1) return 0.0;
+  const double group_tokens = tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
+  const double bytes = group_tokens * static_cast<double>(model_.hidden_size) * kActivationBytes;
+  if (dense_tp == layout.tp) return collectives_.time(Collective::all_reduce, group(dense_tp), bytes);
+  // doc 003: a dense-TP group other than attention's gathers its tokens before and reduce-scatters after.
+  return collectives_.time(Collective::all_gather, group(dense_tp), bytes) +
+         collectives_.time(Collective::reduce_scatter, group(dense_tp), bytes);
+}
+
+StepModel::LayerCost StepModel::dense_layer(const Layout& layout, const Pass& pass) const {
+  LayerCost cost;
+  const std::int64_t dense_tp = layout.dense_tp_size();
+  const double tokens = pass.tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
+  const std::int64_t inter = model_.dense_intermediate_size / dense_tp;
+  const DType dtype = model_.weights.dense_ffn;
+  const BlockShape block = model_.weights.block;
+  cost.other += compute_.gemm(tokens, 2 * inter, model_.hidden_size, dtype, block) +
+                compute_.elementwise(tokens * 3.0 * static_cast<double>(inter) * kActivationBytes) +
+                compute_.gemm(tokens, model_.hidden_size, inter, dtype, block);
+  cost.tp_comm += dense_tp_comm(layout, pass.tokens);
+  return cost;
+}
+
+ExpertLoad StepModel::expert_load(const Layout& layout, double global_tokens, const StepOptions& options) const {
+  const Moe& moe = model_.moe;
+  const auto ep = static_cast<double>(layout.ep);
+  // Busiest EP rank: its share of the routed rows times the placement's max/mean, plus an even share of the
+  // fused shared expert, which every token selects once among the ep x fused_shared replicas (doc 000).
+  const double imbalance = layout.ep > 1 ? options.max_over_mean : 1.0;
+  ExpertLoad load;
+  load.pairs = global_tokens * static_cast<double>(moe.experts_per_token) / ep * imbalance;
+  // doc 002: num_local_experts = (num_experts + redundant) / ep routed slots + the fused shared slots.
+  load.experts = static_cast<double>(layout.physical_experts(model_)) / ep;
+  load.shared_pairs = layout.fused_shared > 0 ? global_tokens / ep : 0.0;
+  load.shared_experts = static_cast<double>(layout.fused_shared);
+  load.hidden = model_.hidden_size;
+  load.intermediate = moe.intermediate_size / layout.moe_tp();
+  load.dtype = model_.weights.experts;
+  load.block = model_.weights.block;
+  return load;
+}
+
+double StepModel::shared_expert_time(const Layout& layout, double tokens) const {
+  const Moe& moe = model_.moe;
+  if (moe.shared_experts == 0 || layout.fused_shared > 0) return 0.0;
+  // Unfused shared expert: a dense SwiGLU over the dense-TP group's tokens (doc 000's unfused path).
+  const std::int64_t dense_tp = layout.dense_tp_size();
+  const double group_tokens = tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
+  const std::int64_t inter = moe.shared_intermediate_size * moe.shared_experts / dense_tp;
+  const std::int64_t hidden = model_.hidden_size;
+  const DType dtype = model_.weights.shared_experts;
+  return compute_.gemm(group_tokens, 2 * inter, hidden, dtype, model_.weights.block) +
+         compute_.elementwise(group_tokens * 3.0 * static_cast<double>(inter) * kActivationBytes) +
+         compute_.gemm(group_tokens, hidden, inter, dtype, model_.weights.block);
+}
+
+double StepModel::moe_communication(const Layout& layout, double global_tokens, const ExpertLoad& load,
+                                    const StepOptions& options) const {
+  const std::int64_t hidden = model_.hidden_size;
+  const std::int64_t world = layout.world();
+  if (options.dispatch == DispatchMode::gather_scatter || layout.ep == 1) {
+    // Tokens already on every rank (dp = 1): the expert partial sums meet in one all-reduce.
+    const double token_bytes = global_tokens * static_cast<double>(hidden) * kActivationBytes;
+    if (layout.dp == 1) return collectives_.time(Collective::all_reduce, group(world), token_bytes);
+    const DispatchInput input{DispatchMode::gather_scatter, group(world), global_tokens / static_cast<double>(world),
+                              model_.moe.experts_per_token, hidden};
+    return dispatch_times(input, collectives_, dispatch_).total();
+  }
+  const DispatchInput input{options.dispatch,
+                            group(layout.ep, layout.moe_tp()),
+                            global_tokens / static_cast<double>(layout.ep),
+                            model_.moe.experts_per_token + (layout.fused_shared > 0 ? 1 : 0),
+                            hidden,
+                            layout.ep > 1 ? options.max_over_mean : 1.0,
+                            options.cross_node_share};
+  // Expert TP inside an EP member: the partial rows it produced meet in an all-reduce.
+  return dispatch_times(input, collectives_, dispatch_).total() +
+         collectives_.time(Collective::all_reduce, group(layout.moe_tp()),
+                           load.rows() * static_cast<double>(hidden) * kActivationBytes);
+}
+
+StepModel::LayerCost StepModel::moe_layer(const Layout& layout, const Pass& pass, const StepOptions& options,
+                                          double attention) const {
+  LayerCost cost;
+  const double global_tokens = pass.tokens * static_cast<double>(layout.dp);
+  cost.moe_compute += compute_.routing(pass.tokens, model_.hidden_size, model_.moe.num_experts, model_.weights.router);
+  const ExpertLoad load = expert_load(layout, global_tokens, options);
+  const ExpertTimes experts = compute_.experts(load);
+  cost.moe_compute += experts.total();
+  if (options.weight_prefetch_bytes > 0) {
+    // doc 004 feature 2: w13 prefetched while attention runs; the saving cannot exceed the attention time.
+    const double prefetched = std::min(options.weight_prefetch_bytes, compute_.expert_weight_bytes(load));
+    cost.saved += std::min(attention, experts.gate_up - compute_.experts(load, prefetched).gate_up);
+  }
+  const double shared = shared_expert_time(layout, pass.tokens);
+  cost.moe_compute += shared;
+  if (shared > 0 && layout.dense_tp_size() != layout.tp) cost.tp_comm += dense_tp_comm(layout, pass.tokens);
+  cost.dispatch_combine += moe_communication(layout, global_tokens, load, options);
+  if (options.overlap_shared_expert) cost.saved += std::min(shared, cost.dispatch_combine);
+  return cost;
+}
+
+StepModel::LayerCost StepModel::once_per_step(const Layout& layout, const Pass& pass) const {
+  LayerCost cost;
+  const std::int64_t head_tp = layout.lm_head_tp_size();
+  const double share = static_cast<double>(head_tp) / static_cast<double>(layout.tp);
+  const auto vocab = static_cast<double>(model_.vocab_size);
+  const double hidden_bytes = pass.tokens * share * static_cast<double>(model_.hidden_size) * kActivationBytes;
+  // Embedding lookup (a gather) and, vocabulary-parallel, the all-reduce that assembles its rows.
+  cost.other += compute_.elementwise(2.0 * hidden_bytes);
+  cost.tp_comm += collectives_.time(Collective::all_reduce, group(head_tp), hidden_bytes);
+  // LM head on the last token of each sequence; vocabulary-parallel logits are all-gathered.
+  const double rows = pass.sequences * share;
+  cost.other += compute_.gemm(rows, model_.vocab_size / head_tp, model_.hidden_size, model_.weights.lm_head,
+                              model_.weights.block);
+  cost.tp_comm += collectives_.time(Collective::all_gather, group(head_tp), rows * vocab * kActivationBytes);
+  return cost;
+}
+
+StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+  const LayerCost attention = attention_layer(layout, pass);
+  LayerCost moe_layer_cost = moe_layer(layout, pass, options, attention.attention);
+  moe_layer_cost.add(attention, 1.0);
+  LayerCost dense_layer_cost = dense_layer(layout, pass);
+  dense_layer_cost.add(attention, 1.0);
+
+  const auto moe_layers = static_cast<double>(model_.moe_layers());
+  const auto dense_layers = static_cast<double>(model_.dense_layers);
+  const double copies = options.two_batch_overlap ? 2.0 : 1.0;
+  LayerCost all;
+  all.add(moe_layer_cost, moe_layers * copies);
+  all.add(dense_layer_cost, dense_layers * copies);
+  all.add(once_per_step(layout, pass), copies);
+
+  double overlapped = 0;
+  if (options.two_batch_overlap) {
+    // doc 003 TBO: across the layers one micro-batch computes while the other communicates, so a layer costs
+    // max(compute, communication) of both micro-batches; the first stage of the first layer cannot overlap.
+    const auto hidden_by_overlap = [](const LayerCost& layer) {
+      const double compute = 2.0 * layer.compute();
+      const double communication = 2.0 * layer.communication();
+      return compute + communication - std::max(compute, communication);
+    };
+    const LayerCost& first = model_.dense_layers > 0 ? dense_layer_cost : moe_layer_cost;
+    overlapped = moe_layers * hidden_by_overlap(moe_layer_cost) + dense_layers * hidden_by_overlap(dense_layer_cost) -
+                 std::min(first.compute(), first.communication());
+  }
+  StepBreakdown step;
+  step.attention = all.attention;
+  step.moe_compute = all.moe_compute;
+  step.dispatch_combine = all.dispatch_combine;
+  step.otp_comm = all.otp_comm;
+  step.tp_comm = all.tp_comm;
+  step.other = all.other;
+  step.overlap_saved = all.saved + std::max(0.0, overlapped);
+  step.total = step.attention + step.moe_compute + step.dispatch_combine + step.otp_comm + step.tp_comm + step.other -
+               step.overlap_saved;
+  return step;
+}
+
+StepBreakdown StepModel::run(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+  if (!options.two_batch_overlap) return sum_layers(layout, pass, options);
+  // doc 003: each micro-batch carries half the sequences (and half the activation memory).
+  Pass half = pass;
+  half.tokens /= 2.0;
+  half.sequences /= 2.0;
+  return sum_layers(layout, half, options);
+}
+
+StepBreakdown StepModel::decode(const Layout& layout, const DecodeInput& input, const StepOptions& options) const {
+  Pass pass;
+  pass.tokens = input.batch;
+  pass.sequences = input.batch;
+  pass.length = 1.0;
+  pass.context = input.context;
+  return run(layout, pass, options);
+}
+
+StepBreakdown StepModel::prefill(const Layout& layout, const PrefillInput& input, const StepOptions& options) const {
+  Pass pass;
+  pass.tokens = input.tokens;
+  pass.length = std::max(1.0, input.sequence_length);
+  pass.sequences = input.tokens / pass.length;
+  pass.context = input.prefix;
+  pass.prefill = true;
+  return run(layout, pass, options);
+}
+
+}  // namespace moeplan

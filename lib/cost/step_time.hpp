@@ -1,0 +1,97 @@
+#pragma once
+// Decode and prefill step time of one layout, as a breakdown the search ranks and --explain prints.
+// Built once per (model, hardware, calibration); every evaluation after that is allocation-free.
+#include <vector>
+
+#include "cost/collectives.hpp"
+#include "cost/compute.hpp"
+#include "cost/moe_dispatch.hpp"
+#include "cost/otp.hpp"
+#include "spec/layout.hpp"
+#include "spec/model.hpp"
+#include "spec/weight_tensors.hpp"
+
+namespace moeplan {
+
+struct StepOptions {
+  DispatchMode dispatch = DispatchMode::all_to_all;
+  double max_over_mean = 1.0;          // EP load: busiest rank's expert rows over the mean (from eplb or a skew model)
+  double cross_node_share = -1;        // share of dispatched rows crossing nodes; < 0: uniform placement
+  bool two_batch_overlap = false;      // doc 003: two micro-batches, one's communication under the other's compute
+  bool overlap_shared_expert = false;  // unfused shared expert runs while dispatch/combine is in flight
+  double weight_prefetch_bytes = 0;    // doc 004 feature 2: w13 bytes prefetched during attention; 0 = off
+};
+
+// Seconds per step, summed over layers. total = the components - overlap_saved.
+struct StepBreakdown {
+  double attention = 0;         // QKV/O projections and the attention core
+  double moe_compute = 0;       // router, grouped expert GEMMs, the shared expert
+  double dispatch_combine = 0;  // MoE token exchange (or its all-reduce under gather/scatter)
+  double otp_comm = 0;          // doc 004 O/QKV split collectives and reorders
+  double tp_comm = 0;           // attention-TP and dense-TP collectives
+  double other = 0;             // dense FFN layers, norms and residuals, embedding, LM head
+  double overlap_saved = 0;     // hidden by two-batch overlap, shared-expert overlap and weight prefetch
+  double total = 0;
+};
+
+struct DecodeInput {
+  double batch = 1;    // sequences per attention DP rank
+  double context = 0;  // cached tokens each sequence attends to
+};
+
+struct PrefillInput {
+  double tokens = 0;           // new tokens per attention DP rank in one step (the token budget)
+  double sequence_length = 0;  // new tokens per sequence
+  double prefix = 0;           // cached tokens before them (prefix cache, chunked prefill)
+};
+
+// The OTP scheme choice for each split projection of a layout at one batch.
+struct OtpDecision {
+  const char* matrix = "";  // "o_proj", "qkv"
+  OtpChoice choice;
+};
+
+class StepModel {
+ public:
+  StepModel(const Model& model, const Hardware& hardware, const Efficiency& efficiency = {},
+            const DispatchConstants& dispatch = {});
+  StepModel(const Model& model, const CollectiveModel& collectives, const Efficiency& efficiency,
+            const DispatchConstants& dispatch = {});
+
+  StepBreakdown decode(const Layout& layout, const DecodeInput& input, const StepOptions& options) const;
+  StepBreakdown prefill(const Layout& layout, const PrefillInput& input, const StepOptions& options) const;
+
+  // Which scheme each OTP/QKV-TP projection takes at `tokens` per DP rank, with the volume rule beside it.
+  std::vector<OtpDecision> otp_decisions(const Layout& layout, double tokens) const;
+
+  bool calibrated() const { return compute_.efficiency().calibrated || collectives_.calibrated(); }
+  const ComputeModel& compute() const { return compute_; }
+  const CollectiveModel& collectives() const { return collectives_; }
+
+ private:
+  struct Pass;
+  struct LayerCost;
+  LayerCost attention_layer(const Layout& layout, const Pass& pass) const;
+  LayerCost moe_layer(const Layout& layout, const Pass& pass, const StepOptions& options, double attention) const;
+  ExpertLoad expert_load(const Layout& layout, double global_tokens, const StepOptions& options) const;
+  double shared_expert_time(const Layout& layout, double tokens) const;
+  double moe_communication(const Layout& layout, double global_tokens, const ExpertLoad& load,
+                           const StepOptions& options) const;
+  LayerCost dense_layer(const Layout& layout, const Pass& pass) const;
+  LayerCost once_per_step(const Layout& layout, const Pass& pass) const;
+  double attention_core(const Layout& layout, const Pass& pass) const;
+  double dense_tp_comm(const Layout& layout, double tokens) const;
+  StepBreakdown run(const Layout& layout, const Pass& pass, const StepOptions& options) const;
+  StepBreakdown sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options) const;
+  Group group(std::int64_t ranks, std::int64_t stride = 1) const;
+
+  Model model_;
+  CollectiveModel collectives_;
+  ComputeModel compute_;
+  DispatchConstants dispatch_;
+  std::vector<WeightTensor> attention_matrices_;  // every-layer attention weights with two real dimensions
+  std::vector<OtpProjection> qkv_projections_;    // head-split projections, one per input width (doc 004's QKV)
+  OtpProjection o_projection_;
+};
+
+}  // namespace moeplan

@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+
+#include "cost/otp.hpp"
+#include "spec/hardware.hpp"
+
+using namespace moeplan;
+
+namespace {
+// doc 004: Qwen3-235B O [8192 -> 4096] and QKV [4096 -> 64*128 + 2*4*128 = 9216], BF16.
+const OtpProjection kOutput{8192, 4096, DType::bf16, {}};
+const OtpProjection kQkv{4096, 9216, DType::bf16, {}};
+
+struct Models {
+  Hardware hardware = hardware_preset("Ascend-910B", "test", "hardware");
+  CollectiveModel collectives{hardware};
+  ComputeModel compute{hardware, Efficiency{}};
+};
+}  // namespace
+
+TEST_CASE("doc 004 volumes, worked by hand") {
+  // X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)) = 8 (8192 x 3/4 + 4096 x 3) = 8 (6144 + 12288)
+  CHECK(otp_volume(OtpScheme::x1, 8, 8192, 4096, 4) == doctest::Approx(147456));
+  // X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP) = 8 (8192 x 3 + 4096 x 3/4) = 8 (24576 + 3072)
+  CHECK(otp_volume(OtpScheme::x2, 8, 8192, 4096, 4) == doctest::Approx(221184));
+  // QKV at bs 48, OTP 2: X1 = 48 (2048 + 9216), X2 = 48 (4096 + 4608)
+  CHECK(otp_volume(OtpScheme::x1, 48, 4096, 9216, 2) == doctest::Approx(540672));
+  CHECK(otp_volume(OtpScheme::x2, 48, 4096, 9216, 2) == doctest::Approx(417792));
+  CHECK(otp_volume(OtpScheme::x1, 48, 4096, 9216, 1) == 0.0);
+}
+
+TEST_CASE("doc 004 volume rule: down-projection X1, up-projection X2") {
+  CHECK(otp_volume_rule(8192, 4096) == OtpScheme::x1);
+  CHECK(otp_volume_rule(4096, 9216) == OtpScheme::x2);
+  CHECK(otp_volume_rule(4096, 4096) == OtpScheme::x1);
+}
+
+TEST_CASE("the collectives of each scheme move exactly doc 004's volume") {
+  const Models models;
+  for (std::int64_t otp : {2, 4, 8}) {
+    for (double tokens : {8.0, 48.0}) {
+      const Group group{otp, 8};
+      for (OtpScheme scheme : {OtpScheme::x1, OtpScheme::x2}) {
+        for (const OtpProjection& projection : {kOutput, kQkv}) {
+          const OtpSchemeCost cost =
+              otp_scheme_cost(scheme, projection, tokens, group, models.collectives, models.compute);
+          const double elements = otp_volume(scheme, tokens, projection.input_width, projection.output_width, otp);
+          CHECK(cost.volume_bytes == doctest::Approx(2.0 * elements));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("both schemes read 1/OTP of the weights; only their activation bytes differ") {
+  const Models models;
+  const OtpChoice choice = choose_otp_scheme(kOutput, 48, {4, 8}, models.collectives, models.compute);
+  CHECK(choice.x1.matmul == doctest::Approx(choice.x2.matmul).epsilon(0.1));
+  const double whole = models.compute.gemm(48, 4096, 8192, DType::bf16, {});
+  CHECK(choice.x1.matmul < whole);
+}
+
+TEST_CASE("the choice is by time; the volume rule is reported beside it") {
+  const Models models;
+  const OtpChoice output = choose_otp_scheme(kOutput, 48, {4, 8}, models.collectives, models.compute);
+  CHECK(output.by_volume == OtpScheme::x1);
+  CHECK(output.chosen == (output.x1.total() <= output.x2.total() ? OtpScheme::x1 : OtpScheme::x2));
+
+  // A slow measured reduce-scatter makes X1 the slower scheme although it moves fewer bytes.
+  CollectiveModel slow_reduce_scatter(models.hardware);
+  slow_reduce_scatter.set_curve({Collective::reduce_scatter, Fabric::intra_node, 4, 500e-6, 1e9, 500e-6, 1e9, 1e9});
+  const OtpChoice flipped = choose_otp_scheme(kOutput, 48, {4, 8}, slow_reduce_scatter, models.compute);
+  CHECK(flipped.chosen == OtpScheme::x2);
+  CHECK(flipped.by_volume == OtpScheme::x1);
+  CHECK(flipped.latency_disagrees());
+}
