@@ -1,4 +1,4 @@
-// moeplan plan-deploy: search the layouts a scenario allows and rank the feasible ones.
+// moeplan plan-deploy: search the layouts a scenario allows, rank the feasible ones, explain any one.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,8 +6,9 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "plan/plan_json.hpp"
 #include "plan/search.hpp"
-#include "table.hpp"
+#include "plan_tables.hpp"
 #include "terminal_reporter.hpp"
 
 namespace moeplan::cli {
@@ -21,21 +22,8 @@ struct PlanOptions {
   ScenarioInput scenario;
   std::size_t top = 10;
   std::string json;
+  std::string explain;
 };
-
-std::string ranked_table(const SearchResult& result, std::size_t top) {
-  Table table({"#", "layout", "GPUs", "weights GiB", "overheads GiB", "KV GiB", "KV tokens/rank",
-               "seqs/DP rank", "seqs/GPU"});
-  for (std::size_t index = 0; index < std::min(top, result.kept.size()); ++index) {
-    const Candidate& candidate = result.kept[index];
-    const MemoryPlan& memory = candidate.memory;
-    table.add_row({std::to_string(index + 1), layout_label(candidate.layout), std::to_string(candidate.layout.world()),
-                   gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.kv_cache_bytes),
-                   std::to_string(memory.max_kv_tokens), std::to_string(memory.max_sequences),
-                   fmt::format("{:.1f}", candidate.sequences_per_gpu)});
-  }
-  return table.render();
-}
 
 std::string rejection_summary(const SearchResult& result) {
   if (result.rejected_by_reason.empty()) return "none rejected\n";
@@ -45,35 +33,44 @@ std::string rejection_summary(const SearchResult& result) {
   return text;
 }
 
-// What binds when nothing fits: the memory rejections closest to fitting, then the other reasons.
-std::string closest_rejections(const SearchResult& result) {
+// What binds when nothing fits: memory rejections first (closest to fitting), then the rest.
+std::string closest_rejections(SearchResult result) {
+  std::stable_sort(result.rejections.begin(), result.rejections.end(), [](const Rejection& left, const Rejection& right) {
+    return (left.reason == "memory" || left.reason.rfind("slo", 0) == 0) >
+           (right.reason == "memory" || right.reason.rfind("slo", 0) == 0);
+  });
   std::string text = "no layout is feasible; the closest candidates and what binds:\n";
-  std::size_t shown = 0;
-  for (const Rejection& rejection : result.rejections) {
-    if (shown == 8) break;
-    text += fmt::format("  {}: {} ({})\n", layout_label(rejection.layout), rejection.reason, rejection.detail);
-    ++shown;
+  for (std::size_t index = 0; index < std::min<std::size_t>(8, result.rejections.size()); ++index) {
+    const Rejection& rejection = result.rejections[index];
+    text += fmt::format("  {} ({}): {}: {}\n", layout_label(rejection.layout), rejection.role, rejection.reason,
+                        rejection.detail);
   }
-  return text;
+  return text + rejection_summary(result);
 }
 
 void run(const PlanOptions& options) {
   const Model model = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  const StepModel steps(model, scenario.cluster.hardware);
+  if (!options.explain.empty()) {
+    fmt::print("{}", explain_layout(model, scenario, steps, parse_layout(options.explain, "--explain")));
+    return;
+  }
   TerminalReporter reporter;
-  SearchResult result = search_layouts(model, scenario, reporter);
-  std::stable_sort(result.rejections.begin(), result.rejections.end(), [](const Rejection& left, const Rejection& right) {
-    return (left.reason == "memory") > (right.reason == "memory");
-  });
-  if (result.kept.empty()) throw CLI::RuntimeError(closest_rejections(result) + rejection_summary(result), kNoFeasiblePlanExit);
-  write_json_output(options.json, plan_json(result, options.top));
+  const SearchResult result = search_layouts(model, scenario, steps, reporter);
+  if (result.aggregated.empty() && result.disaggregated.empty()) {
+    throw CLI::RuntimeError(closest_rejections(result), kNoFeasiblePlanExit);
+  }
+  write_json_output(options.json, plan_json(model, scenario, result, options.top));
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
-  fmt::print("workload: {} in / {} out tokens, context {}; uncalibrated (datasheet figures)\n",
-             scenario.workload.input_tokens, scenario.workload.output_tokens, result.context_length);
-  fmt::print("ranked by KV capacity: concurrent {}-token sequences per GPU\n\n", result.context_length);
-  fmt::print("{}", ranked_table(result, options.top));
-  fmt::print("\nevaluated {} layouts, kept {}; {}", result.evaluated, result.kept.size(), rejection_summary(result));
+  fmt::print("workload: {} in / {} out tokens; {}; expert load: skew model (no load log)\n",
+             scenario.workload.input_tokens, scenario.workload.output_tokens,
+             result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline");
+  if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
+  if (!result.disaggregated.empty()) fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}", disaggregated_table(result.disaggregated, options.top));
+  fmt::print("\nevaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
+             result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
 }
 
 }  // namespace
@@ -85,9 +82,11 @@ void add_plan_deploy_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, true);
   command->add_option("--top", options->top, "how many plans to print and write")->capture_default_str()->check(CLI::PositiveNumber);
   command->add_option("--json", options->json, "also write the plan as JSON");
+  command->add_option("--explain", options->explain, "explain one layout term by term, e.g. \"tp=1,dp=8,ep=8\"");
   command->footer(
       "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml "
-      "--top 5 --json plan.json");
+      "--top 5 --json plan.json\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario "
+      "scenarios/deepseek-v3-8xh200.yaml --explain tp=8,ep=8");
   command->callback([options] { run(*options); });
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "io/input_error.hpp"
+#include "plan/disaggregation.hpp"
 #include "plan/layout_space.hpp"
 
 namespace moeplan {
@@ -23,60 +24,95 @@ std::string memory_detail(const MemoryPlan& memory) {
                      static_cast<double>(memory.usable_bytes) / kGiB);
 }
 
-}  // namespace
-
-std::optional<Rejection> check_layout(const Model& model, const Scenario& scenario, const Layout& layout,
-                                      MemoryPlan& memory) {
-  try {
-    validate_layout(layout, model, "layout");
-  } catch (const InputError& error) {
-    return Rejection{layout, error.key(), error.expectation()};
-  }
-  memory = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context_length(scenario));
-  if (!memory.fits) return Rejection{layout, "memory", memory_detail(memory)};
-  if (memory.max_sequences == 0) {
-    return Rejection{layout, "memory", fmt::format("the KV cache holds no full {}-token sequence", memory.context_length)};
-  }
-  return std::nullopt;
+// The role's figure of merit: prefill pools are judged by input tokens, the others by output tokens.
+double merit(const ServingEstimate& estimate) {
+  return estimate.options.role == Role::prefill ? estimate.input_tokens_per_gpu : estimate.output_tokens_per_gpu;
 }
 
-SearchResult search_layouts(const Model& model, const Scenario& scenario, Reporter& reporter) {
+void sort_by_merit(std::vector<Candidate>& candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& left, const Candidate& right) {
+    return merit(left.serving) > merit(right.serving);
+  });
+}
+
+// A candidate is on the front when no other serves more per GPU and more per user.
+void mark_pareto(std::vector<Candidate>& candidates) {
+  double best_per_user = -1;
+  for (Candidate& candidate : candidates) {  // sorted by throughput per GPU, best first
+    candidate.pareto = candidate.serving.tokens_per_user > best_per_user;
+    best_per_user = std::max(best_per_user, candidate.serving.tokens_per_user);
+  }
+}
+
+void keep(Evaluation evaluation, std::vector<Candidate>& kept, SearchResult& result) {
+  if (evaluation.candidate) {
+    kept.push_back(std::move(*evaluation.candidate));
+    return;
+  }
+  ++result.rejected_by_reason[evaluation.rejection->reason];
+  result.rejections.push_back(std::move(*evaluation.rejection));
+}
+
+}  // namespace
+
+std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search) {
+  if (layout.ep == 1) return {{role, DispatchMode::gather_scatter, false}};
+  std::vector<DispatchMode> modes{DispatchMode::all_to_all};
+  // engines.md 1.3 rule 1: DeepEP-class backends force EP = the instance's ranks. doc 003: without
+  // PD disaggregation one communication group cannot mix normal and low-latency dispatch.
+  if (layout.ep == layout.world()) {
+    modes.push_back(role == Role::decode ? DispatchMode::deepep_low_latency : DispatchMode::deepep_normal);
+  }
+  std::vector<RoleOptions> options;
+  for (const DispatchMode mode : modes) {
+    for (const bool overlap : search.two_batch_overlap) options.push_back({role, mode, overlap});
+  }
+  return options;
+}
+
+Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, Role role) {
+  const std::string role_text = role_name(role);
+  try {
+    validate_layout(layout, context.model, "layout");
+  } catch (const InputError& error) {
+    return {std::nullopt, Rejection{layout, role_text, error.key(), error.expectation()}};
+  }
+  const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
+                                        context.scenario.memory, context_length(context.scenario));
+  if (!memory.fits) return {std::nullopt, Rejection{layout, role_text, "memory", memory_detail(memory)}};
+  std::optional<ServingEstimate> best;
+  ServingEstimate last;
+  for (const RoleOptions& options : role_options(layout, role, context.scenario.search)) {
+    last = estimate_serving(context, layout, memory, options);
+    if (last.rejected.empty() && (!best || merit(last) > merit(*best))) best = last;
+  }
+  if (!best) return {std::nullopt, Rejection{layout, role_text, last.rejected, last.detail}};
+  return {Candidate{layout, memory, *best, false}, std::nullopt};
+}
+
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter) {
   SearchResult result;
   result.context_length = context_length(scenario);
+  result.calibrated = steps.calibrated();
+  result.calibration_source = steps.compute().efficiency().source;
+  const ServingContext context{model, scenario, steps, SkewModel{}};
   const std::vector<Layout> layouts = enumerate_layouts(model, scenario);
   for (std::size_t index = 0; index < layouts.size(); ++index) {
     const Layout& layout = layouts[index];
-    MemoryPlan memory;
-    if (auto rejection = check_layout(model, scenario, layout, memory)) {
-      ++result.rejected_by_reason[rejection->reason];
-      result.rejections.push_back(std::move(*rejection));
-    } else {
-      const double sequences = static_cast<double>(memory.max_sequences * layout.dp) / static_cast<double>(layout.world());
-      result.kept.push_back({layout, memory, sequences});
+    if (scenario.search.aggregated) keep(evaluate_layout(context, layout, Role::aggregated), result.aggregated, result);
+    if (scenario.search.disaggregated) {
+      keep(evaluate_layout(context, layout, Role::prefill), result.prefill, result);
+      keep(evaluate_layout(context, layout, Role::decode), result.decode, result);
     }
-    if (index % 256 == 0) reporter.progress("search", static_cast<double>(index) / static_cast<double>(layouts.size()));
+    if (index % 512 == 0) reporter.progress("search", static_cast<double>(index) / static_cast<double>(layouts.size()));
   }
-  result.evaluated = static_cast<std::int64_t>(layouts.size());
-  std::stable_sort(result.kept.begin(), result.kept.end(), [](const Candidate& left, const Candidate& right) {
-    return left.sequences_per_gpu > right.sequences_per_gpu;
-  });
+  const std::int64_t roles = (scenario.search.aggregated ? 1 : 0) + (scenario.search.disaggregated ? 2 : 0);
+  result.evaluated = static_cast<std::int64_t>(layouts.size()) * roles;
+  for (auto* pool : {&result.aggregated, &result.prefill, &result.decode}) sort_by_merit(*pool);
+  mark_pareto(result.aggregated);
+  mark_pareto(result.decode);
+  if (scenario.search.disaggregated) result.disaggregated = pair_pools(result.prefill, result.decode, scenario);
   return result;
-}
-
-nlohmann::json plan_json(const SearchResult& result, std::size_t top) {
-  nlohmann::json plans = nlohmann::json::array();
-  for (std::size_t index = 0; index < std::min(top, result.kept.size()); ++index) {
-    const Candidate& candidate = result.kept[index];
-    plans.push_back({{"layout", layout_json(candidate.layout)},
-                     {"sequences_per_gpu", candidate.sequences_per_gpu},
-                     {"memory", memory_json(candidate.memory)}});
-  }
-  return {{"calibrated", false},
-          {"ranking", "kv_capacity"},
-          {"context_length", result.context_length},
-          {"evaluated", result.evaluated},
-          {"plans", plans},
-          {"rejected", result.rejected_by_reason}};
 }
 
 }  // namespace moeplan

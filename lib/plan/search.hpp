@@ -1,15 +1,16 @@
 #pragma once
-// Evaluates every candidate layout of a scenario, keeps the feasible ones with their reason to
-// exist and the rejected ones with their reason, and ranks what is kept.
+// Evaluates every candidate layout of a scenario in every role it may play, keeps the feasible
+// ones with their serving estimate and the rejected ones with their reason, and ranks what is kept.
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cost/memory.hpp"
+#include "cost/step_time.hpp"
 #include "io/reporter.hpp"
+#include "plan/serving.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
@@ -19,30 +20,50 @@ namespace moeplan {
 struct Candidate {
   Layout layout;
   MemoryPlan memory;
-  double sequences_per_gpu = 0;  // concurrent sequences of the scenario's context the KV cache holds
+  ServingEstimate serving;
+  bool pareto = false;  // on the front of throughput per GPU against throughput per user
 };
 
 struct Rejection {
   Layout layout;
-  std::string reason;  // a short class: "layout.ep", "memory"
+  std::string role;
+  std::string reason;  // a short class: "layout.ep", "memory", "slo.tpot"
   std::string detail;  // the full sentence
 };
 
+// Prefill and decode pools sized so the prefill rate feeds the decode rate.
+struct DisaggregatedPlan {
+  Candidate prefill;
+  Candidate decode;
+  double prefill_gpus_per_decode_gpu = 0;
+  double output_tokens_per_gpu = 0;  // over both pools
+  std::int64_t prefill_nodes = 0;
+  std::int64_t decode_nodes = 0;
+};
+
 struct SearchResult {
-  std::int64_t evaluated = 0;
+  std::int64_t evaluated = 0;      // (layout, role) pairs looked at
   std::int64_t context_length = 0;
-  std::vector<Candidate> kept;          // best first
+  bool calibrated = false;
+  std::string calibration_source;
+  std::vector<Candidate> aggregated;     // best first
+  std::vector<Candidate> prefill;        // best input throughput first
+  std::vector<Candidate> decode;         // best output throughput first
+  std::vector<DisaggregatedPlan> disaggregated;  // best first
   std::vector<Rejection> rejections;
   std::map<std::string, std::int64_t> rejected_by_reason;
 };
 
-// Feasibility of one layout: validation rules, then memory. Returns the rejection, if any.
-std::optional<Rejection> check_layout(const Model& model, const Scenario& scenario, const Layout& layout,
-                                      MemoryPlan& memory);
+// The dispatch modes and overlap settings a layout may run in a role (engines.md 1.3: a2a backends need EP = ranks).
+std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search);
 
-SearchResult search_layouts(const Model& model, const Scenario& scenario, Reporter& reporter);
+// Feasibility and the best serving estimate of one layout in one role; a rejection otherwise.
+struct Evaluation {
+  std::optional<Candidate> candidate;
+  std::optional<Rejection> rejection;
+};
+Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, Role role);
 
-// DESIGN.md's plan contract: calibrated, evaluated, plans [...], rejected {reason: n}.
-nlohmann::json plan_json(const SearchResult& result, std::size_t top);
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter);
 
 }  // namespace moeplan

@@ -88,7 +88,8 @@ MemorySettings read_memory(const YamlView& view) {
 }
 
 SearchSpace read_search(const YamlView& view) {
-  view.expect_only({"instance_gpus", "tp", "ep", "otp", "qkvtp", "dense_tp", "redundant", "fused_shared"});
+  view.expect_only({"instance_gpus", "tp", "ep", "otp", "qkvtp", "dense_tp", "redundant", "fused_shared", "modes",
+                    "two_batch_overlap"});
   SearchSpace search;
   const auto list = [&](const char* key, std::vector<std::int64_t>& target, std::int64_t minimum) {
     if (view.has(key)) target = view.integer_list(key, minimum, kMaxGpus);
@@ -101,6 +102,23 @@ SearchSpace read_search(const YamlView& view) {
   list("dense_tp", search.dense_tp, 1);
   list("redundant", search.redundant, 0);
   list("fused_shared", search.fused_shared, 0);
+  if (view.has("modes")) {
+    const std::string modes = view.text("modes");
+    if (modes != "aggregated" && modes != "disaggregated" && modes != "both") {
+      throw InputError(view.file(), view.key_path("modes"), "aggregated, disaggregated or both, got '" + modes + "'");
+    }
+    search.aggregated = modes != "disaggregated";
+    search.disaggregated = modes != "aggregated";
+  }
+  if (view.has("two_batch_overlap")) {
+    const std::string overlap = view.text("two_batch_overlap");
+    if (overlap != "on" && overlap != "off" && overlap != "both") {
+      throw InputError(view.file(), view.key_path("two_batch_overlap"), "on, off or both, got '" + overlap + "'");
+    }
+    search.two_batch_overlap.clear();
+    if (overlap != "on") search.two_batch_overlap.push_back(false);
+    if (overlap != "off") search.two_batch_overlap.push_back(true);
+  }
   return search;
 }
 

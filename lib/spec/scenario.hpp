@@ -53,6 +53,9 @@ struct SearchSpace {
   std::vector<std::int64_t> dense_tp;
   std::vector<std::int64_t> redundant{0};
   std::vector<std::int64_t> fused_shared{0};
+  bool aggregated = true;                    // modes: aggregated and/or disaggregated (prefill/decode pools)
+  bool disaggregated = false;
+  std::vector<bool> two_batch_overlap{false, true};  // tried where EP > 1
 };
 
 struct Scenario {

@@ -1,0 +1,129 @@
+#include "plan/plan_json.hpp"
+
+#include <algorithm>
+
+#include "spec/weight_tensors.hpp"
+
+namespace moeplan {
+
+namespace {
+
+nlohmann::json model_json(const Model& model) {
+  return {{"name", model.name},
+          {"file", model.file},
+          {"num_layers", model.num_layers},
+          {"dense_layers", model.dense_layers},
+          {"num_experts", model.moe.num_experts},
+          {"shared_experts", model.moe.shared_experts},
+          {"weight_dtype", dtype_name(model.weights.experts)}};
+}
+
+nlohmann::json scenario_json(const Scenario& scenario) {
+  return {{"name", scenario.name},
+          {"file", scenario.file},
+          {"gpu", scenario.cluster.hardware.name},
+          {"nodes", scenario.cluster.nodes},
+          {"gpus_per_node", scenario.cluster.gpus_per_node},
+          {"input_tokens", scenario.workload.input_tokens},
+          {"output_tokens", scenario.workload.output_tokens}};
+}
+
+// One role of a plan with the engine settings it implies.
+nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, std::int64_t nodes,
+                         std::int64_t context_length, DType kv_dtype) {
+  const Layout& layout = candidate.layout;
+  const ServingEstimate& serving = candidate.serving;
+  const MemoryPlan& memory = candidate.memory;
+  const std::int64_t gpus = layout.world();
+  const std::int64_t instance_nodes = std::max<std::int64_t>(1, layout.nodes);
+  const auto device = static_cast<double>(memory.device_bytes);
+  const bool decodes = serving.options.role != Role::prefill;
+  // deepep normal disables CUDA graphs (engines.md 1.3 rule 4); prefill pools run without them.
+  const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
+  return {{"role", role_name(serving.options.role)},
+          {"nodes", nodes},
+          {"gpus", gpus},
+          {"instances", std::max<std::int64_t>(1, nodes / instance_nodes)},
+          {"layout", layout_json(layout)},
+          {"dispatch", dispatch_mode_name(serving.options.dispatch)},
+          {"two_batch_overlap", serving.options.two_batch_overlap},
+          {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
+          {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
+          {"chunked_prefill_tokens", scenario.memory.activation_tokens},
+          {"cuda_graph_max_batch", graphs ? serving.batch : 0},
+          {"memory_fraction_static", static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / device},
+          {"memory_utilization", scenario.memory.utilization},
+          {"kv_cache_dtype", dtype_name(kv_dtype)},
+          {"max_context", context_length},
+          {"memory", memory_json(memory)},
+          {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
+          {"batch_limit", serving.batch_limit},
+          {"max_over_mean_load", serving.max_over_mean}};
+}
+
+nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scenario, std::int64_t context,
+                               DType kv_dtype) {
+  const ServingEstimate& serving = candidate.serving;
+  return {{"mode", "aggregated"},
+          {"layout", layout_json(candidate.layout)},
+          {"throughput_per_gpu", serving.output_tokens_per_gpu},
+          {"throughput_per_user", serving.tokens_per_user},
+          {"ttft", serving.ttft},
+          {"tpot", serving.tpot},
+          {"pareto", candidate.pareto},
+          {"memory", memory_json(candidate.memory)},
+          {"step_time", step_json(serving.decode)},
+          {"roles", {role_json(candidate, scenario, std::max<std::int64_t>(1, candidate.layout.nodes), context, kv_dtype)}}};
+}
+
+nlohmann::json disaggregated_plan(const DisaggregatedPlan& plan, const Scenario& scenario, std::int64_t context,
+                                  DType kv_dtype) {
+  const ServingEstimate& decode = plan.decode.serving;
+  return {{"mode", "disaggregated"},
+          {"layout", layout_json(plan.decode.layout)},
+          {"throughput_per_gpu", plan.output_tokens_per_gpu},
+          {"throughput_per_user", decode.tokens_per_user},
+          {"ttft", plan.prefill.serving.ttft},
+          {"tpot", decode.tpot},
+          {"prefill_gpus_per_decode_gpu", plan.prefill_gpus_per_decode_gpu},
+          {"memory", memory_json(plan.decode.memory)},
+          {"step_time", step_json(decode.decode)},
+          {"roles",
+           {role_json(plan.prefill, scenario, plan.prefill_nodes, context, kv_dtype),
+            role_json(plan.decode, scenario, plan.decode_nodes, context, kv_dtype)}}};
+}
+
+}  // namespace
+
+nlohmann::json step_json(const StepBreakdown& step) {
+  return {{"attention", step.attention},     {"moe_compute", step.moe_compute}, {"dispatch_combine", step.dispatch_combine},
+          {"otp_comm", step.otp_comm},       {"tp_comm", step.tp_comm},         {"other", step.other},
+          {"overlap_saved", step.overlap_saved}, {"total", step.total}};
+}
+
+nlohmann::json plan_json(const Model& model, const Scenario& scenario, const SearchResult& result, std::size_t top) {
+  const DType kv_dtype = scenario.memory.kv_cache_dtype.value_or(model.kv_cache_dtype);
+  nlohmann::json plans = nlohmann::json::array();
+  for (std::size_t index = 0; index < std::min(top, result.disaggregated.size()); ++index) {
+    plans.push_back(disaggregated_plan(result.disaggregated[index], scenario, result.context_length, kv_dtype));
+  }
+  for (std::size_t index = 0; index < std::min(top, result.aggregated.size()); ++index) {
+    plans.push_back(aggregated_plan(result.aggregated[index], scenario, result.context_length, kv_dtype));
+  }
+  std::stable_sort(plans.begin(), plans.end(), [](const nlohmann::json& left, const nlohmann::json& right) {
+    return left["throughput_per_gpu"].get<double>() > right["throughput_per_gpu"].get<double>();
+  });
+  if (plans.size() > top) plans.erase(plans.begin() + static_cast<std::ptrdiff_t>(top), plans.end());
+  return {{"schema_version", 1},
+          {"model", model_json(model)},
+          {"scenario", scenario_json(scenario)},
+          {"calibrated", result.calibrated},
+          {"calibration", result.calibrated ? nlohmann::json(result.calibration_source) : nlohmann::json(nullptr)},
+          {"estimates", result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline"},
+          {"load_model", "skew model (no expert-load log given)"},
+          {"evaluated", result.evaluated},
+          {"plans", plans},
+          {"rejected", result.rejected_by_reason}};
+}
+
+}  // namespace moeplan

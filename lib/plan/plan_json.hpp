@@ -1,0 +1,16 @@
+#pragma once
+// The plan file (schema_version 1): what plan-deploy found, in the form export and other tools read.
+#include <cstddef>
+#include <nlohmann/json.hpp>
+
+#include "plan/search.hpp"
+
+namespace moeplan {
+
+nlohmann::json step_json(const StepBreakdown& step);
+
+// DESIGN.md's plan contract, extended with roles: every plan carries `layout`, `throughput_per_gpu`,
+// `ttft`, `tpot`, `memory`, `step_time` and its roles with the engine settings export needs.
+nlohmann::json plan_json(const Model& model, const Scenario& scenario, const SearchResult& result, std::size_t top);
+
+}  // namespace moeplan

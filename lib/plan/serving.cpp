@@ -1,0 +1,158 @@
+#include "plan/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace moeplan {
+
+namespace {
+
+StepOptions step_options(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                         double tokens_per_rank) {
+  StepOptions step;
+  step.dispatch = options.dispatch;
+  step.two_batch_overlap = options.two_batch_overlap;
+  step.max_over_mean = max_over_mean(context.model, layout, tokens_per_rank, context.skew);
+  return step;
+}
+
+StepBreakdown decode_step(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                          std::int64_t batch) {
+  const DecodeInput input{static_cast<double>(batch), mean_decode_context(context.scenario.workload)};
+  return context.steps.decode(layout, input, step_options(context, layout, options, input.batch));
+}
+
+// The largest batch the memory, the engine's batch cap and the offered concurrency allow.
+std::int64_t batch_ceiling(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
+                           std::string& limit) {
+  const Workload& workload = context.scenario.workload;
+  const auto by_memory =
+      static_cast<std::int64_t>(static_cast<double>(memory.max_kv_tokens) / mean_decode_context(workload));
+  std::int64_t batch = by_memory;
+  limit = "memory";
+  if (context.scenario.memory.max_batch < batch) {
+    batch = context.scenario.memory.max_batch;
+    limit = "max_batch";
+  }
+  if (workload.concurrency) {
+    const std::int64_t offered = (*workload.concurrency + layout.dp - 1) / layout.dp;
+    if (offered < batch) {
+      batch = offered;
+      limit = "concurrency";
+    }
+  }
+  return batch;
+}
+
+// Largest batch in [1, ceiling] whose decode step meets the TPOT SLO (step time grows with batch).
+std::int64_t batch_within_tpot(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                               std::int64_t ceiling, double tpot_slo) {
+  std::int64_t low = 0;
+  std::int64_t high = ceiling;
+  while (low < high) {
+    const std::int64_t middle = (low + high + 1) / 2;
+    if (decode_step(context, layout, options, middle).total <= tpot_slo) {
+      low = middle;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return low;
+}
+
+void apply_prefill(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                   ServingEstimate& estimate) {
+  const Workload& workload = context.scenario.workload;
+  const std::int64_t chunk = context.scenario.memory.activation_tokens;
+  estimate.prefill_tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
+  const PrefillInput full{static_cast<double>(estimate.prefill_tokens), static_cast<double>(workload.input_tokens), 0};
+  estimate.prefill =
+      context.steps.prefill(layout, full, step_options(context, layout, options, full.tokens));
+  // A request alone: ceil(input / chunk) chunks of its own tokens.
+  const std::int64_t own = std::min(chunk, workload.input_tokens);
+  const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
+  const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
+  estimate.ttft = chunks * context.steps.prefill(layout, alone, step_options(context, layout, options, alone.tokens)).total;
+  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) /
+                                  estimate.prefill.total / static_cast<double>(layout.world());
+}
+
+void apply_decode(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
+                  const RoleOptions& options, ServingEstimate& estimate) {
+  const Scenario& scenario = context.scenario;
+  std::int64_t batch = batch_ceiling(context, layout, memory, estimate.batch_limit);
+  if (batch < 1) {
+    estimate.rejected = "memory";
+    estimate.detail = fmt::format("the KV cache holds no sequence of mean context {:.0f} tokens",
+                                  mean_decode_context(scenario.workload));
+    return;
+  }
+  if (scenario.slo.tpot && decode_step(context, layout, options, batch).total > *scenario.slo.tpot) {
+    batch = batch_within_tpot(context, layout, options, batch, *scenario.slo.tpot);
+    estimate.batch_limit = "tpot_slo";
+    if (batch < 1) {
+      estimate.rejected = "slo.tpot";
+      estimate.detail = fmt::format("one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
+                                    decode_step(context, layout, options, 1).total * 1e3, *scenario.slo.tpot * 1e3);
+      return;
+    }
+  }
+  estimate.batch = batch;
+  estimate.max_over_mean = max_over_mean(context.model, layout, static_cast<double>(batch), context.skew);
+  estimate.decode = decode_step(context, layout, options, batch);
+  estimate.tpot = estimate.decode.total;
+}
+
+void check_slos(const Slo& slo, Role role, ServingEstimate& estimate) {
+  if (role != Role::prefill && slo.tpot && estimate.tpot > *slo.tpot) {
+    estimate.rejected = "slo.tpot";
+    estimate.detail = fmt::format("TPOT {:.2f} ms with prefill interleaved exceeds the {:.2f} ms SLO",
+                                  estimate.tpot * 1e3, *slo.tpot * 1e3);
+  } else if (role != Role::decode && slo.ttft && estimate.ttft > *slo.ttft) {
+    estimate.rejected = "slo.ttft";
+    estimate.detail = fmt::format("TTFT {:.1f} ms exceeds the {:.1f} ms SLO", estimate.ttft * 1e3, *slo.ttft * 1e3);
+  }
+}
+
+}  // namespace
+
+std::string role_name(Role role) {
+  switch (role) {
+    case Role::aggregated: return "aggregated";
+    case Role::prefill: return "prefill";
+    case Role::decode: return "decode";
+  }
+  return "unknown";
+}
+
+double mean_decode_context(const Workload& workload) {
+  return static_cast<double>(workload.input_tokens) + static_cast<double>(workload.output_tokens) / 2.0;
+}
+
+ServingEstimate estimate_serving(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
+                                 const RoleOptions& options) {
+  ServingEstimate estimate;
+  estimate.options = options;
+  const Workload& workload = context.scenario.workload;
+  if (options.role != Role::decode) apply_prefill(context, layout, options, estimate);
+  if (options.role != Role::prefill) {
+    apply_decode(context, layout, memory, options, estimate);
+    if (!estimate.rejected.empty()) return estimate;
+    const auto batch = static_cast<double>(estimate.batch);
+    if (options.role == Role::aggregated) {
+      // Each step finishes batch / output requests on average; their prompts are prefilled in between.
+      const double prefill_per_request = estimate.prefill.total * static_cast<double>(workload.input_tokens) /
+                                         static_cast<double>(estimate.prefill_tokens);
+      estimate.tpot += batch * prefill_per_request / static_cast<double>(workload.output_tokens);
+      estimate.ttft += estimate.decode.total;
+    }
+    estimate.tokens_per_user = 1.0 / estimate.tpot;
+    estimate.output_tokens_per_gpu =
+        batch * static_cast<double>(layout.dp) / estimate.tpot / static_cast<double>(layout.world());
+  }
+  check_slos(context.scenario.slo, options.role, estimate);
+  return estimate;
+}
+
+}  // namespace moeplan

@@ -1,0 +1,55 @@
+#pragma once
+// Serving metrics of one layout in one role: the decode batch memory and SLOs allow, step times,
+// TTFT, TPOT and throughput per GPU.
+#include <cstdint>
+#include <string>
+
+#include "cost/memory.hpp"
+#include "cost/step_time.hpp"
+#include "plan/load_skew.hpp"
+#include "spec/layout.hpp"
+#include "spec/model.hpp"
+#include "spec/scenario.hpp"
+
+namespace moeplan {
+
+enum class Role { aggregated, prefill, decode };
+std::string role_name(Role role);
+
+struct RoleOptions {
+  Role role = Role::aggregated;
+  DispatchMode dispatch = DispatchMode::all_to_all;
+  bool two_batch_overlap = false;
+};
+
+struct ServingContext {
+  const Model& model;
+  const Scenario& scenario;
+  const StepModel& steps;
+  SkewModel skew;
+};
+
+struct ServingEstimate {
+  RoleOptions options;
+  std::int64_t batch = 0;          // decode sequences per attention DP rank
+  std::string batch_limit;         // what bound it: memory, max_batch, concurrency, tpot_slo
+  double max_over_mean = 1;        // EP imbalance used in the MoE terms
+  StepBreakdown decode;            // one decode step at `batch` and the mean context
+  StepBreakdown prefill;           // one prefill step of `prefill_tokens` per DP rank
+  std::int64_t prefill_tokens = 0;
+  double ttft = 0;                 // s, a request alone: its prefill chunks (and one decode step when aggregated)
+  double tpot = 0;                 // s per output token, prefill interleaving included when aggregated
+  double output_tokens_per_gpu = 0;
+  double input_tokens_per_gpu = 0;
+  double tokens_per_user = 0;      // 1 / tpot
+  std::string rejected;            // empty when the layout serves within the SLOs
+  std::string detail;
+};
+
+ServingEstimate estimate_serving(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
+                                 const RoleOptions& options);
+
+// Mean tokens a decoding sequence holds: the prompt plus half the output (steady state, uniform ages).
+double mean_decode_context(const Workload& workload);
+
+}  // namespace moeplan
