@@ -34,6 +34,7 @@ ValidationCase absolute_case(std::string id, std::string source, std::string uni
 void add_memory_cases(CaseList& cases);
 void add_parameter_cases(CaseList& cases);
 void add_cost_cases(CaseList& cases);
+void add_plan_cases(CaseList& cases);
 void add_eplb_cases(CaseList& cases);
 
 }  // namespace moeplan::validation
