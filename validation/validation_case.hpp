@@ -35,6 +35,7 @@ void add_memory_cases(CaseList& cases);
 void add_parameter_cases(CaseList& cases);
 void add_cost_cases(CaseList& cases);
 void add_plan_cases(CaseList& cases);
+void add_simulate_cases(CaseList& cases);
 void add_eplb_cases(CaseList& cases);
 
 }  // namespace moeplan::validation

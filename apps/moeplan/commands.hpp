@@ -9,5 +9,6 @@ void add_plan_deploy_command(CLI::App& app);
 void add_eplb_solve_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace moeplan::cli
