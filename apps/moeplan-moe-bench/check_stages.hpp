@@ -1,0 +1,58 @@
+#pragma once
+// Runs each device stage of one layer on poisoned outputs and compares it with the CPU
+// reference fed the device's own upstream results, so each stage is judged on its own.
+#include <string>
+#include <vector>
+
+#include "gpu/device_buffer.hpp"
+#include "gpu/moe_layer.hpp"
+#include "host_layer.hpp"
+#include "layer_case.hpp"
+#include "moe/alignment.hpp"
+#include "moe/routing.hpp"
+
+namespace moeplan::bench {
+
+struct RoutingComparison {
+  bool passed = false;
+  std::string detail;
+};
+using AlignmentComparison = RoutingComparison;
+
+struct StageErrors {
+  double gate_up = 0;
+  double down = 0;
+  double combine = 0;
+  double layer = 0;
+};
+
+class StageRunner {
+ public:
+  StageRunner(const LayerCase& layer, const HostLayer& host, const gpu::ExpertWeightsView& weights);
+  ~StageRunner();
+  StageRunner(const StageRunner&) = delete;
+  StageRunner& operator=(const StageRunner&) = delete;
+
+  RoutingComparison run_routing(const moe::Routing& cpu);
+  const moe::Routing& gpu_routing() const { return gpu_routing_; }
+  AlignmentComparison run_align(const moe::Alignment& cpu);
+  StageErrors run_gemms_and_combine(gpu::GemmPath path, const moe::ExpertWeights& weights,
+                                    const std::vector<double>& layer_reference);
+  double layer_error(const std::vector<double>& reference) const;
+
+ private:
+  std::vector<std::size_t> valid_elements(int width) const;
+  void poison(void* data, std::size_t bytes);
+
+  const LayerCase& layer_;
+  const HostLayer& host_;
+  cudaStream_t stream_ = nullptr;
+  gpu::DeviceBuffer<std::uint16_t> hidden_states_, output_;
+  gpu::DeviceBuffer<float> logits_, bias_;
+  std::unique_ptr<gpu::MoeLayer> moe_;
+  moe::Routing gpu_routing_;
+  moe::Alignment gpu_alignment_;
+  std::vector<double> last_output_;
+};
+
+}  // namespace moeplan::bench

@@ -1,0 +1,18 @@
+#pragma once
+// `sweep`: per model, EP slice, weight format and tokens per rank, each stage's time against its
+// roofline; written as JSON with the device facts and the measured ceilings.
+#include <string>
+#include <vector>
+
+namespace moeplan::bench {
+
+struct SweepOptions {
+  std::string output_path;
+  std::string command;        // the command line, recorded in the JSON
+  std::vector<int> tokens;    // tokens per rank
+  std::vector<std::string> formats;  // "bf16", "fp8"
+};
+
+int run_sweep(const SweepOptions& options);
+
+}  // namespace moeplan::bench

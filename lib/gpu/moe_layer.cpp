@@ -1,0 +1,87 @@
+#include "gpu/moe_layer.hpp"
+
+#include <stdexcept>
+
+#include "gpu/combine_kernel.hpp"
+#include "gpu/streaming_gemm.hpp"
+#include "moe/alignment.hpp"
+
+namespace moeplan::gpu {
+
+MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWeightsView& weights,
+                   cudaStream_t stream)
+    : config_(config),
+      weights_(weights),
+      stream_(stream),
+      max_rows_(moe::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
+                kStreamingBlockRows),
+      expert_ids_(static_cast<std::size_t>(max_tokens) * config.columns),
+      global_to_local_(std::span<const std::int32_t>(config.global_to_local)),
+      router_weights_(expert_ids_.size()),
+      expert_counts_(static_cast<std::size_t>(weights.num_experts)),
+      expert_offsets_(static_cast<std::size_t>(weights.num_experts) + 1),
+      sorted_entries_(static_cast<std::size_t>(max_rows_)),
+      block_experts_(static_cast<std::size_t>(max_rows_ / kStreamingBlockRows)),
+      entry_positions_(expert_ids_.size()),
+      activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
+      expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden) {
+  if (config.columns <= 0 || weights.num_experts <= 0) throw std::invalid_argument("MoeLayer: empty configuration");
+}
+
+GemmPath MoeLayer::choose_path(int tokens) const {
+  const long entries = static_cast<long>(tokens) * config_.columns;
+  const long threshold =
+      weights_.format == WeightFormat::bf16 ? kStreamingMaxAverageRowsBf16 : kStreamingMaxAverageRowsFp8;
+  return entries <= threshold * weights_.num_experts ? GemmPath::streaming : GemmPath::library;
+}
+
+int MoeLayer::max_blocks(int tokens) const {
+  return moe::max_aligned_blocks(tokens * config_.columns, weights_.num_experts, kStreamingBlockRows);
+}
+
+AlignmentBuffers MoeLayer::alignment() const {
+  return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
+          entry_positions_.data()};
+}
+
+void MoeLayer::align(int tokens) {
+  launch_align(expert_ids_.data(), tokens * config_.columns, global_to_local_.data(), weights_.num_experts,
+               kStreamingBlockRows, max_blocks(tokens), alignment(), stream_);
+}
+
+void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
+  if (path == GemmPath::streaming) {
+    launch_streaming_gate_up(hidden_states, config_.columns, sorted_entries_.data(), block_experts_.data(),
+                             max_blocks(tokens), weights_, activation_.data(), stream_);
+    return;
+  }
+  if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, weights_);
+  library_->read_segments(alignment());
+  library_->gate_up(hidden_states, config_.columns, sorted_entries_.data(), max_blocks(tokens) * kStreamingBlockRows,
+                    activation_.data());
+}
+
+void MoeLayer::down(int tokens, GemmPath path) {
+  if (path == GemmPath::streaming) {
+    launch_streaming_down(activation_.data(), sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
+                          weights_, expert_rows_.data(), stream_);
+    return;
+  }
+  if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");
+  library_->down(activation_.data(), expert_rows_.data());
+}
+
+void MoeLayer::combine(int tokens, std::uint16_t* output) {
+  launch_combine(expert_rows_.data(), entry_positions_.data(), router_weights_.data(), tokens, config_.columns,
+                 weights_.hidden, static_cast<float>(config_.routed_scaling_factor), output, stream_);
+}
+
+void MoeLayer::forward(const std::uint16_t* hidden_states, int tokens, std::uint16_t* output) {
+  const GemmPath path = choose_path(tokens);
+  align(tokens);
+  gate_up(hidden_states, tokens, path);
+  down(tokens, path);
+  combine(tokens, output);
+}
+
+}  // namespace moeplan::gpu

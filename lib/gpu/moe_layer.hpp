@@ -1,0 +1,66 @@
+#pragma once
+// One rank's MoE core on the device (doc 002): dispatch (align) -> w13 + SiLU-and-mul -> w2 ->
+// combine, over the rank's E_local expert slots. Routing writes into router_output() first.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "gpu/align_kernels.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/expert_weights_view.hpp"
+#include "gpu/library_gemm.hpp"
+#include "gpu/routing_kernels.hpp"
+
+namespace moeplan::gpu {
+
+enum class GemmPath { streaming, library };
+
+// Past these many rows per local expert on average, per-expert cuBLAS calls beat streaming the
+// weights once per 64-row block: the crossovers measured on 1x H200 (validation/data/moe_sweep_h200.json).
+// FP8 crosses later since its cuBLAS path first dequantises each expert to bf16.
+constexpr int kStreamingMaxAverageRowsBf16 = 48;
+constexpr int kStreamingMaxAverageRowsFp8 = 192;
+
+struct MoeLayerConfig {
+  int columns = 0;                             // router columns per token, fused shared included
+  std::vector<std::int32_t> global_to_local;   // moe::global_to_local_map of this rank
+  double routed_scaling_factor = 1.0;          // doc 000: applied once, in the combine
+};
+
+class MoeLayer {
+ public:
+  MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWeightsView& weights, cudaStream_t stream);
+
+  RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
+  GemmPath choose_path(int tokens) const;
+  int max_blocks(int tokens) const;
+
+  void align(int tokens);
+  void gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path);
+  void down(int tokens, GemmPath path);
+  void combine(int tokens, std::uint16_t* output);
+  void forward(const std::uint16_t* hidden_states, int tokens, std::uint16_t* output);
+
+  AlignmentBuffers alignment() const;
+  const std::uint16_t* activation() const { return activation_.data(); }
+  const std::uint16_t* expert_rows() const { return expert_rows_.data(); }
+  std::uint16_t* mutable_activation() { return activation_.data(); }
+  std::uint16_t* mutable_expert_rows() { return expert_rows_.data(); }
+  int columns() const { return config_.columns; }
+  const ExpertWeightsView& weights() const { return weights_; }
+
+ private:
+  MoeLayerConfig config_;
+  ExpertWeightsView weights_;
+  cudaStream_t stream_;
+  int max_rows_;
+  DeviceBuffer<std::int32_t> expert_ids_, global_to_local_;
+  DeviceBuffer<float> router_weights_;
+  DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
+  DeviceBuffer<std::uint16_t> activation_, expert_rows_;
+  std::unique_ptr<LibraryGemm> library_;
+};
+
+}  // namespace moeplan::gpu

@@ -1,0 +1,31 @@
+#pragma once
+// FP8 e4m3 weights with one float scale per 128x128 block: DeepSeek-V3's checkpoint format
+// (weight_block_size [128, 128]); a weight is decode(value) * scale of its block.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace moeplan::moe {
+
+constexpr int kScaleBlock = 128;
+constexpr float kE4m3Max = 448.0f;  // largest finite e4m3 (OCP FP8: S.1111.110)
+
+// OCP FP8 e4m3 ("fn": no infinities; S.1111.111 is NaN): bias 7, three mantissa bits.
+float e4m3_value(std::uint8_t bits);
+// Round to nearest, ties to even; magnitudes past 448 saturate to 448.
+std::uint8_t e4m3_bits(float value);
+
+struct BlockScaledMatrix {
+  int rows = 0;
+  int cols = 0;
+  std::vector<std::uint8_t> values;  // [rows][cols] e4m3
+  std::vector<float> scales;         // [ceil(rows / 128)][ceil(cols / 128)]
+
+  int scale_cols() const { return (cols + kScaleBlock - 1) / kScaleBlock; }
+};
+
+// Each block's scale maps its largest magnitude onto 448, so no block saturates.
+BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols);
+std::vector<float> dequantize(const BlockScaledMatrix& matrix);
+
+}  // namespace moeplan::moe

@@ -1,0 +1,57 @@
+// FP8 e4m3 encodings worked out from the OCP FP8 format (bias 7, three mantissa bits, no infinities).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "moe/fp8.hpp"
+
+using namespace moeplan::moe;
+
+TEST_CASE("e4m3 encodings of exactly representable values") {
+  CHECK(e4m3_bits(1.0f) == 0x38);     // 0.0111.000: exponent 7 - 7 = 0
+  CHECK(e4m3_bits(0.5f) == 0x30);     // 0.0110.000
+  CHECK(e4m3_bits(-2.0f) == 0xC0);    // 1.1000.000
+  CHECK(e4m3_bits(448.0f) == 0x7E);   // 0.1111.110: 1.75 * 2^8
+  CHECK(e4m3_bits(std::ldexp(1.0f, -9)) == 0x01);  // smallest subnormal: 1/8 * 2^-6
+  CHECK(e4m3_value(0x01) == std::ldexp(1.0f, -9));
+  CHECK(e4m3_value(0x7E) == 448.0f);
+  CHECK(std::isnan(e4m3_value(0x7F)));
+}
+
+TEST_CASE("e4m3 rounds to nearest with ties to even and saturates at 448") {
+  CHECK(e4m3_bits(1.0625f) == 0x38);  // halfway 1.0 (0x38, even) / 1.125 (0x39)
+  CHECK(e4m3_bits(1.1875f) == 0x3A);  // halfway 1.125 (0x39) / 1.25 (0x3A, even)
+  CHECK(e4m3_bits(1.07f) == 0x39);    // nearer 1.125
+  CHECK(e4m3_bits(1000.0f) == 0x7E);
+  CHECK(e4m3_bits(-1000.0f) == 0xFE);
+}
+
+TEST_CASE("every finite code survives a decode-encode round trip") {
+  for (int code = 0; code < 256; ++code) {
+    if ((code & 0x7F) == 0x7F || code == 0x80) continue;  // NaNs, and -0 which encodes as +0's twin
+    CHECK(e4m3_bits(e4m3_value(static_cast<std::uint8_t>(code))) == code);
+  }
+}
+
+TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
+  const int rows = 256, cols = 128;
+  std::vector<float> matrix(static_cast<std::size_t>(rows) * cols);
+  std::mt19937 generator(3);
+  std::normal_distribution<float> normal;
+  for (float& value : matrix) value = normal(generator);
+  matrix[5] = 9.0f;                   // the first block's largest magnitude
+  matrix[200 * cols + 7] = -0.5f * 448.0f;  // the second block's
+  const BlockScaledMatrix quantized = quantize_block_scaled(matrix, rows, cols);
+  REQUIRE(quantized.scales.size() == 2);
+  CHECK(quantized.scales[0] == doctest::Approx(9.0 / 448.0));
+  CHECK(quantized.scales[1] == doctest::Approx(0.5));
+  const std::vector<float> restored = dequantize(quantized);
+  for (std::size_t index = 0; index < matrix.size(); ++index) {
+    const float scale = quantized.scales[index / (128 * cols)];
+    // Half a unit in the last place: 2^-4 relative for normals, 2^-10 absolute (times scale) below.
+    const double bound = std::max(std::fabs(matrix[index]) / 16.0, std::ldexp(1.0, -10) * scale);
+    CHECK(std::fabs(restored[index] - matrix[index]) <= bound * 1.0001);
+  }
+}
