@@ -36,6 +36,7 @@ void add_parameter_cases(CaseList& cases);
 void add_cost_cases(CaseList& cases);
 void add_plan_cases(CaseList& cases);
 void add_simulate_cases(CaseList& cases);
+void add_calib_cases(CaseList& cases);
 void add_eplb_cases(CaseList& cases);
 
 }  // namespace moeplan::validation
