@@ -1,35 +1,128 @@
 // moeplan export: hand a plan to a serving engine in the engine's own terms.
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
+#include "export/exporter.hpp"
+#include "export/plan_reader.hpp"
+#include "io/atomic_file.hpp"
+#include "table.hpp"
 
 namespace moeplan::cli {
 
 namespace {
 
-constexpr int kUnavailableExit = 3;
+using namespace moeplan::exporting;
 
 struct ExportOptions {
   std::string plan;
   std::string engine;
-  std::string placement;
+  std::string engine_version = "main";
+  std::vector<std::string> placements;
+  std::size_t plan_index = 0;
+  std::string model_path;
+  std::vector<std::string> hosts;
+  std::int64_t eplb_rebalance_iterations = 1000;
+  std::string kv_connector = "NixlConnector";
   std::string out;
 };
+
+ExportRequest request_from(const ExportOptions& options) {
+  ExportRequest request;
+  request.plan_index = options.plan_index;
+  request.engine = parse_engine(options.engine, "command line");
+  request.version = parse_engine_version(options.engine_version, "command line");
+  for (const std::string& placement : options.placements)
+    request.placements.push_back(parse_placement_choice(placement));
+  request.hosts = options.hosts;
+  request.model_path = options.model_path;
+  request.eplb_rebalance_iterations = options.eplb_rebalance_iterations;
+  request.kv_connector = options.kv_connector;
+  return request;
+}
+
+std::string summary(const PlanFile& plan, const ExportRequest& request, const ExportResult& result,
+                    const std::string& out) {
+  const DeploymentPlan& deployment = plan.plans[request.plan_index];
+  std::int64_t gpus = 0;
+  for (const RolePlan& role : deployment.roles) gpus += role.gpus * role.instances;
+  const std::int64_t nodes = result.nodes.back().node + 1;
+  std::string text = fmt::format("{}: {} ({}) for {} {}, {} node{}, {} GPUs\n", plan.model.name, deployment.key,
+                                 deployment.disaggregated ? "disaggregated" : "aggregated", engine_name(request.engine),
+                                 request.version.text(), nodes, nodes == 1 ? "" : "s", gpus);
+  text += fmt::format("predicted {:.1f} tokens/s/GPU, TTFT {:.0f} ms, TPOT {:.1f} ms ({})\n\n",
+                      deployment.throughput_per_gpu, deployment.ttft * 1e3, deployment.tpot * 1e3,
+                      plan.calibrated ? "calibrated with " + *plan.calibration : "uncalibrated: datasheet roofline");
+  Table table({"node", "host", "role", "instance", "node rank", "script"});
+  for (const NodeLaunch& node : result.nodes) {
+    table.add_row({std::to_string(node.node), node.host, role_name(node.role->role), std::to_string(node.instance),
+                   std::to_string(node.node_rank), node.script_name()});
+  }
+  return text + table.render() + fmt::format("\nwrote {} files to {}\n", result.files.size(), out);
+}
+
+void write_outputs(const ExportResult& result, const std::filesystem::path& out) {
+  std::filesystem::create_directories(out);
+  for (const OutputFile& file : result.files) {
+    write_file_atomically(out / file.name, file.contents);
+    if (file.executable) {
+      std::filesystem::permissions(
+          out / file.name,
+          std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
+          std::filesystem::perm_options::add);
+    }
+  }
+}
+
+void run(const ExportOptions& options) {
+  const PlanFile plan = read_plan_file(options.plan);
+  const ExportRequest request = request_from(options);
+  // Every file is computed before the first is written: a refused plan leaves nothing behind.
+  const ExportResult result = export_plan(plan, request);
+  write_outputs(result, options.out);
+  fmt::print("{}", summary(plan, request, result, options.out));
+}
 
 }  // namespace
 
 void add_export_command(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
-  auto* command = app.add_subcommand("export", "Write SGLang / vLLM / vllm-ascend launch arguments and files for a plan");
-  command->add_option("--plan", options->plan, "plan JSON from plan-deploy --json")->required()->check(CLI::ExistingFile);
-  command->add_option("--engine", options->engine, "target engine")->required()->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend"}));
-  command->add_option("--placement", options->placement, "placement JSON from eplb-solve")->check(CLI::ExistingFile);
-  command->add_option("--out", options->out, "output directory")->required();
-  command->footer("Example:\n  moeplan export --plan plan.json --engine sglang --placement placement.json --out deploy/");
-  command->callback([] {
-    throw CLI::RuntimeError("moeplan: export: engine writers are not part of moeplan " MOEPLAN_VERSION " yet",
-                            kUnavailableExit);
-  });
+  auto* command = app.add_subcommand("export", "Write SGLang / vLLM / vllm-ascend launch scripts and files for a plan");
+  command->add_option("--plan", options->plan, "plan JSON from plan-deploy --json")->required();
+  command->add_option("--engine", options->engine, "target engine")
+      ->required()
+      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend"}));
+  command
+      ->add_option("--engine-version", options->engine_version,
+                   "engine release whose flag names to use (SGLang 0.4.5-0.4.6, 0.5+, main; vLLM 0.9+, main)")
+      ->capture_default_str();
+  command->add_option(
+      "--placement", options->placements,
+      "placement JSON from eplb-solve, for every role with experts, or ROLE=FILE for one role (SGLang only)");
+  command
+      ->add_option("--plan-index", options->plan_index, "which entry of the plan file's plans list (0 = best ranked)")
+      ->capture_default_str();
+  command->add_option("--model-path", options->model_path,
+                      "model path or hub id for the engine (default: the plan's model name)");
+  command
+      ->add_option("--hosts", options->hosts,
+                   "node addresses in deployment order, comma-separated (default: node0, node1, ...)")
+      ->delimiter(',');
+  command
+      ->add_option("--eplb-rebalance-iterations", options->eplb_rebalance_iterations,
+                   "SGLang online EPLB period for roles with redundant experts; 0 = static placement only")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--kv-connector", options->kv_connector, "vLLM KV connector of disaggregated roles")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "output directory (created if missing)")->required();
+  command->footer(
+      "Example:\n  moeplan export --plan plan.json --engine sglang --engine-version 0.5.4 "
+      "--placement decode=placement.json "
+      "--model-path deepseek-ai/DeepSeek-V3 --out deploy/");
+  command->callback([options] { run(*options); });
 }
 
 }  // namespace moeplan::cli

@@ -8,6 +8,17 @@ namespace moeplan {
 
 namespace {
 
+// The plan file's dispatch spelling: engines only distinguish their a2a backend from none.
+std::string dispatch_key(DispatchMode mode) {
+  switch (mode) {
+    case DispatchMode::deepep_normal: return "deepep_normal";
+    case DispatchMode::deepep_low_latency: return "deepep_low_latency";
+    case DispatchMode::gather_scatter:
+    case DispatchMode::all_to_all: return "standard";
+  }
+  return "standard";
+}
+
 nlohmann::json model_json(const Model& model) {
   return {{"name", model.name},
           {"file", model.file},
@@ -28,8 +39,9 @@ nlohmann::json scenario_json(const Scenario& scenario) {
           {"output_tokens", scenario.workload.output_tokens}};
 }
 
-// One role of a plan with the engine settings it implies.
-nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, std::int64_t nodes,
+// One role of a plan with the engine settings it implies; `nodes` and `gpus` describe one instance,
+// `role_nodes` all of the role's nodes.
+nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, std::int64_t role_nodes,
                          std::int64_t context_length, DType kv_dtype) {
   const Layout& layout = candidate.layout;
   const ServingEstimate& serving = candidate.serving;
@@ -41,11 +53,11 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   // deepep normal disables CUDA graphs (engines.md 1.3 rule 4); prefill pools run without them.
   const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
   return {{"role", role_name(serving.options.role)},
-          {"nodes", nodes},
+          {"nodes", instance_nodes},
           {"gpus", gpus},
-          {"instances", std::max<std::int64_t>(1, nodes / instance_nodes)},
+          {"instances", std::max<std::int64_t>(1, role_nodes / instance_nodes)},
           {"layout", layout_json(layout)},
-          {"dispatch", dispatch_mode_name(serving.options.dispatch)},
+          {"dispatch", dispatch_key(serving.options.dispatch)},
           {"two_batch_overlap", serving.options.two_batch_overlap},
           {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
           {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},

@@ -34,7 +34,7 @@ function(expect_failure name expected_code expected_text output_file)
 endfunction()
 
 expect_success(version "CUDA support" --version)
-foreach(command plan-deploy memory eplb-solve calibrate export)
+foreach(command plan-deploy memory eplb-solve eplb-simulate calibrate export)
   expect_success(help-${command} "Example:" ${command} --help)
 endforeach()
 
@@ -59,6 +59,13 @@ file(READ ${plan} plan_json)
 string(JSON plan_count LENGTH "${plan_json}" plans)
 if(plan_count EQUAL 0)
   message(FATAL_ERROR "plan-deploy: the plan JSON holds no plan")
+endif()
+
+# A plan goes straight into export: the plan file is what the engine writers read.
+expect_success(plan-export "sglang" export --plan ${plan} --engine sglang --model-path deepseek-ai/DeepSeek-V3
+               --out ${WORK_DIR}/deploy)
+if(NOT EXISTS ${WORK_DIR}/deploy/deployment.json)
+  message(FATAL_ERROR "plan-export: no deployment.json")
 endif()
 
 set(out ${WORK_DIR}/bad.json)

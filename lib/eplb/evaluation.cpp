@@ -1,0 +1,70 @@
+#include "eplb/evaluation.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "eplb/lower_bound.hpp"
+#include "eplb/metrics.hpp"
+
+namespace moeplan::eplb {
+
+namespace {
+
+constexpr std::size_t kHottestShown = 3;
+
+LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,
+                               Policy bound_policy, WindowObjective objective) {
+  const auto weights = log.layer_total(layer);
+  const auto loads = gpu_loads(weights, row, shape);
+  LayerEvaluation result;
+  result.max_load = max_load(loads);
+  result.balancedness = balancedness(loads);
+  result.lower_bound = bound_policy == Policy::hierarchical ? hierarchical_lower_bound(weights, shape)
+                                                            : pool_lower_bound(weights, shape.slots, shape.gpus);
+  result.max_over_bound = result.lower_bound > 0 ? result.max_load / result.lower_bound : 1.0;
+  result.cross_node_share = cross_node_dispatch_share(weights, row, shape);
+  result.window_score = window_score(log, layer, row, shape, objective);
+  std::vector<std::int32_t> experts(weights.size());
+  std::iota(experts.begin(), experts.end(), 0);
+  const auto shown = std::min(kHottestShown, experts.size());
+  std::partial_sort(experts.begin(), experts.begin() + static_cast<std::ptrdiff_t>(shown), experts.end(),
+                    [&](std::int32_t a, std::int32_t b) { return weights[a] > weights[b] || (weights[a] == weights[b] && a < b); });
+  const auto counts = replica_counts(row, shape.experts);
+  for (std::size_t rank = 0; rank < shown; ++rank) {
+    result.hottest_experts.push_back(experts[rank]);
+    result.hottest_replicas.push_back(counts[experts[rank]]);
+  }
+  return result;
+}
+
+}  // namespace
+
+double PlacementEvaluation::mean_balancedness() const {
+  double sum = 0;
+  for (const auto& layer : layers) sum += layer.balancedness;
+  return layers.empty() ? 1.0 : sum / static_cast<double>(layers.size());
+}
+
+double PlacementEvaluation::worst_max_over_bound() const {
+  double worst = 1.0;
+  for (const auto& layer : layers) worst = std::max(worst, layer.max_over_bound);
+  return worst;
+}
+
+double PlacementEvaluation::mean_cross_node_share() const {
+  double sum = 0;
+  for (const auto& layer : layers) sum += layer.cross_node_share;
+  return layers.empty() ? 0.0 : sum / static_cast<double>(layers.size());
+}
+
+PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, Policy bound_policy,
+                                       WindowObjective objective) {
+  PlacementEvaluation evaluation;
+  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
+    evaluation.layers.push_back(
+        evaluate_layer(log, layer, placement.physical_to_logical[layer], placement.shape, bound_policy, objective));
+  }
+  return evaluation;
+}
+
+}  // namespace moeplan::eplb

@@ -1,0 +1,122 @@
+#include "eplb/lower_bound.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+#include <vector>
+
+#include "eplb/replication.hpp"
+
+namespace moeplan::eplb {
+
+namespace {
+
+// weights sorted descending [n] -> the pigeonhole term of pool_lower_bound.
+double slot_pigeonhole(const std::vector<TokenCount>& sorted, std::int64_t slots, std::int64_t gpus) {
+  const auto count = static_cast<std::int64_t>(sorted.size());
+  const auto spare = slots - count;
+  double bound = 0;
+  for (std::int64_t sharing = 1; sharing < slots / gpus; ++sharing) {
+    const auto last_rank = spare + sharing * gpus + 1;  // 1-based rank of the lightest term
+    if (last_rank > count) break;
+    TokenCount sum = 0;
+    for (auto rank = last_rank - sharing; rank <= last_rank; ++rank) sum += sorted[rank - 1];
+    bound = std::max(bound, static_cast<double>(sum));
+  }
+  return bound;
+}
+
+// Searches group-to-node assignments depth first, heaviest group first, memoising each node's
+// bound by its set of groups, and pruning any partial assignment already at the best found.
+class GroupAssignmentSearch {
+ public:
+  GroupAssignmentSearch(std::span<const TokenCount> weights, const DeploymentShape& shape) : weights_(weights), shape_(shape) {
+    std::vector<TokenCount> sums(static_cast<std::size_t>(shape.groups), 0);
+    for (std::int64_t expert = 0; expert < shape.experts; ++expert) sums[expert / shape.experts_per_group()] += weights[expert];
+    order_.resize(sums.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return sums[a] > sums[b]; });
+    node_groups_.assign(static_cast<std::size_t>(shape.nodes), 0);
+  }
+
+  double run() {
+    assign(0, 0);
+    return best_;
+  }
+
+ private:
+  double node_bound(std::uint32_t groups) {
+    if (groups == 0) return 0;
+    const auto found = memo_.find(groups);
+    if (found != memo_.end()) return found->second;
+    std::vector<TokenCount> node_weights;
+    for (std::int64_t group = 0; group < shape_.groups; ++group) {
+      if ((groups >> group) & 1U) {
+        const auto first = weights_.begin() + group * shape_.experts_per_group();
+        node_weights.insert(node_weights.end(), first, first + shape_.experts_per_group());
+      }
+    }
+    const double bound = pool_lower_bound(node_weights, shape_.slots / shape_.nodes, shape_.gpus_per_node());
+    memo_.emplace(groups, bound);
+    return bound;
+  }
+
+  // Places order_[index] on each used node with room, then on one fresh node (node labels are
+  // interchangeable, so a second fresh node would only repeat the search).
+  void assign(std::size_t index, std::int64_t used_nodes) {
+    double partial = 0;
+    for (std::int64_t node = 0; node < used_nodes; ++node) partial = std::max(partial, node_bound(node_groups_[node]));
+    if (partial >= best_) return;
+    // Every node must fill its slots with its own experts, so it needs at least one group.
+    const auto groups_left = static_cast<std::int64_t>(order_.size() - index);
+    if (groups_left < shape_.nodes - used_nodes) return;
+    if (index == order_.size()) {
+      best_ = partial;
+      return;
+    }
+    const auto capacity_groups = (shape_.slots / shape_.nodes) / shape_.experts_per_group();
+    const auto open_nodes = std::min(used_nodes + 1, shape_.nodes);
+    for (std::int64_t node = 0; node < open_nodes; ++node) {
+      if (std::popcount(node_groups_[node]) >= capacity_groups) continue;
+      node_groups_[node] |= 1U << order_[index];
+      assign(index + 1, std::max(used_nodes, node + 1));
+      node_groups_[node] &= ~(1U << order_[index]);
+    }
+  }
+
+  std::span<const TokenCount> weights_;
+  const DeploymentShape& shape_;
+  std::vector<int> order_;
+  std::vector<std::uint32_t> node_groups_;
+  std::unordered_map<std::uint32_t, double> memo_;
+  double best_ = std::numeric_limits<double>::infinity();
+};
+
+constexpr std::int64_t kMaxEnumeratedGroups = 16;
+
+}  // namespace
+
+double pool_lower_bound(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus) {
+  std::vector<TokenCount> sorted(weights.begin(), weights.end());
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  const auto total = std::accumulate(sorted.begin(), sorted.end(), TokenCount{0});
+  return std::max({static_cast<double>(total) / static_cast<double>(gpus), best_largest_replica_load(weights, slots),
+                   slot_pigeonhole(sorted, slots, gpus)});
+}
+
+double hierarchical_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape) {
+  const double global = pool_lower_bound(weights, shape.slots, shape.gpus);
+  if (shape.groups <= kMaxEnumeratedGroups) return std::max(global, GroupAssignmentSearch(weights, shape).run());
+  double single_group = 0;
+  for (std::int64_t group = 0; group < shape.groups; ++group) {
+    const auto first = weights.subspan(static_cast<std::size_t>(group * shape.experts_per_group()),
+                                       static_cast<std::size_t>(shape.experts_per_group()));
+    single_group = std::max(single_group, pool_lower_bound(first, shape.slots / shape.nodes, shape.gpus_per_node()));
+  }
+  return std::max(global, single_group);
+}
+
+}  // namespace moeplan::eplb

@@ -1,0 +1,44 @@
+#include "eplb/metrics.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace moeplan::eplb {
+
+std::vector<double> gpu_loads(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
+  const auto counts = replica_counts(row, shape.experts);
+  std::vector<double> loads(static_cast<std::size_t>(shape.gpus), 0.0);
+  for (std::size_t slot = 0; slot < row.size(); ++slot) {
+    const auto expert = row[slot];
+    loads[static_cast<std::size_t>(shape.gpu_of_slot(static_cast<std::int64_t>(slot)))] +=
+        static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
+  }
+  return loads;
+}
+
+double max_load(std::span<const double> loads) { return *std::max_element(loads.begin(), loads.end()); }
+
+double balancedness(std::span<const double> loads) {
+  const double largest = max_load(loads);
+  if (largest <= 0) return 1.0;
+  const double mean = std::accumulate(loads.begin(), loads.end(), 0.0) / static_cast<double>(loads.size());
+  return mean / largest;
+}
+
+double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
+  // on_node[e][n]: whether node n holds a replica of expert e.
+  std::vector<std::vector<bool>> on_node(static_cast<std::size_t>(shape.experts), std::vector<bool>(static_cast<std::size_t>(shape.nodes)));
+  for (std::size_t slot = 0; slot < row.size(); ++slot) {
+    on_node[row[slot]][static_cast<std::size_t>(shape.node_of_gpu(shape.gpu_of_slot(static_cast<std::int64_t>(slot))))] = true;
+  }
+  double crossing = 0;
+  double total = 0;
+  for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
+    const auto holding = std::count(on_node[expert].begin(), on_node[expert].end(), true);
+    crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding) / static_cast<double>(shape.nodes);
+    total += static_cast<double>(weights[expert]);
+  }
+  return total > 0 ? crossing / total : 0.0;
+}
+
+}  // namespace moeplan::eplb

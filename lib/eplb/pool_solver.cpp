@@ -1,0 +1,248 @@
+#include "eplb/pool_solver.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "eplb/lower_bound.hpp"
+#include "eplb/pairing.hpp"
+#include "eplb/refinement.hpp"
+#include "eplb/replication.hpp"
+
+namespace moeplan::eplb {
+
+namespace {
+
+constexpr double kRelativeTolerance = 1e-12;  // below this, two loads count as equal (rounding)
+// Replica moves per pool. With 2 slots per GPU the counts are the whole problem and a move is
+// cheap (a sort and a pairing); with more, swaps do most of the work and a few moves fix the rest.
+constexpr std::int64_t kMaxPairingRounds = 48;
+constexpr std::int64_t kMaxPackingRounds = 16;
+constexpr double kLargeGap = 1.01;  // 1 % above the bound
+constexpr std::size_t kDonorsPerMove = 4;    // first-improvement moves (more than 2 slots per GPU)
+constexpr std::size_t kPairingDonors = 24;   // best-improvement moves (2 slots per GPU)
+
+// How many GPUs sit at the maximum load: fewer is progress even when the maximum stays.
+std::int64_t gpus_at_max(const Packing& packing) {
+  const double threshold = packing.max_load() * (1 - kRelativeTolerance);
+  return std::count_if(packing.gpu_loads.begin(), packing.gpu_loads.end(), [&](double load) { return load >= threshold; });
+}
+
+// Lexicographic: a lower maximum, or the same maximum on fewer GPUs.
+bool better_packing(const Packing& candidate, const Packing& incumbent) {
+  const double candidate_max = candidate.max_load();
+  const double incumbent_max = incumbent.max_load();
+  if (candidate_max < incumbent_max * (1 - kRelativeTolerance)) return true;
+  if (candidate_max > incumbent_max * (1 + kRelativeTolerance)) return false;
+  return gpus_at_max(candidate) < gpus_at_max(incumbent);
+}
+
+// Experts that can give up a replica, cheapest first: the smallest w / (c - 1) after giving, ties
+// to the lower index. At most `limit` of them, never `receiver`.
+std::vector<std::int32_t> cheapest_donors(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                                          std::int32_t receiver, std::size_t limit) {
+  std::vector<std::int32_t> donors;
+  for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(counts.size()); ++expert) {
+    if (expert != receiver && counts[expert] >= 2) donors.push_back(expert);
+  }
+  const auto kept = std::min(limit, donors.size());
+  std::partial_sort(donors.begin(), donors.begin() + static_cast<std::ptrdiff_t>(kept), donors.end(), [&](std::int32_t a, std::int32_t b) {
+    if (heavier_replica(weights[b], counts[b] - 1, weights[a], counts[a] - 1)) return true;
+    if (heavier_replica(weights[a], counts[a] - 1, weights[b], counts[b] - 1)) return false;
+    return a < b;
+  });
+  donors.resize(kept);
+  return donors;
+}
+
+// The distinct experts on one GPU, heaviest replica first: the candidates to receive a replica.
+std::vector<std::int32_t> experts_on_gpu(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                                         const Packing& packing, std::int64_t gpu) {
+  std::vector<std::int32_t> experts(packing.slot_experts.begin() + gpu * packing.slots_per_gpu,
+                                    packing.slot_experts.begin() + (gpu + 1) * packing.slots_per_gpu);
+  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
+    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
+    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
+    return a < b;
+  });
+  experts.erase(std::unique(experts.begin(), experts.end()), experts.end());
+  return experts;
+}
+
+// One move: a replica from a cheap donor to an expert on the heaviest GPU, the first that packs
+// better. Returns false when no move helps (a local optimum).
+bool move_one_replica(std::span<const TokenCount> weights, PoolSolution& solution) {
+  const auto gpus = solution.packing.gpus();
+  for (const auto receiver : experts_on_gpu(weights, solution.counts, solution.packing, solution.packing.heaviest_gpu())) {
+    for (const auto donor : cheapest_donors(weights, solution.counts, receiver, kDonorsPerMove)) {
+      auto counts = solution.counts;
+      ++counts[receiver];
+      --counts[donor];
+      auto packing = pack_pool(weights, counts, gpus);
+      if (better_packing(packing, solution.packing)) {
+        solution = {std::move(counts), std::move(packing)};
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// `order` [n] (heaviest replica first) after the counts of two experts changed: both are taken
+// out and put back where their new replica load belongs. O(n).
+std::vector<std::int32_t> reordered(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                                    const std::vector<std::int32_t>& order, std::int32_t first, std::int32_t second) {
+  std::vector<std::int32_t> result;
+  result.reserve(order.size());
+  for (const auto expert : order) {
+    if (expert != first && expert != second) result.push_back(expert);
+  }
+  const auto heavier_first = [&](std::int32_t a, std::int32_t b) {
+    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
+    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
+    return a < b;
+  };
+  for (const auto expert : {first, second}) {
+    result.insert(std::upper_bound(result.begin(), result.end(), expert, heavier_first), expert);
+  }
+  return result;
+}
+
+// With 2 slots per GPU a move is cheap to score, so try many donors and keep the best move: the
+// donor that helps may be an expensive one (a hot expert whose fewer, larger replicas still pair
+// with light ones). Returns false at a local optimum.
+bool best_pairing_move(std::span<const TokenCount> weights, PoolSolution& solution) {
+  const auto order = experts_heaviest_first(weights, solution.counts);
+  PairingScore best_score = score_pairing(weights, solution.counts, order);
+  std::vector<std::int64_t> best_counts;
+  auto counts = solution.counts;
+  for (const auto receiver : experts_on_gpu(weights, solution.counts, solution.packing, solution.packing.heaviest_gpu())) {
+    for (const auto donor : cheapest_donors(weights, solution.counts, receiver, kPairingDonors)) {
+      ++counts[receiver];
+      --counts[donor];
+      const auto score = score_pairing(weights, counts, reordered(weights, counts, order, receiver, donor));
+      if (score.better_than(best_score)) {
+        best_score = score;
+        best_counts = counts;
+      }
+      --counts[receiver];
+      ++counts[donor];
+    }
+  }
+  if (best_counts.empty()) return false;
+  solution.packing = pack_replicas_in_pairs(weights, best_counts, solution.packing.gpus());
+  solution.counts = std::move(best_counts);
+  return true;
+}
+
+// Replica moves until none helps, the round limit, or `stop_at` (tokens per GPU).
+void search_replica_counts(std::span<const TokenCount> weights, PoolSolution& solution, std::int64_t rounds, double stop_at) {
+  const bool pairing = solution.packing.slots_per_gpu == 2;
+  for (std::int64_t round = 0; round < rounds && solution.packing.max_load() > stop_at; ++round) {
+    if (!(pairing ? best_pairing_move(weights, solution) : move_one_replica(weights, solution))) return;
+  }
+}
+
+// Slots holding an expert that already has a replica in an earlier slot of the same GPU.
+std::int64_t duplicate_slots(const Packing& packing) {
+  std::int64_t duplicates = 0;
+  for (std::size_t slot = 0; slot < packing.slot_experts.size(); ++slot) {
+    const auto first = slot - slot % static_cast<std::size_t>(packing.slots_per_gpu);
+    duplicates += std::find(packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(first),
+                            packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(slot),
+                            packing.slot_experts[slot]) != packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(slot);
+  }
+  return duplicates;
+}
+
+// Packs counts [n] with every improvement step: pack, swaps, then separating duplicates.
+Packing pack_and_polish(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
+  auto packing = pack_pool(weights, counts, gpus);
+  refine_by_swaps(weights, counts, packing);
+  separate_duplicate_replicas(weights, counts, packing);
+  return packing;
+}
+
+// deepseek-ai/EPLB#22: when swaps cannot separate two replicas of one expert (say it has more
+// replicas than the pool has GPUs), give one of them to another expert instead, if the maximum
+// load does not rise. Receivers are tried heaviest per replica first.
+void merge_duplicate_replicas(std::span<const TokenCount> weights, PoolSolution& solution) {
+  const auto gpus = solution.packing.gpus();
+  if (duplicate_slots(solution.packing) == 0) return;
+  // First the counts capped at one replica per GPU, which alone may remove every duplicate.
+  auto capped = apportion_replicas(weights, static_cast<std::int64_t>(solution.packing.slot_experts.size()), gpus);
+  auto capped_packing = pack_and_polish(weights, capped, gpus);
+  if (duplicate_slots(capped_packing) < duplicate_slots(solution.packing) &&
+      capped_packing.max_load() <= solution.packing.max_load() * (1 + kRelativeTolerance)) {
+    solution = {std::move(capped), std::move(capped_packing)};
+  }
+  for (auto duplicates = duplicate_slots(solution.packing); duplicates > 0;) {
+    bool merged = false;
+    for (std::size_t slot = 0; slot < solution.packing.slot_experts.size() && !merged; ++slot) {
+      const auto gpu = static_cast<std::int64_t>(slot) / solution.packing.slots_per_gpu;
+      const auto duplicated = solution.packing.slot_experts[slot];
+      const auto on_gpu = experts_on_gpu(weights, solution.counts, solution.packing, gpu);
+      if (std::count(solution.packing.slot_experts.begin() + gpu * solution.packing.slots_per_gpu,
+                     solution.packing.slot_experts.begin() + (gpu + 1) * solution.packing.slots_per_gpu, duplicated) < 2) continue;
+      for (const auto receiver : replicas_heaviest_first(weights, solution.counts)) {
+        if (receiver == duplicated || std::find(on_gpu.begin(), on_gpu.end(), receiver) != on_gpu.end()) continue;
+        auto counts = solution.counts;
+        --counts[duplicated];
+        ++counts[receiver];
+        auto packing = pack_and_polish(weights, counts, gpus);
+        const auto remaining = duplicate_slots(packing);
+        if (remaining < duplicates && packing.max_load() <= solution.packing.max_load() * (1 + kRelativeTolerance)) {
+          solution = {std::move(counts), std::move(packing)};
+          duplicates = remaining;
+          merged = true;
+        }
+        break;  // only the heaviest eligible receiver: a lighter one cannot do better for the maximum
+      }
+    }
+    if (!merged) return;
+  }
+}
+
+}  // namespace
+
+Packing pack_pool(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
+  std::int64_t slots = 0;
+  for (const auto count : counts) slots += count;
+  // eplb.md §6: with 2 slots per GPU the packing is a pairing, solved exactly by sorting.
+  if (slots == 2 * gpus) return pack_replicas_in_pairs(weights, counts, gpus);
+  return pack_replicas_greedy(weights, counts, gpus);
+}
+
+PoolSolution solve_pool_like_eplb(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus) {
+  auto counts = apportion_replicas(weights, slots);
+  auto packing = pack_replicas_greedy(weights, counts, gpus);
+  return {std::move(counts), std::move(packing)};
+}
+
+PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double good_enough) {
+  auto solution = solve_pool_like_eplb(weights, slots, gpus);
+  if (slots == gpus) return solution;  // eplb.md §1: one slot per GPU, apportionment alone is optimal
+  // A packing at the lower bound cannot improve, and one at `good_enough` need not: stop there.
+  const double stop_at = std::max(pool_lower_bound(weights, slots, gpus), good_enough) * (1 + kRelativeTolerance);
+  const auto at_bound = [&] { return solution.packing.max_load() <= stop_at; };
+  if (slots == 2 * gpus && !at_bound()) {
+    // Two starts, EPLB's counts and the pairing target's, each searched; the better one stays.
+    solution.packing = pack_pool(weights, solution.counts, gpus);
+    search_replica_counts(weights, solution, kMaxPairingRounds, stop_at);
+    auto counts = best_pairing_counts(weights, slots, stop_at, solution.packing.max_load());
+    if (!counts.empty() && !at_bound()) {
+      PoolSolution alternative{counts, pack_pool(weights, counts, gpus)};
+      search_replica_counts(weights, alternative, kMaxPairingRounds, stop_at);
+      if (better_packing(alternative.packing, solution.packing)) solution = std::move(alternative);
+    }
+  }
+  // With more than 2 slots per GPU swaps close small gaps; replica moves are for the large ones.
+  if (slots != 2 * gpus && solution.packing.max_load() > stop_at * kLargeGap) {
+    search_replica_counts(weights, solution, kMaxPackingRounds, stop_at);
+  }
+  refine_by_swaps(weights, solution.counts, solution.packing, stop_at);
+  separate_duplicate_replicas(weights, solution.counts, solution.packing);
+  merge_duplicate_replicas(weights, solution);
+  return solution;
+}
+
+}  // namespace moeplan::eplb

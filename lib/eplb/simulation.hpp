@@ -1,0 +1,48 @@
+#pragma once
+// doc 003's scale study: sample token batches with DeepSeek-style grouped top-k routing (doc 001)
+// from per-layer expert popularity, dispatch them onto a placement, and measure GPU utilisation
+// (mean / max tokens per GPU) against the EP size, with and without EPLB and redundant experts.
+#include <cstdint>
+#include <vector>
+
+#include "eplb/load_log.hpp"
+
+namespace moeplan::eplb {
+
+struct RoutingModel {
+  std::int64_t experts_per_token = 8;  // doc 001: top-8
+  std::int64_t groups = 8;             // doc 001: 8 groups
+  std::int64_t topk_groups = 4;        // doc 001: a token's experts come from 4 groups
+};
+
+struct SimulationOptions {
+  std::vector<std::int64_t> ep_sizes = {8, 16, 32, 64, 72, 128, 144, 256, 288, 320};
+  std::int64_t gpus_per_node = 8;
+  std::int64_t tokens_per_gpu = 256;   // each GPU contributes this many tokens to a batch (DP attention)
+  std::int64_t batches = 8;            // sampled batches per layer and EP size
+  std::int64_t redundant = 32;         // doc 003: 256 + 32 = 288 slots
+  std::int64_t layers = 4;             // MoE layers sampled (evenly spaced through the log)
+  std::uint64_t seed = 1;
+};
+
+// One EP size. Utilisation is NaN where the configuration does not exist (the experts do not
+// divide over the GPUs without redundant slots).
+struct SimulationRow {
+  std::int64_t ep_size = 0;
+  std::int64_t slots_with_redundant = 0;  // ceil((E + redundant) / ep) * ep (eplb.md §4)
+  double trivial = 0;                     // slot p holds expert p % E, no redundant slots
+  double trivial_redundant = 0;           // the same with the redundant slots
+  double eplb = 0;                        // our placement of the log's counts, no redundant slots
+  double eplb_redundant = 0;              // our placement with the redundant slots
+};
+
+// Placements are solved on the log's counts; batches are sampled from the same counts as
+// popularity, so sampling noise at small batches per GPU shows as it does in serving. `log`
+// [windows][layers][experts] (windows summed).
+std::vector<SimulationRow> simulate_utilisation(const LoadLog& log, const RoutingModel& routing, const SimulationOptions& options);
+
+// Tokens routed to each expert in one sampled batch of `tokens` tokens: shares [experts] -> counts [experts].
+std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing, std::int64_t tokens,
+                                     std::uint64_t& state);
+
+}  // namespace moeplan::eplb

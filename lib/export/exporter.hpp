@@ -1,0 +1,47 @@
+#pragma once
+// The export entry point: one plan of a plan file in, every file an engine needs out (in memory;
+// the caller writes them). A plan the engine would reject throws InputError before any file exists.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "export/engine_version.hpp"
+#include "export/node_assignment.hpp"
+#include "export/plan_file.hpp"
+
+namespace moeplan::exporting {
+
+// "--placement FILE" applies to every role with experts; "--placement decode=FILE" to one role.
+struct PlacementChoice {
+  std::optional<RoleKind> role;
+  std::string file;
+};
+
+PlacementChoice parse_placement_choice(const std::string& text);
+
+struct ExportRequest {
+  std::size_t plan_index = 0;
+  Engine engine = Engine::sglang;
+  EngineVersion version = kMainBranch;
+  std::vector<PlacementChoice> placements;
+  std::vector<std::string> hosts;                 // empty: node0, node1, ...
+  std::string model_path;                         // empty: the plan's model name
+  std::int64_t eplb_rebalance_iterations = 1000;  // SGLang online EPLB; 0 = off
+  std::string kv_connector = "NixlConnector";     // vLLM PD connector
+};
+
+struct OutputFile {
+  std::string name;  // relative to the output directory
+  std::string contents;
+  bool executable = false;
+};
+
+struct ExportResult {
+  std::vector<NodeLaunch> nodes;  // point into the PlanFile, which must outlive the result
+  std::vector<OutputFile> files;  // deployment.json first, then one script per node, then engine files
+};
+
+ExportResult export_plan(const PlanFile& plan, const ExportRequest& request);
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,41 @@
+#pragma once
+// One engine process on one node: environment, program and arguments, kept as tokens so tests
+// compare arguments rather than text, and rendered to a POSIX shell script only at the end.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace moeplan::exporting {
+
+struct Argument {
+  std::string flag;
+  std::optional<std::string> value;  // none for a boolean flag
+};
+
+struct LaunchCommand {
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::vector<std::string> program;  // {"python3", "-m", "sglang.launch_server"}
+  std::vector<Argument> arguments;
+  bool reads_output_files = false;  // refers to files written beside the script
+
+  void add(std::string flag) { arguments.push_back({std::move(flag), std::nullopt}); }
+  void add(std::string flag, std::string value) { arguments.push_back({std::move(flag), std::move(value)}); }
+  void set_environment(std::string name, std::string value) {
+    environment.emplace_back(std::move(name), std::move(value));
+  }
+
+  // The value of `flag`, or nullopt when absent; "" for a boolean flag that is present.
+  std::optional<std::string> value_of(const std::string& flag) const;
+};
+
+// Single-quotes `text` unless it consists of characters the shell never interprets.
+std::string shell_quote(const std::string& text);
+
+// A memory fraction rounded down to 0.001, so the engine never takes more than the plan allows.
+std::string memory_fraction_text(double fraction);
+
+// #!/bin/sh, a comment line, the environment, then `exec` of the command, one argument per line.
+std::string render_script(const LaunchCommand& command, const std::string& comment);
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,173 @@
+#include "export/plan_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "export/json_fields.hpp"
+#include "io/input_error.hpp"
+
+namespace moeplan::exporting {
+
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 31;
+
+PlanModel parse_model(const JsonFields& root) {
+  const JsonFields fields(root.object("model"), root.file(), "model");
+  PlanModel model;
+  model.name = fields.text("name");
+  if (fields.has("file")) model.file = fields.text("file");
+  if (fields.has("weight_dtype")) model.weight_dtype = fields.text("weight_dtype");
+  model.num_layers = fields.integer("num_layers", 1, kMaxCount);
+  model.dense_layers = fields.integer("dense_layers", 0, model.num_layers - 1);
+  model.num_experts = fields.integer("num_experts", 1, kMaxCount);
+  model.shared_experts = fields.integer("shared_experts", 0, kMaxCount);
+  return model;
+}
+
+PlanScenario parse_scenario(const JsonFields& root) {
+  const JsonFields fields(root.object("scenario"), root.file(), "scenario");
+  PlanScenario scenario;
+  scenario.name = fields.text("name");
+  scenario.gpu = fields.text("gpu");
+  scenario.nodes = fields.integer("nodes", 1, kMaxCount);
+  scenario.gpus_per_node = fields.integer("gpus_per_node", 1, 1024);
+  scenario.input_tokens = fields.integer("input_tokens", 1, kMaxTokens);
+  scenario.output_tokens = fields.integer("output_tokens", 1, kMaxTokens);
+  return scenario;
+}
+
+Layout parse_layout_object(const JsonFields& role) {
+  const JsonFields fields(role.object("layout"), role.file(), role.key_path("layout"));
+  Layout layout;
+  layout.tp = fields.integer("tp", 1, kMaxCount);
+  layout.dp = fields.integer("dp", 1, kMaxCount);
+  layout.otp = fields.integer("otp", 1, kMaxCount);
+  layout.qkvtp = fields.integer("qkvtp", 1, kMaxCount);
+  layout.dense_tp = fields.integer("dense_tp", 1, kMaxCount);
+  layout.lm_head_tp = fields.integer("lm_head_tp", 1, kMaxCount);
+  layout.ep = fields.integer("ep", 1, kMaxCount);
+  layout.redundant = fields.integer("redundant", 0, kMaxCount);
+  layout.fused_shared = fields.integer("fused_shared", 0, kMaxCount);
+  layout.nodes = fields.integer("nodes", 1, kMaxCount);
+  return layout;
+}
+
+// The role's GPUs, nodes and layout must describe the same instance.
+void check_role_shape(const RolePlan& role, const PlanScenario& scenario, const JsonFields& fields) {
+  const Layout& layout = role.layout;
+  if (layout.world() != role.gpus) {
+    throw InputError(fields.file(), fields.key_path("gpus"),
+                     fmt::format("the layout's ranks tp x dp = {}, got {}", layout.world(), role.gpus));
+  }
+  if (layout.nodes != role.nodes) {
+    throw InputError(fields.file(), fields.key_path("layout.nodes"),
+                     fmt::format("the role's nodes per instance ({}), got {}", role.nodes, layout.nodes));
+  }
+  if (role.gpus % role.nodes != 0 || role.gpus / role.nodes > scenario.gpus_per_node) {
+    throw InputError(fields.file(), fields.key_path("nodes"),
+                     fmt::format("nodes holding the {} GPUs evenly, at most {} per node, got {}", role.gpus,
+                                 scenario.gpus_per_node, role.nodes));
+  }
+  if (role.nodes > 1 && role.gpus / role.nodes != scenario.gpus_per_node) {
+    throw InputError(fields.file(), fields.key_path("nodes"),
+                     fmt::format("whole nodes of {} GPUs for an instance over several nodes, got {} GPUs per node",
+                                 scenario.gpus_per_node, role.gpus / role.nodes));
+  }
+  if (layout.world() % layout.ep != 0) {
+    throw InputError(fields.file(), fields.key_path("layout.ep"),
+                     fmt::format("a divisor of the ranks tp x dp = {}, got {}", layout.world(), layout.ep));
+  }
+}
+
+RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, const std::string& file,
+                    const std::string& key) {
+  const JsonFields fields(json, file, key);
+  RolePlan role;
+  role.key = key;
+  role.role = static_cast<RoleKind>(fields.choice("role", {"aggregated", "prefill", "decode"}));
+  role.nodes = fields.integer("nodes", 1, kMaxCount);
+  role.gpus = fields.integer("gpus", 1, kMaxCount);
+  role.instances = fields.integer("instances", 1, kMaxCount);
+  role.layout = parse_layout_object(fields);
+  role.dispatch = static_cast<Dispatch>(fields.choice("dispatch", {"standard", "deepep_normal", "deepep_low_latency"}));
+  role.two_batch_overlap = fields.boolean("two_batch_overlap");
+  role.max_running_requests = fields.integer("max_running_requests", 1, kMaxTokens);
+  role.max_batch_per_dp_rank = fields.integer("max_batch_per_dp_rank", 1, kMaxTokens);
+  role.chunked_prefill_tokens = fields.integer("chunked_prefill_tokens", 1, kMaxTokens);
+  role.cuda_graph_max_batch = fields.integer("cuda_graph_max_batch", 0, kMaxTokens);
+  role.memory_utilization = fields.number("memory_utilization", 0.01, 1.0);
+  role.memory_fraction_static = fields.number("memory_fraction_static", 0.01, role.memory_utilization);
+  role.kv_cache_dtype = static_cast<KvCacheDtype>(fields.choice("kv_cache_dtype", {"bf16", "fp8_e4m3"}));
+  role.max_context = fields.integer("max_context", 1, kMaxTokens);
+  if (fields.has("memory")) role.memory = fields.object("memory");
+  if (fields.has("step_time")) role.step_time = fields.object("step_time");
+  check_role_shape(role, scenario, fields);
+  return role;
+}
+
+// Aggregated plans have one aggregated role; disaggregated ones one prefill and one decode role.
+void check_roles(const DeploymentPlan& plan, const PlanScenario& scenario, const std::string& file) {
+  const auto count = [&](RoleKind kind) {
+    return std::count_if(plan.roles.begin(), plan.roles.end(), [&](const RolePlan& role) { return role.role == kind; });
+  };
+  const bool matches = plan.disaggregated
+                           ? count(RoleKind::prefill) == 1 && count(RoleKind::decode) == 1 && plan.roles.size() == 2
+                           : count(RoleKind::aggregated) == 1 && plan.roles.size() == 1;
+  if (!matches) {
+    throw InputError(file, plan.key + ".roles",
+                     plan.disaggregated ? "one prefill and one decode role for a disaggregated plan"
+                                        : "one aggregated role for an aggregated plan");
+  }
+  std::int64_t nodes = 0;
+  for (const RolePlan& role : plan.roles) nodes += nodes_needed(role, scenario.gpus_per_node);
+  if (nodes > scenario.nodes) {
+    throw InputError(file, plan.key + ".roles",
+                     fmt::format("roles fitting the scenario's {} nodes of {} GPUs, they need {} nodes", scenario.nodes,
+                                 scenario.gpus_per_node, nodes));
+  }
+}
+
+DeploymentPlan parse_deployment(const nlohmann::json& json, const PlanScenario& scenario, const std::string& file,
+                                const std::string& key) {
+  const JsonFields fields(json, file, key);
+  DeploymentPlan plan;
+  plan.key = key;
+  plan.disaggregated = fields.choice("mode", {"aggregated", "disaggregated"}) == 1;
+  plan.throughput_per_gpu = fields.number("throughput_per_gpu", 0, 1e12);
+  plan.ttft = fields.number("ttft", 0, 1e9);
+  plan.tpot = fields.number("tpot", 0, 1e9);
+  const nlohmann::json& roles = fields.array("roles");
+  for (std::size_t index = 0; index < roles.size(); ++index) {
+    plan.roles.push_back(parse_role(roles[index], scenario, file, fmt::format("{}.roles[{}]", key, index)));
+  }
+  check_roles(plan, scenario, file);
+  return plan;
+}
+
+}  // namespace
+
+PlanFile parse_plan(const nlohmann::json& document, const std::string& file) {
+  const JsonFields root(document, file, "");
+  root.integer("schema_version", 1, 1);
+  PlanFile plan;
+  plan.file = file;
+  plan.model = parse_model(root);
+  plan.scenario = parse_scenario(root);
+  plan.calibrated = root.boolean("calibrated");
+  if (root.has("calibration") && !document.at("calibration").is_null()) plan.calibration = root.text("calibration");
+  if (plan.calibrated != plan.calibration.has_value()) {
+    throw InputError(file, "calibration", "a calibration file path exactly when calibrated is true");
+  }
+  const nlohmann::json& plans = root.array("plans");
+  for (std::size_t index = 0; index < plans.size(); ++index) {
+    plan.plans.push_back(parse_deployment(plans[index], plan.scenario, file, fmt::format("plans[{}]", index)));
+  }
+  return plan;
+}
+
+PlanFile read_plan_file(const std::string& file) { return parse_plan(read_json_file(file), file); }
+
+}  // namespace moeplan::exporting

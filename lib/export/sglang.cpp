@@ -1,0 +1,130 @@
+#include "export/sglang.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "export/sglang_rules.hpp"
+
+namespace moeplan::exporting {
+
+namespace {
+
+void add_parallelism(LaunchCommand& command, const NodeLaunch& node, const SglangSettings& settings) {
+  const RolePlan& role = *node.role;
+  const Layout& layout = role.layout;
+  // engines.md §1.1: with DP attention --tp-size is the whole instance and --dp-size the attention groups.
+  command.add("--tp-size", std::to_string(layout.world()));
+  if (layout.dp > 1) {
+    command.add("--dp-size", std::to_string(layout.dp));
+    command.add("--enable-dp-attention");
+  }
+  if (role.nodes > 1) {
+    command.add("--nnodes", std::to_string(role.nodes));
+    command.add("--node-rank", std::to_string(node.node_rank));
+    command.add("--dist-init-addr", fmt::format("{}:{}", node.head_host, settings.dist_init_port));
+  }
+}
+
+void add_experts(LaunchCommand& command, const PlanFile& plan, const RolePlan& role, const SglangSettings& settings,
+                 const std::optional<std::string>& expert_location) {
+  const Layout& layout = role.layout;
+  const bool v0_4 = settings.release == SglangRelease::v0_4;
+  const bool deepep = role.dispatch != Dispatch::standard;
+  // engines.md §1.1: 0.4's --enable-deepep-moe sets EP to the TP size by itself.
+  if (layout.ep > 1 && !(v0_4 && deepep)) {
+    const std::string flag = *sglang_flag(SglangSetting::expert_parallel, settings.release);
+    if (v0_4) {
+      command.add(flag);
+    } else {
+      command.add(flag, std::to_string(layout.ep));
+    }
+  }
+  if (deepep) {
+    const std::string flag = *sglang_flag(SglangSetting::deepep, settings.release);
+    if (v0_4) {
+      command.add(flag);
+    } else {
+      command.add(flag, "deepep");
+    }
+    command.add("--deepep-mode", role.dispatch == Dispatch::deepep_normal ? "normal" : "low_latency");
+  }
+  // engines.md §1.3 rule 6: 1 is the only value besides the TP size, which is the default.
+  if (plan.model.dense_layers > 0 && layout.dense_tp == 1 && layout.world() > 1)
+    command.add("--moe-dense-tp-size", "1");
+  if (layout.lm_head_tp != layout.world()) command.add("--enable-dp-lm-head");
+  if (layout.redundant > 0) command.add("--ep-num-redundant-experts", std::to_string(layout.redundant));
+  if (expert_location) {
+    command.add("--init-expert-location", *expert_location);
+    command.reads_output_files = true;
+  }
+  if (layout.redundant > 0 && settings.eplb_rebalance_iterations > 0) {
+    command.add("--enable-eplb");
+    command.add("--eplb-rebalance-num-iterations", std::to_string(settings.eplb_rebalance_iterations));
+  }
+}
+
+void add_shared_fusion(LaunchCommand& command, const PlanFile& plan, const RolePlan& role,
+                       const SglangSettings& settings) {
+  if (plan.model.shared_experts == 0) return;
+  const std::int64_t fused = role.layout.fused_shared;
+  if (fused == 0) {
+    command.add(*sglang_flag(SglangSetting::shared_fusion_off, settings.release));
+  } else if (const auto replicas = sglang_flag(SglangSetting::shared_fusion_replicas, settings.release)) {
+    // engines.md §1.1: 0.4 counts replicas over the whole MoE (E = 256 + K); the plan counts them per EP rank.
+    command.add(*replicas, std::to_string(fused * role.layout.ep));
+  } else if (!sglang_fuses_by_default(plan.model, role)) {
+    command.add(*sglang_flag(SglangSetting::shared_fusion_enforce, settings.release));
+  }
+}
+
+void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
+  if (role.two_batch_overlap) command.add("--enable-two-batch-overlap");
+  command.add("--mem-fraction-static", memory_fraction_text(role.memory_fraction_static));
+  command.add("--max-running-requests", std::to_string(role.max_running_requests));
+  // engines.md §1.1: under DP attention SGLang divides --chunked-prefill-size by dp_size.
+  command.add("--chunked-prefill-size", std::to_string(role.chunked_prefill_tokens * role.layout.dp));
+  // engines.md §1.1: a prefill server captures no decode graphs.
+  if (role.role != RoleKind::prefill) {
+    if (role.cuda_graph_max_batch == 0) {
+      command.add("--disable-cuda-graph");
+    } else {
+      command.add(*sglang_flag(SglangSetting::cuda_graph_max_batch, settings.release),
+                  std::to_string(role.cuda_graph_max_batch));
+    }
+  }
+  if (role.role != RoleKind::aggregated) command.add("--disaggregation-mode", role_name(role.role));
+  // engines.md §1.1: bf16 is in the docs-era and main choices; 0.4 keeps the default, auto (the model dtype).
+  if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3) {
+    command.add("--kv-cache-dtype", "fp8_e4m3");
+  } else if (settings.release != SglangRelease::v0_4) {
+    command.add("--kv-cache-dtype", "bf16");
+  }
+}
+
+}  // namespace
+
+LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const SglangSettings& settings,
+                            const std::optional<std::string>& expert_location) {
+  const RolePlan& role = *node.role;
+  LaunchCommand command;
+  const bool ascend = plan.scenario.on_ascend();
+  if (!node.devices.empty()) {
+    command.set_environment(ascend ? "ASCEND_RT_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
+                            fmt::format("{}", fmt::join(node.devices, ",")));
+  }
+  command.program = {"python3", "-m", "sglang.launch_server"};
+  command.add("--model-path", settings.model_path);
+  // engines.md §1.6: the Ascend launch shape names the device and its attention backend.
+  if (ascend) {
+    command.add("--device", "npu");
+    command.add("--attention-backend", "ascend");
+  }
+  add_parallelism(command, node, settings);
+  add_experts(command, plan, role, settings, expert_location);
+  add_shared_fusion(command, plan, role, settings);
+  add_batching(command, role, settings);
+  if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
+  return command;
+}
+
+}  // namespace moeplan::exporting

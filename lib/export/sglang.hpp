@@ -1,0 +1,26 @@
+#pragma once
+// The SGLang launch command of one node of one role instance (engines.md §1.1, §1.2, §1.6, §6).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "export/launch_command.hpp"
+#include "export/node_assignment.hpp"
+#include "export/sglang_flags.hpp"
+
+namespace moeplan::exporting {
+
+struct SglangSettings {
+  SglangRelease release = SglangRelease::main;
+  std::string model_path;
+  std::int64_t eplb_rebalance_iterations = 1000;  // engines.md §1.1 default; 0 = no online EPLB
+  std::int64_t dist_init_port = 5000;
+  std::int64_t http_port = 30000;  // SGLang's default port; shared nodes count up from it
+};
+
+// The role must have passed check_sglang_role. `expert_location` is the file name the role's
+// --init-expert-location reads, when a placement was given.
+LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const SglangSettings& settings,
+                            const std::optional<std::string>& expert_location);
+
+}  // namespace moeplan::exporting

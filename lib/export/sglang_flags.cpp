@@ -1,0 +1,56 @@
+#include "export/sglang_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "io/input_error.hpp"
+
+namespace moeplan::exporting {
+
+SglangRelease sglang_release(const EngineVersion& version) {
+  if (version.main) return SglangRelease::main;
+  if (version >= release(0, 5)) return SglangRelease::v0_5;
+  if (version >= release(0, 4, 5) && version < release(0, 4, 7)) return SglangRelease::v0_4;
+  throw InputError("command line", "--engine-version",
+                   fmt::format("an SGLang release whose flags are documented: 0.4.5 to 0.4.6, 0.5 or later, or main; "
+                               "got {}",
+                               version.text()));
+}
+
+std::string sglang_release_name(SglangRelease release) {
+  switch (release) {
+    case SglangRelease::v0_4:
+      return "0.4.5-0.4.6";
+    case SglangRelease::v0_5:
+      return "0.5";
+    case SglangRelease::main:
+      return "main";
+  }
+  return "";
+}
+
+std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease release) {
+  const bool v0_4 = release == SglangRelease::v0_4;
+  switch (setting) {
+    // engines.md §1.1: --enable-ep-moe "deprecated. Please set --ep-size to the same value as --tp-size".
+    case SglangSetting::expert_parallel:
+      return v0_4 ? "--enable-ep-moe" : "--ep-size";
+    // engines.md §1.1: --enable-deepep-moe "deprecated. Please set --moe-a2a-backend to 'deepep'".
+    case SglangSetting::deepep:
+      return v0_4 ? "--enable-deepep-moe" : "--moe-a2a-backend";
+    // engines.md §1.8: main keeps --cuda-graph-max-bs only as a deprecated alias.
+    case SglangSetting::cuda_graph_max_batch:
+      return release == SglangRelease::main ? "--cuda-graph-max-bs-decode" : "--cuda-graph-max-bs";
+    case SglangSetting::shared_fusion_off:
+      return "--disable-shared-experts-fusion";
+    case SglangSetting::shared_fusion_enforce:
+      if (release == SglangRelease::main) return "--enforce-shared-experts-fusion";
+      return std::nullopt;
+    // engines.md §1.1: ~0.4.5/0.4.6 "--n-share-experts-fusion <int>", later releases fuse exactly n_shared_experts.
+    case SglangSetting::shared_fusion_replicas:
+      if (v0_4) return "--n-share-experts-fusion";
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,151 @@
+#include "export/sglang_rules.hpp"
+
+#include <fmt/format.h>
+
+#include "export/refusal.hpp"
+
+namespace moeplan::exporting {
+
+namespace {
+
+bool uses_deepep(const RolePlan& role) { return role.dispatch != Dispatch::standard; }
+
+void check_projections(const PlanFile& plan, const RolePlan& role) {
+  // engines.md §1.2: "SGLang has no O-proj TP flag"; nor one for the QKV projection.
+  if (role.layout.otp > 1)
+    refuse(plan, role, "layout.otp",
+           fmt::format("1 for SGLang, which has no O-projection TP, got {}", role.layout.otp));
+  if (role.layout.qkvtp > 1) {
+    refuse(plan, role, "layout.qkvtp",
+           fmt::format("1 for SGLang, which has no QKV-projection TP, got {}", role.layout.qkvtp));
+  }
+}
+
+void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+  const Layout& layout = role.layout;
+  // engines.md §1.3 rule 1: the all-to-all backends force ep_size = tp_size (all ranks of the instance).
+  if (uses_deepep(role) && layout.ep != layout.world()) {
+    refuse(
+        plan, role, "layout.ep",
+        fmt::format("ep = tp x dp = {} with DeepEP: SGLang sets ep_size = tp_size for every all-to-all backend, got {}",
+                    layout.world(), layout.ep));
+  }
+  // engines.md §1.1: 0.4's --enable-ep-moe sets EP to the TP size; hybrid EP < TP came with --ep-size.
+  if (release == SglangRelease::v0_4 && layout.ep > 1 && layout.ep != layout.world()) {
+    refuse(plan, role, "layout.ep",
+           fmt::format("1 or tp x dp = {} for SGLang 0.4, whose --enable-ep-moe sets EP to the TP size, got {}",
+                       layout.world(), layout.ep));
+  }
+  // engines.md §1.3 rule 10: routed + redundant experts must divide by ep_size.
+  const std::int64_t physical = plan.model.num_experts + layout.redundant;
+  if (physical % layout.ep != 0) {
+    refuse(plan, role, "layout.ep",
+           fmt::format("a divisor of the {} physical experts ({} routed + {} redundant), got {}", physical,
+                       plan.model.num_experts, layout.redundant, layout.ep));
+  }
+  // engines.md §1.3 rule 9: EPLB (which redundant experts need) requires ep_size > 1.
+  if (layout.redundant > 0 && layout.ep == 1) {
+    refuse(plan, role, "layout.redundant",
+           fmt::format("0 with ep = 1: SGLang's EPLB needs ep > 1, got {}", layout.redundant));
+  }
+}
+
+void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
+  const Layout& layout = role.layout;
+  // engines.md §1.3 rule 6: moe_dense_tp_size is None (= tp_size), 1 or tp_size.
+  if (plan.model.dense_layers > 0 && layout.dense_tp != 1 && layout.dense_tp != layout.world()) {
+    refuse(plan, role, "layout.dense_tp",
+           fmt::format("1 or tp x dp = {}: SGLang's --moe-dense-tp-size accepts only 1 or the TP size, got {}",
+                       layout.world(), layout.dense_tp));
+  }
+  if (layout.lm_head_tp == layout.world()) return;
+  // engines.md §1.3 rule 5: --enable-dp-lm-head splits the head over the attention TP group and needs DP attention.
+  if (layout.dp == 1) {
+    refuse(
+        plan, role, "layout.lm_head_tp",
+        fmt::format("tp = {} without DP attention: SGLang's --enable-dp-lm-head needs --enable-dp-attention (dp > 1), "
+                    "got {}",
+                    layout.world(), layout.lm_head_tp));
+  }
+  if (layout.lm_head_tp != layout.tp) {
+    refuse(plan, role, "layout.lm_head_tp",
+           fmt::format("the attention TP {} (--enable-dp-lm-head) or tp x dp = {}, got {}", layout.tp, layout.world(),
+                       layout.lm_head_tp));
+  }
+}
+
+void check_shared_fusion(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+  const std::int64_t fused = role.layout.fused_shared;
+  if (fused == 0) return;
+  const PlanModel& model = plan.model;
+  // engines.md §1.2: fusion is on SGLang's allow-list only for 256 routed experts (DeepSeek-V3/R1) and GLM.
+  if (!(model.num_experts == 256 || model.name.starts_with("GLM"))) {
+    refuse(plan, role, "layout.fused_shared",
+           fmt::format("0: SGLang fuses the shared expert only for DeepSeek-V3/R1 and GLM-4.5, not {}, got {}",
+                       model.name, fused));
+  }
+  if (release == SglangRelease::v0_4) return;
+  // engines.md §1.1: after 0.4 SGLang fuses exactly n_shared_experts; replica counts went with
+  // --n-share-experts-fusion.
+  if (fused != model.shared_experts) {
+    refuse(plan, role, "layout.fused_shared",
+           fmt::format("0 or {} (n_shared_experts) for SGLang {}, which fuses exactly the model's shared experts; "
+                       "{} replicas need --engine-version 0.4.6, got {}",
+                       model.shared_experts, sglang_release_name(release), fused, fused));
+  }
+  if (!sglang_fuses_by_default(model, role) && !sglang_flag(SglangSetting::shared_fusion_enforce, release)) {
+    refuse(plan, role, "layout.fused_shared",
+           fmt::format("0 with DeepEP or two-batch overlap on SGLang {}: fusion is off there by default and "
+                       "--enforce-shared-experts-fusion is main-only, got {}",
+                       sglang_release_name(release), fused));
+  }
+}
+
+void check_overlap_and_graphs(const PlanFile& plan, const RolePlan& role) {
+  // engines.md §1.3 rule 11: two-batch overlap without an all-to-all backend requires DP attention.
+  if (role.two_batch_overlap && !uses_deepep(role) && role.layout.dp == 1) {
+    refuse(plan, role, "two_batch_overlap",
+           "false with standard dispatch and dp = 1: SGLang's TBO with --moe-a2a-backend none needs "
+           "--enable-dp-attention");
+  }
+  // engines.md §1.3 rule 4: --deepep-mode normal disables every CUDA graph; prefill roles capture none anyway.
+  if (role.dispatch == Dispatch::deepep_normal && role.role != RoleKind::prefill && role.cuda_graph_max_batch > 0) {
+    refuse(plan, role, "cuda_graph_max_batch",
+           fmt::format("0 with DeepEP normal mode, which disables all CUDA graphs in SGLang, got {}",
+                       role.cuda_graph_max_batch));
+  }
+}
+
+// engines.md §1.7: DeepEP on Ascend caps the prefill chunk (normal) and the decode batch (low latency).
+void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
+  if (!plan.scenario.on_ascend()) return;
+  const std::int64_t chunk = role.chunked_prefill_tokens * role.layout.dp;
+  if (role.dispatch == Dispatch::deepep_normal && chunk > 8192) {
+    refuse(plan, role, "chunked_prefill_tokens",
+           fmt::format("a --chunked-prefill-size of at most 8192 with DeepEP normal mode on Ascend, got {} x dp {} = {}",
+                       role.chunked_prefill_tokens, role.layout.dp, chunk));
+  }
+  if (role.dispatch == Dispatch::deepep_low_latency && role.max_batch_per_dp_rank > 512) {
+    refuse(plan, role, "max_batch_per_dp_rank",
+           fmt::format("at most 512 requests per decode batch with DeepEP low-latency mode on Ascend, got {}",
+                       role.max_batch_per_dp_rank));
+  }
+}
+
+}  // namespace
+
+bool sglang_fuses_by_default(const PlanModel& model, const RolePlan& role) {
+  const bool allowed = model.num_experts == 256 || model.name.starts_with("GLM");
+  return allowed && model.shared_experts > 0 && !uses_deepep(role) && !role.two_batch_overlap;
+}
+
+void check_sglang_role(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+  check_projections(plan, role);
+  check_experts(plan, role, release);
+  check_dense_and_head(plan, role);
+  check_shared_fusion(plan, role, release);
+  check_overlap_and_graphs(plan, role);
+  check_ascend_limits(plan, role);
+}
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,91 @@
+#include "export/vllm.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+namespace moeplan::exporting {
+
+namespace {
+
+void add_parallelism(LaunchCommand& command, const NodeLaunch& node) {
+  const RolePlan& role = *node.role;
+  const Layout& layout = role.layout;
+  command.add("--tensor-parallel-size", std::to_string(layout.tp));
+  if (layout.dp > 1) command.add("--data-parallel-size", std::to_string(layout.dp));
+  if (role.nodes > 1) {
+    // engines.md §2.3: the 2-node example, local size 8 on each, the second node headless from start rank 8.
+    const std::int64_t local = role.gpus / role.nodes / layout.tp;
+    command.add("--data-parallel-size-local", std::to_string(local));
+    command.add("--data-parallel-address", node.head_host);
+    if (node.node_rank > 0) {
+      command.add("--data-parallel-start-rank", std::to_string(node.node_rank * local));
+      command.add("--headless");
+    }
+  }
+}
+
+std::string all2all_backend(Dispatch dispatch) {
+  // engines.md §2.3: DeepEP high-throughput for prefill-heavy work, low-latency for decode.
+  return dispatch == Dispatch::deepep_normal ? "deepep_high_throughput" : "deepep_low_latency";
+}
+
+void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings, VllmPlatform platform) {
+  const Layout& layout = role.layout;
+  if (layout.ep == 1) return;
+  command.add("--enable-expert-parallel");
+  const bool flags_era = settings.version >= release(0, 11);
+  // engines.md §6: Ascend dispatches with MC2 internally and takes no all-to-all backend.
+  if (role.dispatch != Dispatch::standard && platform == VllmPlatform::cuda) {
+    // engines.md §2.5: the environment variable until v0.10, --all2all-backend from v0.11.
+    if (flags_era) {
+      command.add("--all2all-backend", all2all_backend(role.dispatch));
+    } else {
+      command.set_environment("VLLM_ALL2ALL_BACKEND", all2all_backend(role.dispatch));
+    }
+  }
+  if (layout.redundant == 0) return;
+  command.add("--enable-eplb");
+  // engines.md §2.5: --num-redundant-experts until v0.10, --eplb-config from v0.11.
+  if (flags_era) {
+    command.add("--eplb-config", nlohmann::json{{"num_redundant_experts", layout.redundant}}.dump());
+  } else {
+    command.add("--num-redundant-experts", std::to_string(layout.redundant));
+  }
+}
+
+void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings) {
+  if (role.two_batch_overlap) command.add("--enable-dbo");
+  command.add("--gpu-memory-utilization", memory_fraction_text(role.memory_utilization));
+  // engines.md §6: --max-num-seqs and --max-num-batched-tokens are per DP rank.
+  command.add("--max-num-seqs", std::to_string(role.max_batch_per_dp_rank));
+  command.add("--max-num-batched-tokens", std::to_string(role.chunked_prefill_tokens));
+  command.add("--max-model-len", std::to_string(role.max_context));
+  // engines.md §2.1: auto is the model dtype (older releases have no bfloat16 choice); §6: fp8.
+  command.add("--kv-cache-dtype", role.kv_cache_dtype == KvCacheDtype::fp8_e4m3 ? "fp8" : "auto");
+  if (role.cuda_graph_max_batch == 0) command.add("--enforce-eager");
+  if (role.role == RoleKind::aggregated) return;
+  const std::string kv_role = role.role == RoleKind::prefill ? "kv_producer" : "kv_consumer";
+  command.add("--kv-transfer-config",
+              nlohmann::json{{"kv_connector", settings.kv_connector}, {"kv_role", kv_role}}.dump());
+}
+
+}  // namespace
+
+LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, VllmPlatform platform) {
+  const RolePlan& role = *node.role;
+  LaunchCommand command;
+  if (!node.devices.empty()) {
+    const char* variable = platform == VllmPlatform::ascend ? "ASCEND_RT_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
+    command.set_environment(variable, fmt::format("{}", fmt::join(node.devices, ",")));
+  }
+  command.program = {"vllm", "serve", settings.model_path};
+  add_parallelism(command, node);
+  add_experts(command, role, settings, platform);
+  add_batching(command, role, settings);
+  if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
+  return command;
+}
+
+}  // namespace moeplan::exporting

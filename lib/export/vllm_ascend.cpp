@@ -1,0 +1,111 @@
+#include "export/vllm_ascend.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <vector>
+
+#include "export/refusal.hpp"
+
+namespace moeplan::exporting {
+
+namespace {
+
+enum class AscendSchema { none, top_level, finegrained };
+
+// engines.md §2.4: finegrained_tp_config since v0.12.0rc1; top-level keys v0.10.2rc1 to v0.11.0.
+AscendSchema schema_of(const EngineVersion& version) {
+  if (version >= release(0, 12)) return AscendSchema::finegrained;
+  if (version >= release(0, 10, 2)) return AscendSchema::top_level;
+  return AscendSchema::none;
+}
+
+struct Split {
+  const char* key;         // the additional-config key
+  const char* layout_key;  // the plan's layout key
+  std::int64_t size;
+  std::int64_t unsplit;  // the value that needs no split: 1 for the O projection, the attention TP otherwise
+};
+
+// The fine-grained splits the role asks for; they only take effect at TP 1 (engines.md §2.4).
+std::vector<Split> requested_splits(const PlanFile& plan, const RolePlan& role) {
+  const Layout& layout = role.layout;
+  std::vector<Split> splits;
+  if (layout.otp > 1) splits.push_back({"oproj_tensor_parallel_size", "layout.otp", layout.otp, 1});
+  if (layout.lm_head_tp != layout.tp)
+    splits.push_back({"lmhead_tensor_parallel_size", "layout.lm_head_tp", layout.lm_head_tp, layout.tp});
+  if (plan.model.dense_layers > 0 && layout.dense_tp != layout.tp) {
+    splits.push_back({"mlp_tensor_parallel_size", "layout.dense_tp", layout.dense_tp, layout.tp});
+  }
+  return splits;
+}
+
+void check_split(const PlanFile& plan, const RolePlan& role, const Split& split, AscendSchema schema) {
+  const Layout& layout = role.layout;
+  const bool oproj = std::string_view(split.key) == "oproj_tensor_parallel_size";
+  const bool in_schema =
+      schema == AscendSchema::finegrained ||
+      (schema == AscendSchema::top_level && std::string_view(split.key) != "mlp_tensor_parallel_size");
+  if (!in_schema) {
+    refuse(plan, role, split.layout_key,
+           fmt::format("{} for this vllm-ascend release, which has no {} (engines.md §2.4), got {}", split.unsplit,
+                       split.key, split.size));
+  }
+  // engines.md §2.4: the splits take effect only at TP 1 (o_proj requires tensor_parallel_size == 1).
+  if (layout.tp != 1) {
+    refuse(plan, role, split.layout_key,
+           fmt::format("{} with tp = {}: vllm-ascend's {} needs tensor_parallel_size 1, got {}", split.unsplit,
+                       layout.tp, split.key, split.size));
+  }
+  // engines.md §2.4: "must divide by data_parallel_size".
+  if (layout.dp % split.size != 0) {
+    refuse(plan, role, split.layout_key,
+           fmt::format("a divisor of dp = {} for vllm-ascend's {}, got {}", layout.dp, split.key, split.size));
+  }
+  if (!oproj) return;
+  // engines.md §2.4: "only supported in pd scenario and can only be used in D node", graph mode only.
+  if (role.role != RoleKind::decode) {
+    refuse(plan, role, split.layout_key,
+           fmt::format("1 outside a PD decode role: vllm-ascend's O-projection TP runs only on decode nodes, got {}",
+                       split.size));
+  }
+  if (role.cuda_graph_max_batch == 0) {
+    refuse(plan, role, "cuda_graph_max_batch", "a graph batch above 0: vllm-ascend's O-projection TP needs graph mode");
+  }
+}
+
+}  // namespace
+
+void check_vllm_ascend_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
+  // engines.md §4: the Ascend 910B has no FP8.
+  if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3)
+    refuse(plan, role, "kv_cache_dtype", "bf16 on Ascend, which has no FP8");
+  // engines.md §2.1: upstream EPLB is CUDA/ROCm only; §2.4: Ascend's own EPLB keys change with every release.
+  if (role.layout.redundant > 0) {
+    refuse(plan, role, "layout.redundant",
+           fmt::format(
+               "0 for vllm-ascend: upstream EPLB is CUDA/ROCm only and the Ascend EPLB keys differ per release, got {}",
+               role.layout.redundant));
+  }
+  for (const Split& split : requested_splits(plan, role)) check_split(plan, role, split, schema_of(version));
+}
+
+nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
+  const std::vector<Split> splits = requested_splits(plan, role);
+  nlohmann::json sizes = nlohmann::json::object();
+  for (const Split& split : splits) sizes[split.key] = split.size;
+  if (sizes.empty()) return nlohmann::json::object();
+  if (schema_of(version) == AscendSchema::finegrained) return {{"finegrained_tp_config", sizes}};
+  // engines.md §2.4: the 0.10.2-0.11 O-projection TP required torchair_graph_config.enabled.
+  if (role.layout.otp > 1) sizes["torchair_graph_config"] = {{"enabled", true}};
+  return sizes;
+}
+
+LaunchCommand vllm_ascend_launch(const PlanFile& plan, const NodeLaunch& node, const VllmSettings& settings) {
+  LaunchCommand command = vllm_launch(node, settings, VllmPlatform::ascend);
+  const nlohmann::json config = vllm_ascend_additional_config(plan, *node.role, settings.version);
+  if (!config.empty()) command.add("--additional-config", config.dump());
+  return command;
+}
+
+}  // namespace moeplan::exporting

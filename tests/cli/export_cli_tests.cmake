@@ -1,0 +1,62 @@
+# moeplan export, driven as a user would: the written scripts equal the hand-written ones in
+# tests/data/export, and a refused plan exits 2 naming the rule and creates no output directory.
+set(plans ${SOURCE_DIR}/tests/data/plans)
+set(expected ${SOURCE_DIR}/tests/data/export)
+
+function(expect_same_file name written hand_written)
+  file(READ ${written} got)
+  file(READ ${hand_written} want)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${name}: ${written} differs from ${hand_written}\n${got}")
+  endif()
+endfunction()
+
+# doc 003 on SGLang main, the decode role reading a placement.
+set(out ${WORK_DIR}/export-sglang)
+file(REMOVE_RECURSE ${out})
+expect_success(export-sglang "wrote 15 files" export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang
+               --placement decode=${expected}/deepseek-v3-placement-288.json --model-path deepseek-ai/DeepSeek-V3 --out ${out})
+expect_same_file(export-sglang-prefill ${out}/prefill-0-node0.sh ${expected}/deepseek-v3-pd-sglang/prefill-0-node0.sh)
+expect_same_file(export-sglang-decode ${out}/decode-0-node3.sh ${expected}/deepseek-v3-pd-sglang/decode-0-node3.sh)
+file(READ ${out}/expert-location-decode.json location)
+string(JSON rows LENGTH "${location}" physical_to_logical_map)
+string(JSON slots LENGTH "${location}" physical_to_logical_map 60)
+if(NOT rows EQUAL 61 OR NOT slots EQUAL 288)
+  message(FATAL_ERROR "export-sglang: expert-location map is ${rows} x ${slots}, expected 61 x 288")
+endif()
+file(READ ${out}/deployment.json deployment)
+string(JSON decode_nodes LENGTH "${deployment}" roles 1 nodes)
+if(NOT decode_nodes EQUAL 9)
+  message(FATAL_ERROR "export-sglang: deployment.json lists ${decode_nodes} decode nodes, expected 9")
+endif()
+
+# doc 003 on vLLM main, doc 004's decode node on vllm-ascend main.
+set(out ${WORK_DIR}/export-vllm)
+file(REMOVE_RECURSE ${out})
+expect_success(export-vllm "uncalibrated" export --plan ${plans}/deepseek-v3-pd-h100.json --engine vllm
+               --model-path deepseek-ai/DeepSeek-V3 --out ${out})
+expect_same_file(export-vllm-decode ${out}/decode-0-node1.sh ${expected}/deepseek-v3-pd-vllm/decode-0-node1.sh)
+set(out ${WORK_DIR}/export-ascend)
+file(REMOVE_RECURSE ${out})
+expect_success(export-ascend "decode-0-node0.sh" export --plan ${plans}/qwen3-235b-pd-otp4-910b.json --engine vllm-ascend
+               --model-path Qwen/Qwen3-235B-A22B --out ${out})
+expect_same_file(export-ascend-decode ${out}/decode-0-node0.sh ${expected}/qwen3-235b-pd-vllm-ascend/decode-0-node0.sh)
+
+# Refusals: exit 2, the rule in the message, no output directory.
+set(out ${WORK_DIR}/export-refused)
+file(REMOVE_RECURSE ${out})
+expect_failure(export-otp-mixed 2 "plans[0].roles[0].layout.otp: expected 1 outside a PD decode role" ${out}
+               export --plan ${plans}/qwen3-235b-rl-otp4-910b.json --engine vllm-ascend --out ${out})
+expect_failure(export-vllm-fused 2 "plans[0].roles[0].layout.fused_shared: expected 0 for vLLM" ${out}
+               export --plan ${plans}/deepseek-v3-tp8-h200.json --engine vllm --out ${out})
+expect_failure(export-sglang-otp 2 "layout.otp: expected 1 for SGLang" ${out}
+               export --plan ${plans}/qwen3-235b-pd-otp4-910b.json --engine sglang --out ${out})
+expect_failure(export-undocumented-version 2 "--engine-version: expected an SGLang release" ${out}
+               export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang --engine-version 0.4.9 --out ${out})
+expect_failure(export-vllm-placement 2 "--placement: expected no placement for vllm" ${out}
+               export --plan ${plans}/deepseek-v3-pd-h100.json --engine vllm
+               --placement ${expected}/deepseek-v3-placement-288.json --out ${out})
+expect_failure(export-plan-index 2 "--plan-index: expected an index below 2" ${out}
+               export --plan ${plans}/deepseek-v3-tp8-h200.json --engine sglang --plan-index 2 --out ${out})
+expect_failure(export-missing-plan 2 "no-such-plan.json: expected an existing, readable file" ${out}
+               export --plan ${plans}/no-such-plan.json --engine sglang --out ${out})

@@ -1,0 +1,87 @@
+// Replication, packing, pairing and the lower bound on hand-worked cases.
+#include <doctest/doctest.h>
+
+#include "eplb/balanced_packing.hpp"
+#include "eplb/lower_bound.hpp"
+#include "eplb/pairing.hpp"
+#include "eplb/refinement.hpp"
+#include "eplb/replication.hpp"
+
+using namespace moeplan::eplb;
+
+TEST_CASE("apportionment gives each extra slot to the heaviest replica, the lower index on ties") {
+  // By hand: [10,6,3] with 5 slots: 10 -> 2 replicas (5 each), then 6 -> 2 (3 each).
+  const std::vector<TokenCount> weights = {10, 6, 3};
+  CHECK(apportion_replicas(weights, 5) == std::vector<std::int64_t>{2, 2, 1});
+  CHECK(best_largest_replica_load(weights, 5) == doctest::Approx(5.0));
+  const std::vector<TokenCount> tied = {4, 4};
+  CHECK(apportion_replicas(tied, 3) == std::vector<std::int64_t>{2, 1});
+  CHECK(apportion_replicas(weights, 3) == std::vector<std::int64_t>{1, 1, 1});
+}
+
+TEST_CASE("apportionment respects a replica cap while another expert can take the slot") {
+  const std::vector<TokenCount> weights = {100, 1, 1};
+  CHECK(apportion_replicas(weights, 6) == std::vector<std::int64_t>{4, 1, 1});
+  CHECK(apportion_replicas(weights, 6, 2) == std::vector<std::int64_t>{2, 2, 2});
+}
+
+TEST_CASE("greedy packing puts each replica on the lightest GPU with room") {
+  // By hand, 2 GPUs x 3 slots: 9->G0, 7->G1, 6->G1 (13), 5->G0 (14), 5->G1 (18, full), 4->G0 (18).
+  const std::vector<TokenCount> weights = {9, 7, 6, 5, 5, 4};
+  const std::vector<std::int64_t> counts(6, 1);
+  const auto packing = pack_replicas_greedy(weights, counts, 2);
+  CHECK(packing.gpu_loads == std::vector<double>{18.0, 18.0});
+  CHECK(packing.slot_experts == std::vector<std::int32_t>{0, 3, 5, 1, 2, 4});
+}
+
+TEST_CASE("pairing matches the heaviest replica with the lightest") {
+  const std::vector<TokenCount> weights = {8, 7, 6, 5, 4, 3};
+  const std::vector<std::int64_t> counts(6, 1);
+  const auto packing = pack_replicas_in_pairs(weights, counts, 3);
+  CHECK(packing.gpu_loads == std::vector<double>{11.0, 11.0, 11.0});
+  CHECK(packing.slot_experts == std::vector<std::int32_t>{0, 5, 1, 4, 2, 3});
+}
+
+TEST_CASE("swaps lower the heaviest GPU and never create duplicates") {
+  // Start: G0 = {9, 8} = 17, G1 = {2, 1} = 3. Best swap 8 <-> 2 gives 11 and 9.
+  Packing packing;
+  packing.slots_per_gpu = 2;
+  packing.slot_experts = {0, 1, 2, 3};
+  packing.gpu_loads = {17, 3};
+  const std::vector<TokenCount> weights = {9, 8, 2, 1};
+  const std::vector<std::int64_t> counts(4, 1);
+  refine_by_swaps(weights, counts, packing);
+  CHECK(packing.max_load() == doctest::Approx(10.0));  // {9,1} and {8,2}: the best split
+}
+
+TEST_CASE("a duplicate replica moves when a swap keeps the maximum") {
+  // Expert 0 has 2 replicas of 5 on G0 with {1}; G1 = {4, 3}. Swapping a 5 for the 4 keeps max <= 11.
+  Packing packing;
+  packing.slots_per_gpu = 3;
+  packing.slot_experts = {0, 0, 1, 2, 3, 4};
+  packing.gpu_loads.assign(2, 0.0);
+  const std::vector<TokenCount> weights = {10, 1, 4, 3, 2};
+  const std::vector<std::int64_t> counts = {2, 1, 1, 1, 1};
+  recompute_gpu_loads(weights, counts, packing);
+  REQUIRE(packing.gpu_loads == std::vector<double>{11.0, 9.0});
+  CHECK(separate_duplicate_replicas(weights, counts, packing) == 0);
+  CHECK(packing.max_load() <= 11.0);
+  CHECK(packing.slot_experts[0] != packing.slot_experts[1]);
+  CHECK(packing.slot_experts[0] != packing.slot_experts[2]);
+}
+
+TEST_CASE("the lower bound takes the largest of mean, best replica and pigeonhole") {
+  // Mean: 30 / 3 = 10. Best replica with 6 slots over [20, 5, 5]: 20 -> 4 replicas of 5: 5.
+  CHECK(pool_lower_bound(std::vector<TokenCount>{20, 5, 5}, 6, 3) == doctest::Approx(10.0));
+  // One slot spare over 4 experts on 1 GPU... best replica: [12, 1, 1, 1] with 5 slots -> 6.
+  CHECK(pool_lower_bound(std::vector<TokenCount>{12, 1, 1, 1}, 5, 5) == doctest::Approx(6.0));
+  // Pigeonhole, 4 experts [7, 7, 7, 1] on 2 GPUs x 2 slots, no spare: 3 heaviest on 2 GPUs -> 7 + 7.
+  CHECK(pool_lower_bound(std::vector<TokenCount>{7, 7, 7, 1}, 4, 2) == doctest::Approx(14.0));
+}
+
+TEST_CASE("pairing counts for a target use the fewest replicas, then the lightest next replica") {
+  // Target 10 over [15, 4, 2] with 6 slots: 15 needs 2 (7.5), the others 1; 2 more slots go to
+  // the expert whose next replica is lightest: 2 -> 1 each (then 2 -> 0.67).
+  CHECK(pairing_counts_for_target(std::vector<TokenCount>{15, 4, 2}, 6, 10.0) == std::vector<std::int64_t>{2, 1, 3});
+  CHECK(pairing_counts_for_target(std::vector<TokenCount>{15, 4, 2}, 3, 10.0).empty());
+}

@@ -1,0 +1,70 @@
+#pragma once
+// Shared helpers for the export tests: the hand-written plans of tests/data/plans, edited copies of
+// them, the launch command of one node as the tokens a shell would pass, and the key a refusal names.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "export/json_fields.hpp"
+#include "export/launch_command.hpp"
+#include "export/node_assignment.hpp"
+#include "export/plan_reader.hpp"
+#include "io/input_error.hpp"
+
+namespace export_test {
+
+inline std::string data_path(const std::string& relative) { return std::string(MOEPLAN_SOURCE_DIR) + "/tests/data/" + relative; }
+
+inline nlohmann::json plan_document(const std::string& name) {
+  return moeplan::exporting::read_json_file(data_path("plans/" + name));
+}
+
+// Plans read from an in-memory document are named "plan.json" in error messages.
+inline moeplan::exporting::PlanFile plan_from(const nlohmann::json& document) {
+  return moeplan::exporting::parse_plan(document, "plan.json");
+}
+
+inline moeplan::exporting::PlanFile plan_named(const std::string& name) { return plan_from(plan_document(name)); }
+
+// The node of `role_index` at `node_rank` (instance 0) in plans[plan_index].
+inline moeplan::exporting::NodeLaunch node_of(const moeplan::exporting::PlanFile& plan, std::size_t role_index,
+                                              std::int64_t node_rank, std::size_t plan_index = 0) {
+  const auto& deployment = plan.plans[plan_index];
+  for (const auto& node : moeplan::exporting::assign_nodes(deployment, plan.scenario, {})) {
+    if (node.role == &deployment.roles[role_index] && node.instance == 0 && node.node_rank == node_rank) return node;
+  }
+  FAIL("no such node");
+  return {};
+}
+
+// Program, then every flag followed by its value, as the process receives them.
+inline std::vector<std::string> tokens(const moeplan::exporting::LaunchCommand& command) {
+  std::vector<std::string> all = command.program;
+  for (const auto& argument : command.arguments) {
+    all.push_back(argument.flag);
+    if (argument.value) all.push_back(*argument.value);
+  }
+  return all;
+}
+
+struct Refusal {
+  std::string key;
+  std::string message;
+};
+
+// The key and message of the InputError `action` throws; an empty key when it throws none.
+inline Refusal refusal_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const moeplan::InputError& error) {
+    return {error.key(), error.what()};
+  }
+  return {"", ""};
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace export_test

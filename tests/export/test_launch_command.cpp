@@ -1,0 +1,51 @@
+// Launch scripts: POSIX quoting and the script layout.
+#include "export/engine_version.hpp"
+#include "export/launch_command.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+
+TEST_CASE("shell quoting leaves plain words alone and single-quotes the rest") {
+  CHECK(shell_quote("deepseek-ai/DeepSeek-V3") == "deepseek-ai/DeepSeek-V3");
+  CHECK(shell_quote("node0:5000") == "node0:5000");
+  CHECK(shell_quote(R"({"num_redundant_experts":32})") == R"('{"num_redundant_experts":32}')");
+  CHECK(shell_quote("it's") == R"('it'\''s')");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b") == "'a b'");
+}
+
+TEST_CASE("a script exports the environment and execs one argument per line") {
+  LaunchCommand command;
+  command.set_environment("CUDA_VISIBLE_DEVICES", "4,5");
+  command.program = {"vllm", "serve", "Qwen/Qwen3-30B-A3B"};
+  command.add("--tensor-parallel-size", "2");
+  command.add("--enforce-eager");
+  command.reads_output_files = true;
+  CHECK(render_script(command, "a comment") ==
+        "#!/bin/sh\n"
+        "# a comment\n"
+        "cd \"$(dirname \"$0\")\"\n"
+        "export CUDA_VISIBLE_DEVICES=4,5\n"
+        "exec vllm serve Qwen/Qwen3-30B-A3B \\\n"
+        "    --tensor-parallel-size 2 \\\n"
+        "    --enforce-eager\n");
+}
+
+TEST_CASE("memory fractions round down to 0.001") {
+  CHECK(memory_fraction_text(0.835) == "0.835");
+  CHECK(memory_fraction_text(0.83) == "0.83");
+  CHECK(memory_fraction_text(0.8379) == "0.837");
+  CHECK(memory_fraction_text(0.9) == "0.9");
+}
+
+TEST_CASE("engine versions") {
+  CHECK(parse_engine_version("0.10.2rc1", "x") == release(0, 10, 2));
+  CHECK(parse_engine_version("v0.11.0", "x") == release(0, 11, 0));
+  CHECK(parse_engine_version("0.5", "x") == release(0, 5, 0));
+  CHECK(parse_engine_version("main", "x") > release(99, 0, 0));
+  CHECK(release(0, 9, 1) < release(0, 10, 2));
+  CHECK(export_test::refusal_of([] { parse_engine_version("latest", "command line"); }).key == "--engine-version");
+  CHECK(export_test::refusal_of([] { parse_engine_version("7", "command line"); }).key == "--engine-version");
+  CHECK(parse_engine("vllm-ascend", "x") == Engine::vllm_ascend);
+  CHECK(export_test::refusal_of([] { parse_engine("trtllm", "command line"); }).key == "--engine");
+}

@@ -1,0 +1,238 @@
+// SGLang launch arguments, written by hand from engines.md §1.1-§1.3, §1.6, §1.8 and §6.
+#include "export/sglang.hpp"
+#include "export/sglang_rules.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+using export_test::node_of;
+using export_test::plan_document;
+using export_test::plan_from;
+using Tokens = std::vector<std::string>;
+
+namespace {
+
+Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_rank, SglangRelease release,
+                     std::size_t plan_index = 0, std::optional<std::string> expert_location = std::nullopt) {
+  check_sglang_role(plan, plan.plans[plan_index].roles[role], release);
+  SglangSettings settings;
+  settings.release = release;
+  settings.model_path = "deepseek-ai/DeepSeek-V3";
+  return export_test::tokens(sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
+}
+
+// The refusal of role `role` of the edited doc 003 plan: its key relative to the role.
+std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
+  const PlanFile plan = plan_from(document);
+  const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[role], release); }).key;
+  const std::string prefix = plan.plans[0].roles[role].key + ".";
+  return key.starts_with(prefix) ? key.substr(prefix.size()) : key;
+}
+
+}  // namespace
+
+TEST_CASE("doc 003 prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundant experts, TBO") {
+  const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
+  // --chunked-prefill-size is divided by dp_size under DP attention: 16384 per rank x 32 = 524288.
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "32", "--dp-size", "32", "--enable-dp-attention",
+                           "--nnodes", "4", "--node-rank", "2", "--dist-init-addr", "node0:5000",
+                           "--ep-size", "32", "--moe-a2a-backend", "deepep", "--deepep-mode", "normal",
+                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
+                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
+                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
+                           "--mem-fraction-static", "0.85", "--max-running-requests", "8192",
+                           "--chunked-prefill-size", "524288", "--disaggregation-mode", "prefill",
+                           "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 2, SglangRelease::main) == expected);
+}
+
+TEST_CASE("doc 003 decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the expert-location file") {
+  const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
+                           "--nnodes", "9", "--node-rank", "0", "--dist-init-addr", "node4:5000",
+                           "--ep-size", "72", "--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency",
+                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
+                           "--init-expert-location", "expert-location-decode.json",
+                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
+                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
+                           "--mem-fraction-static", "0.835", "--max-running-requests", "18432",
+                           "--chunked-prefill-size", "294912", "--cuda-graph-max-bs", "256",
+                           "--disaggregation-mode", "decode", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 1, 0, SglangRelease::v0_5, 0, "expert-location-decode.json") == expected);
+}
+
+TEST_CASE("doc 003 decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets EP to the TP size") {
+  const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
+                           "--nnodes", "9", "--node-rank", "8", "--dist-init-addr", "node4:5000",
+                           "--enable-deepep-moe", "--deepep-mode", "low_latency",
+                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
+                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
+                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
+                           "--mem-fraction-static", "0.835", "--max-running-requests", "18432",
+                           "--chunked-prefill-size", "294912", "--cuda-graph-max-bs", "256",
+                           "--disaggregation-mode", "decode"};
+  CHECK(sglang_tokens(plan, 1, 8, SglangRelease::v0_4) == expected);
+}
+
+TEST_CASE("doc 000: TP8 on one H200 node, the shared expert fused as SGLang does by default") {
+  const PlanFile plan = export_test::plan_named("deepseek-v3-tp8-h200.json");
+  const Tokens fused = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                        "--tp-size", "8", "--mem-fraction-static", "0.8", "--max-running-requests", "256",
+                        "--chunked-prefill-size", "8192", "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 0) == fused);
+  const Tokens unfused = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                          "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                          "--max-running-requests", "256", "--chunked-prefill-size", "8192",
+                          "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == unfused);
+}
+
+TEST_CASE("doc 000 on SGLang 0.4.6: one fused replica per TP rank is --n-share-experts-fusion 8") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][0]["roles"][0]["layout"]["fused_shared"] = 8;
+  document["plans"][0]["roles"][0]["kv_cache_dtype"] = "fp8_e4m3";
+  const PlanFile plan = plan_from(document);
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "8", "--n-share-experts-fusion", "8", "--mem-fraction-static", "0.8",
+                           "--max-running-requests", "256", "--chunked-prefill-size", "8192",
+                           "--cuda-graph-max-bs", "256", "--kv-cache-dtype", "fp8_e4m3"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4) == expected);
+  // After 0.4 SGLang fuses exactly n_shared_experts = 1.
+  CHECK(refused_key(document, 0, SglangRelease::main) == "layout.fused_shared");
+}
+
+TEST_CASE("hybrid EP with standard dispatch: --ep-size below --tp-size, graphs off") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = document["plans"][1]["roles"][0];
+  role["layout"]["ep"] = 4;
+  role["cuda_graph_max_batch"] = 0;
+  const PlanFile plan = plan_from(document);
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "8", "--ep-size", "4", "--disable-shared-experts-fusion",
+                           "--mem-fraction-static", "0.8", "--max-running-requests", "256",
+                           "--chunked-prefill-size", "8192", "--disable-cuda-graph", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == expected);
+  // 0.4's --enable-ep-moe cannot express EP 4 on 8 ranks.
+  const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::v0_4); }).key;
+  CHECK(key == "plans[1].roles[0].layout.ep");
+}
+
+TEST_CASE("DeepEP with fusion needs --enforce-shared-experts-fusion, main only") {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  document["plans"][0]["roles"][1]["layout"]["fused_shared"] = 1;
+  const PlanFile plan = plan_from(document);
+  const Tokens tokens = sglang_tokens(plan, 1, 0, SglangRelease::main);
+  CHECK(std::find(tokens.begin(), tokens.end(), "--enforce-shared-experts-fusion") != tokens.end());
+  CHECK(std::find(tokens.begin(), tokens.end(), "--disable-shared-experts-fusion") == tokens.end());
+  CHECK(refused_key(document, 1, SglangRelease::v0_5) == "layout.fused_shared");
+}
+
+TEST_CASE("SGLang refuses what it would reject (engines.md §1.3)") {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  SUBCASE("rule 1: DeepEP forces ep = tp") {
+    decode["layout"]["ep"] = 36;
+    CHECK(refused_key(document, 1) == "layout.ep");
+  }
+  SUBCASE("rule 10: physical experts divisible by ep") {
+    decode["layout"]["redundant"] = 0;  // 256 slots over 72 ranks
+    CHECK(refused_key(document, 1) == "layout.ep");
+  }
+  SUBCASE("rule 6: dense TP only 1 or the TP size") {
+    decode["layout"]["dense_tp"] = 8;
+    CHECK(refused_key(document, 1) == "layout.dense_tp");
+  }
+  SUBCASE("rule 4: DeepEP normal disables CUDA graphs") {
+    decode["dispatch"] = "deepep_normal";
+    CHECK(refused_key(document, 1) == "cuda_graph_max_batch");
+  }
+  SUBCASE("no O-projection or QKV-projection TP") {
+    decode["layout"]["otp"] = 4;
+    CHECK(refused_key(document, 1) == "layout.otp");
+    decode["layout"]["otp"] = 1;
+    decode["layout"]["qkvtp"] = 4;
+    CHECK(refused_key(document, 1) == "layout.qkvtp");
+  }
+  SUBCASE("an LM head split neither over attention TP nor over all ranks") {
+    decode["layout"]["lm_head_tp"] = 8;
+    CHECK(refused_key(document, 1) == "layout.lm_head_tp");
+  }
+  SUBCASE("fusion only on SGLang's allow-list") {
+    document["model"]["name"] = "Kimi-K2-Instruct";
+    document["model"]["num_experts"] = 384;
+    decode["dispatch"] = "standard";
+    decode["two_batch_overlap"] = false;
+    decode["layout"]["fused_shared"] = 1;
+    decode["layout"]["redundant"] = 48;  // 432 slots, 6 per rank
+    CHECK(refused_key(document, 1) == "layout.fused_shared");
+  }
+}
+
+TEST_CASE("rule 5: DP LM head needs DP attention") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][1]["roles"][0]["layout"]["lm_head_tp"] = 1;
+  const PlanFile plan = plan_from(document);
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  CHECK(refusal.key == "plans[1].roles[0].layout.lm_head_tp");
+  CHECK(export_test::contains(refusal.message, "--enable-dp-lm-head needs --enable-dp-attention"));
+}
+
+TEST_CASE("rule 11: two-batch overlap without an all-to-all backend needs DP attention") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][1]["roles"][0]["two_batch_overlap"] = true;
+  const PlanFile plan = plan_from(document);
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  CHECK(refusal.key == "plans[1].roles[0].two_batch_overlap");
+}
+
+TEST_CASE("rule 9: redundant experts need ep > 1") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][1]["roles"][0]["layout"]["redundant"] = 8;
+  const PlanFile plan = plan_from(document);
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  CHECK(refusal.key == "plans[1].roles[0].layout.redundant");
+}
+
+TEST_CASE("flag names per SGLang release (engines.md §1.8)") {
+  CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_4) == "--enable-ep-moe");
+  CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_5) == "--ep-size");
+  CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::v0_4) == "--enable-deepep-moe");
+  CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::main) == "--moe-a2a-backend");
+  CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::v0_5) == "--cuda-graph-max-bs");
+  CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::main) == "--cuda-graph-max-bs-decode");
+  CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_enforce, SglangRelease::v0_5).has_value());
+  CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_replicas, SglangRelease::main).has_value());
+  CHECK(sglang_release(parse_engine_version("0.4.6.post1", "x")) == SglangRelease::v0_4);
+  CHECK(sglang_release(parse_engine_version("v0.5.4", "x")) == SglangRelease::v0_5);
+  CHECK(sglang_release(parse_engine_version("main", "x")) == SglangRelease::main);
+  CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.4.9", "x")); }).key == "--engine-version");
+  CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.3.6", "x")); }).key == "--engine-version");
+}
+
+TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and DeepEP's limits (engines.md §1.6, §1.7)") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  decode["layout"]["otp"] = 1;
+  decode["dispatch"] = "deepep_low_latency";
+  const PlanFile plan = plan_from(document);
+  check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main);
+  SglangSettings settings;
+  settings.model_path = "Qwen/Qwen3-235B-A22B";
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-235B-A22B",
+                           "--device", "npu", "--attention-backend", "ascend",
+                           "--tp-size", "16", "--dp-size", "16", "--enable-dp-attention",
+                           "--ep-size", "16", "--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency",
+                           "--enable-dp-lm-head", "--mem-fraction-static", "0.9", "--max-running-requests", "768",
+                           "--chunked-prefill-size", "65536", "--cuda-graph-max-bs-decode", "48",
+                           "--disaggregation-mode", "decode", "--kv-cache-dtype", "bf16"};
+  CHECK(export_test::tokens(sglang_launch(plan, node_of(plan, 1, 0), settings, std::nullopt)) == expected);
+
+  decode["max_batch_per_dp_rank"] = 600;
+  CHECK(refused_key(document, 1) == "max_batch_per_dp_rank");
+  nlohmann::json& prefill = document["plans"][0]["roles"][0];
+  prefill["dispatch"] = "deepep_normal";  // 8192 per rank x dp 16 = 131072 > 8192
+  CHECK(refused_key(document, 0) == "chunked_prefill_tokens");
+}

@@ -1,0 +1,112 @@
+// vllm-ascend: the O-projection TP of doc 004 through --additional-config, written by hand from
+// engines.md §2.4 (finegrained_tp_config from 0.12, top-level keys from 0.10.2 to 0.11).
+#include "export/vllm_ascend.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+using export_test::node_of;
+using export_test::plan_document;
+using export_test::plan_from;
+using Tokens = std::vector<std::string>;
+
+namespace {
+
+std::string refused_key(const nlohmann::json& document, std::size_t role, EngineVersion version = kMainBranch) {
+  const PlanFile plan = plan_from(document);
+  const RolePlan& refused = plan.plans[0].roles[role];
+  const std::string key = export_test::refusal_of([&] {
+                            check_vllm_role(plan, refused, version, VllmPlatform::ascend);
+                            check_vllm_ascend_role(plan, refused, version);
+                          }).key;
+  return key.starts_with(refused.key + ".") ? key.substr(refused.key.size() + 1) : key;
+}
+
+}  // namespace
+
+TEST_CASE("doc 004 decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
+  const PlanFile plan = export_test::plan_named("qwen3-235b-pd-otp4-910b.json");
+  const RolePlan& decode = plan.plans[0].roles[1];
+  check_vllm_role(plan, decode, kMainBranch, VllmPlatform::ascend);
+  check_vllm_ascend_role(plan, decode, kMainBranch);
+  VllmSettings settings;
+  settings.model_path = "Qwen/Qwen3-235B-A22B";
+  const Tokens expected = {"vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "1",
+                           "--data-parallel-size", "16", "--enable-expert-parallel",
+                           "--gpu-memory-utilization", "0.95", "--max-num-seqs", "48",
+                           "--max-num-batched-tokens", "4096", "--max-model-len", "4096", "--kv-cache-dtype", "auto",
+                           "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})",
+                           "--additional-config", R"({"finegrained_tp_config":{"oproj_tensor_parallel_size":4}})"};
+  CHECK(export_test::tokens(vllm_ascend_launch(plan, node_of(plan, 1, 0), settings)) == expected);
+}
+
+TEST_CASE("the additional-config schema follows the release") {
+  const PlanFile plan = export_test::plan_named("qwen3-235b-pd-otp4-910b.json");
+  const RolePlan& decode = plan.plans[0].roles[1];
+  CHECK(vllm_ascend_additional_config(plan, decode, parse_engine_version("v0.12.0rc1", "x")) ==
+        nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4}})"));
+  // engines.md §2.4: 0.10.2-0.11 put the key at the top level and required the torchair graph.
+  CHECK(vllm_ascend_additional_config(plan, decode, release(0, 11)) ==
+        nlohmann::json::parse(R"({"oproj_tensor_parallel_size": 4, "torchair_graph_config": {"enabled": true}})"));
+  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[0], kMainBranch).empty());
+}
+
+TEST_CASE("LM-head and dense-FFN splits at TP 1 go into finegrained_tp_config") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  document["model"]["dense_layers"] = 3;
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  decode["layout"]["lm_head_tp"] = 8;
+  decode["layout"]["dense_tp"] = 2;
+  const PlanFile plan = plan_from(document);
+  check_vllm_ascend_role(plan, plan.plans[0].roles[1], kMainBranch);
+  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], kMainBranch) ==
+        nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4,
+                                   "lmhead_tensor_parallel_size": 8, "mlp_tensor_parallel_size": 2}})"));
+  // engines.md §2.4: the legacy schema has no mlp_tensor_parallel_size.
+  CHECK(refused_key(document, 1, release(0, 11)) == "layout.dense_tp");
+}
+
+TEST_CASE("vllm-ascend refuses what its rules reject (engines.md §2.4)") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  SUBCASE("the accepted plan") { CHECK(refused_key(document, 1).empty()); }
+  SUBCASE("O-projection TP outside a decode role: doc 004's mixed RL deployment") {
+    const PlanFile plan = export_test::plan_named("qwen3-235b-rl-otp4-910b.json");
+    const auto refusal = export_test::refusal_of([&] { check_vllm_ascend_role(plan, plan.plans[0].roles[0], kMainBranch); });
+    CHECK(refusal.key == "plans[0].roles[0].layout.otp");
+    CHECK(export_test::contains(refusal.message, "only on decode nodes"));
+  }
+  SUBCASE("O-projection TP with attention TP above 1") {
+    decode["layout"]["tp"] = 2;
+    decode["layout"]["dp"] = 8;
+    decode["layout"]["lm_head_tp"] = 2;
+    decode["layout"]["dense_tp"] = 2;
+    CHECK(refused_key(document, 1) == "layout.otp");
+  }
+  SUBCASE("an O-projection group not dividing DP") {
+    decode["layout"]["otp"] = 3;
+    CHECK(refused_key(document, 1) == "layout.otp");
+  }
+  SUBCASE("O-projection TP without graph mode") {
+    decode["cuda_graph_max_batch"] = 0;
+    CHECK(refused_key(document, 1) == "cuda_graph_max_batch");
+  }
+  SUBCASE("a release before 0.10.2 has no O-projection TP") {
+    CHECK(refused_key(document, 1, release(0, 9, 1)) == "layout.otp");
+  }
+  SUBCASE("no QKV-projection TP") {
+    decode["layout"]["qkvtp"] = 4;
+    CHECK(refused_key(document, 1) == "layout.qkvtp");
+  }
+  SUBCASE("no FP8 KV cache on the 910B") {
+    decode["kv_cache_dtype"] = "fp8_e4m3";
+    CHECK(refused_key(document, 1) == "kv_cache_dtype");
+  }
+  SUBCASE("no redundant experts") {
+    decode["layout"]["redundant"] = 16;
+    CHECK(refused_key(document, 1) == "layout.redundant");
+  }
+  SUBCASE("no two-batch overlap") {
+    decode["two_batch_overlap"] = true;
+    CHECK(refused_key(document, 1) == "two_batch_overlap");
+  }
+}
