@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   moeplan::cli::add_eplb_solve_command(app);
   moeplan::cli::add_calibrate_command(app);
   moeplan::cli::add_export_command(app);
+  moeplan::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {

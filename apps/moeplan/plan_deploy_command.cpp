@@ -8,7 +8,9 @@
 #include "inputs.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
+#include "plan/simulated_ranking.hpp"
 #include "plan_tables.hpp"
+#include "simulation_tables.hpp"
 #include "terminal_reporter.hpp"
 
 namespace moeplan::cli {
@@ -23,6 +25,7 @@ struct PlanOptions {
   std::size_t top = 10;
   std::string json;
   std::string explain;
+  std::size_t simulate = 0;
 };
 
 std::string rejection_summary(const SearchResult& result) {
@@ -68,6 +71,12 @@ void run(const PlanOptions& options) {
              scenario.workload.input_tokens, scenario.workload.output_tokens,
              result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline");
   if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
+  if (options.simulate > 0 && !result.aggregated.empty()) {
+    const ServingContext context{model, scenario, steps, SkewModel{}};
+    fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,
+               simulated_ranking_table(
+                   rerank_by_simulation(context, result.aggregated, options.simulate, SimulationOptions{})));
+  }
   if (!result.disaggregated.empty()) fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}", disaggregated_table(result.disaggregated, options.top));
   fmt::print("\nevaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
              result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
@@ -82,6 +91,8 @@ void add_plan_deploy_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, true);
   command->add_option("--top", options->top, "how many plans to print and write")->capture_default_str()->check(CLI::PositiveNumber);
   command->add_option("--json", options->json, "also write the plan as JSON");
+  command->add_option("--simulate", options->simulate, "re-rank the top N aggregated plans by simulated throughput")
+      ->check(CLI::PositiveNumber);
   command->add_option("--explain", options->explain, "explain one layout term by term, e.g. \"tp=1,dp=8,ep=8\"");
   command->footer(
       "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml "

@@ -1,0 +1,116 @@
+// moeplan simulate: serve the scenario's workload with one layout (or a prefill and a decode pool) step by
+// step, and report throughput, TTFT and TPOT over time and when the KV cache binds.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "inputs.hpp"
+#include "io/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "plan/simulation.hpp"
+#include "plan/simulation_output.hpp"
+#include "simulation_tables.hpp"
+
+namespace moeplan::cli {
+
+namespace {
+
+constexpr std::size_t kPrintedRows = 16;
+
+struct SimulateOptions {
+  ModelInput model;
+  ScenarioInput scenario;
+  std::string layout;
+  std::string prefill_layout;
+  std::int64_t prefill_instances = 1;
+  std::int64_t decode_instances = 1;
+  std::int64_t max_batch = 0;
+  double duration = 0;
+  std::string csv;
+  std::string json;
+};
+
+PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
+                   std::int64_t instances) {
+  const Layout layout = parse_layout(text, option);
+  validate_layout(layout, context.model, option);
+  return {layout, best_role_options(context, layout, role), instances};
+}
+
+void check_cluster(const Scenario& scenario, std::int64_t gpus) {
+  if (gpus > scenario.cluster.gpus()) {
+    throw InputError("command line", "--layout",
+                     fmt::format("pools within the scenario's {} GPUs, got {}", scenario.cluster.gpus(), gpus));
+  }
+}
+
+SimulationResult simulate(const ServingContext& context, const SimulateOptions& options) {
+  SimulationOptions settings;
+  if (options.max_batch > 0) settings.max_batch = options.max_batch;
+  settings.duration = options.duration;
+  if (options.prefill_layout.empty()) {
+    const PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
+    check_cluster(context.scenario, pool.layout.world());
+    return simulate_aggregated(context, pool, settings);
+  }
+  const PoolSpec prefill =
+      pool_spec(context, options.prefill_layout, "--prefill-layout", Role::prefill, options.prefill_instances);
+  const PoolSpec decode = pool_spec(context, options.layout, "--layout", Role::decode, options.decode_instances);
+  check_cluster(context.scenario, prefill.layout.world() * prefill.instances + decode.layout.world() * decode.instances);
+  return simulate_disaggregated(context, prefill, decode, settings);
+}
+
+void run(const SimulateOptions& options) {
+  const Model model = load_model(options.model);
+  const Scenario scenario = load_scenario(options.scenario);
+  const StepModel steps(model, scenario.cluster.hardware);
+  const ServingContext context{model, scenario, steps, SkewModel{}};
+  const SimulationResult result = simulate(context, options);
+  if (!options.csv.empty()) write_file_atomically(options.csv, simulation_csv(result));
+  nlohmann::json json = simulation_json(result);
+  json["schema_version"] = 1;
+  json["model"] = model.name;
+  json["scenario"] = scenario.name;
+  json["calibrated"] = steps.calibrated();
+  write_json_output(options.json, json);
+  const Workload& workload = scenario.workload;
+  fmt::print("{} on {} x {} {}, scenario {}\n", model.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
+             scenario.cluster.hardware.name, scenario.name);
+  fmt::print("workload: {} requests of {} in / {} out tokens, {}; {}; expert load: skew model (no load log)\n\n",
+             workload.num_requests, workload.input_tokens, workload.output_tokens,
+             workload.request_rate ? fmt::format("Poisson {:.3g} req/s", *workload.request_rate)
+                                   : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
+             steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline");
+  fmt::print("{}\n{}", simulation_summary_text(result), simulation_series_table(result, kPrintedRows));
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  auto* command = app.add_subcommand("simulate", "Serve the scenario's workload step by step with one layout: "
+                                                 "throughput, TTFT and TPOT over time, and when memory binds");
+  add_model_options(*command, options->model);
+  add_scenario_options(*command, options->scenario, true);
+  command->add_option("--layout", options->layout, "the layout (the decode pool's with --prefill-layout), e.g. \"dp=16,ep=16,otp=4\"")
+      ->required();
+  auto* prefill = command->add_option("--prefill-layout", options->prefill_layout,
+                                      "simulate prefill/decode disaggregation with this prefill pool layout");
+  command->add_option("--prefill-instances", options->prefill_instances, "prefill pool instances")
+      ->capture_default_str()->check(CLI::PositiveNumber)->needs(prefill);
+  command->add_option("--decode-instances", options->decode_instances, "decode pool instances")
+      ->capture_default_str()->check(CLI::PositiveNumber)->needs(prefill);
+  command->add_option("--max-batch", options->max_batch, "running sequences per DP rank (default: the scenario's memory.max_batch)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--duration", options->duration, "stop after this many simulated seconds (default: serve every request)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--csv", options->csv, "also write the time series as CSV");
+  command->add_option("--json", options->json, "also write the summary and the time series as JSON");
+  command->footer(
+      "Example:\n  moeplan simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml "
+      "--layout dp=16,ep=16,otp=4 --csv otp4.csv --json otp4.json");
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace moeplan::cli

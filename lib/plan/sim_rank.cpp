@@ -1,0 +1,117 @@
+#include "plan/sim_rank.hpp"
+
+#include <algorithm>
+
+namespace moeplan {
+
+DpRank::DpRank(std::int64_t kv_capacity, std::int64_t max_batch) : kv_capacity_(kv_capacity), max_batch_(max_batch) {}
+
+std::int64_t DpRank::held_tokens(const SimRequest& request, std::int64_t decoded_steps) const {
+  return request.prefill_length + decoded_steps;
+}
+
+void DpRank::remove_running(std::int64_t id) {
+  running_.erase(std::find(running_.begin(), running_.end(), id));
+}
+
+void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step) {
+  const std::int64_t id = running_.back();
+  SimRequest& request = requests[static_cast<std::size_t>(id)];
+  if (request.prefill_done()) {
+    const std::int64_t decoded = step - request.decode_from;
+    kv_used_ -= held_tokens(request, decoded);
+    request.generated += decoded;
+    --decoding_;
+  } else {
+    kv_used_ -= request.prefill_length;
+    prefill_reserved_ -= request.prefill_length;
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), id));
+  }
+  // Recompute: the prompt and every token generated so far are prefilled again on readmission.
+  request.prefill_length = request.prompt + request.generated;
+  request.prefilled = 0;
+  request.kv_arrived = false;
+  ++request.epoch;
+  running_.pop_back();
+  waiting_.push_front(id);
+}
+
+std::int64_t DpRank::make_room(std::vector<SimRequest>& requests, std::int64_t step) {
+  std::int64_t preempted = 0;
+  while (!running_.empty() && kv_used_ + decoding_ > kv_capacity_) {
+    preempt_newest(requests, step);
+    ++preempted;
+  }
+  return preempted;
+}
+
+bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget) {
+  const std::int64_t id = waiting_.front();
+  SimRequest& request = requests[static_cast<std::size_t>(id)];
+  if (kv_used_ + request.prefill_length > kv_capacity_) return false;
+  if (!request.kv_arrived && token_budget <= 0) return false;
+  waiting_.pop_front();
+  running_.push_back(id);
+  kv_used_ += request.prefill_length;
+  prefill_reserved_ += request.prefill_length;
+  if (request.kv_arrived) {
+    request.prefilled = request.prefill_length;
+  } else {
+    prefilling_.push_back(id);
+  }
+  return true;
+}
+
+RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget,
+                              bool admit, std::vector<std::int64_t>& completing) {
+  RankSchedule result;
+  std::int64_t budget = token_budget;
+  const auto advance = [&](std::size_t position) {
+    SimRequest& request = requests[static_cast<std::size_t>(prefilling_[position])];
+    const std::int64_t take = std::min(budget, request.prefill_length - request.prefilled);
+    result.prefill_seconds += pricer.prefill(take, request.prefill_length);
+    result.prefill_tokens += take;
+    request.prefilled += take;
+    budget -= take;
+  };
+  for (std::size_t position = 0; position < prefilling_.size() && budget > 0; ++position) advance(position);
+  // vLLM V1 schedules no waiting request in a step that had to preempt.
+  while (admit && !waiting_.empty() && running() < max_batch_) {
+    const bool arrived = requests[static_cast<std::size_t>(waiting_.front())].kv_arrived;
+    if (!admit_next(requests, budget)) {
+      result.kv_blocked = budget > 0 || arrived;
+      break;
+    }
+    if (arrived) {
+      completing.push_back(running_.back());
+    } else {
+      advance(prefilling_.size() - 1);
+    }
+  }
+  // Budget goes to prefills in admission order, so the finished ones lead the queue.
+  while (!prefilling_.empty() && requests[static_cast<std::size_t>(prefilling_.front())].prefill_done()) {
+    completing.push_back(prefilling_.front());
+    prefilling_.pop_front();
+  }
+  return result;
+}
+
+void DpRank::start_decoding(SimRequest& request, std::int64_t next_step) {
+  prefill_reserved_ -= request.prefill_length;
+  request.decode_from = next_step;
+  ++decoding_;
+}
+
+void DpRank::release(std::int64_t id, const SimRequest& request, std::int64_t last_step) {
+  kv_used_ -= held_tokens(request, last_step - request.decode_from + 1);
+  --decoding_;
+  remove_running(id);
+}
+
+void DpRank::hand_off(std::int64_t id, const SimRequest& request) {
+  kv_used_ -= request.prefill_length;
+  prefill_reserved_ -= request.prefill_length;
+  remove_running(id);
+}
+
+}  // namespace moeplan

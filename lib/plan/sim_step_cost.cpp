@@ -1,0 +1,39 @@
+#include "plan/sim_step_cost.hpp"
+
+#include <algorithm>
+
+namespace moeplan {
+
+StepPricer::StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options)
+    : context_(context), layout_(layout), options_(options) {}
+
+StepOptions StepPricer::step_options(double tokens_per_rank) const {
+  StepOptions step;
+  step.dispatch = options_.dispatch;
+  step.two_batch_overlap = options_.two_batch_overlap;
+  step.max_over_mean = max_over_mean(context_.model, layout_, tokens_per_rank, context_.skew);
+  return step;
+}
+
+double StepPricer::decode(std::int64_t largest_batch, double most_attended_tokens) const {
+  if (largest_batch <= 0) return 0.0;
+  const auto batch = static_cast<double>(largest_batch);
+  // GQA and MLA decode attention scale with sequences x context, so the busiest rank's cached tokens
+  // spread over the padded batch price its attention exactly.
+  const DecodeInput input{batch, most_attended_tokens / batch};
+  return context_.steps.decode(layout_, input, step_options(batch)).total;
+}
+
+double StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
+  if (tokens <= 0) return 0.0;
+  auto found = seconds_per_token_.find(length);
+  if (found == seconds_per_token_.end()) {
+    const std::int64_t step_tokens = std::max(context_.scenario.memory.activation_tokens, length);
+    const PrefillInput input{static_cast<double>(step_tokens), static_cast<double>(length), 0};
+    const double seconds = context_.steps.prefill(layout_, input, step_options(input.tokens)).total;
+    found = seconds_per_token_.emplace(length, seconds / static_cast<double>(step_tokens)).first;
+  }
+  return static_cast<double>(tokens) * found->second;
+}
+
+}  // namespace moeplan

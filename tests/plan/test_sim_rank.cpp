@@ -1,0 +1,115 @@
+// One DP rank's admission, KV accounting and preemption, worked by hand.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "plan/sim_rank.hpp"
+#include "simulation_fixtures.hpp"
+
+using namespace moeplan;
+
+namespace {
+
+struct RankFixture {
+  Model model = test::qwen3_235b();
+  Scenario scenario = test::h200_closed_loop(100, 10, 4, 4);
+  StepModel steps{model, scenario.cluster.hardware};
+  ServingContext context{model, scenario, steps, SkewModel{}};
+  StepPricer pricer{context, parse_layout("tp=8", "test"), RoleOptions{Role::aggregated, DispatchMode::gather_scatter, false}};
+  std::vector<SimRequest> requests;
+
+  // `count` requests of a 100-token prompt and 10 output tokens, queued on `rank`.
+  void queue(DpRank& rank, int count) {
+    for (int index = 0; index < count; ++index) {
+      SimRequest request;
+      request.prompt = 100;
+      request.output = 10;
+      request.prefill_length = 100;
+      requests.push_back(request);
+      rank.enqueue(static_cast<std::int64_t>(requests.size()) - 1);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a cache that holds exactly three prompts admits three and says the KV binds") {
+  RankFixture fixture;
+  DpRank rank(300, 48);
+  fixture.queue(rank, 4);
+  std::vector<std::int64_t> completing;
+  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  CHECK(rank.running() == 3);
+  CHECK(rank.waiting() == 1);
+  CHECK(rank.kv_used() == 300);
+  CHECK(schedule.kv_blocked);
+  CHECK(schedule.prefill_tokens == 300);
+  CHECK(completing == std::vector<std::int64_t>{0, 1, 2});
+}
+
+TEST_CASE("the batch cap admits no more than max batch, without blaming memory") {
+  RankFixture fixture;
+  DpRank rank(10000, 2);
+  fixture.queue(rank, 4);
+  std::vector<std::int64_t> completing;
+  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  CHECK(rank.running() == 2);
+  CHECK_FALSE(schedule.kv_blocked);
+}
+
+TEST_CASE("chunked prefill spends the token budget in admission order") {
+  RankFixture fixture;
+  DpRank rank(10000, 48);
+  fixture.queue(rank, 3);
+  std::vector<std::int64_t> completing;
+  // 250 tokens: the first two prompts whole, the third's first 50.
+  const RankSchedule first = rank.schedule(fixture.requests, fixture.pricer, 250, true, completing);
+  CHECK(first.prefill_tokens == 250);
+  CHECK(completing.size() == 2);
+  CHECK(fixture.requests[2].prefilled == 50);
+  completing.clear();
+  const RankSchedule second = rank.schedule(fixture.requests, fixture.pricer, 250, true, completing);
+  CHECK(second.prefill_tokens == 50);
+  CHECK(completing == std::vector<std::int64_t>{2});
+}
+
+TEST_CASE("when decode growth overflows the cache the newest sequence is preempted for recompute") {
+  RankFixture fixture;
+  DpRank rank(300, 48);
+  fixture.queue(rank, 3);
+  std::vector<std::int64_t> completing;
+  rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  for (const std::int64_t id : completing) {
+    fixture.requests[static_cast<std::size_t>(id)].generated = 1;  // the prefill's first token
+    rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
+  }
+  // Step 1: three sequences need 3 more slots in a full cache of 300; dropping the newest (100 held) leaves 200 + 2.
+  CHECK(rank.make_room(fixture.requests, 1) == 1);
+  rank.grow();
+  CHECK(rank.kv_used() == 202);
+  CHECK(rank.running() == 2);
+  CHECK(rank.waiting() == 1);
+  CHECK(rank.decoding() == 2);
+  const SimRequest& preempted = fixture.requests[2];
+  CHECK(preempted.prefill_length == 101);  // prompt + the one token it had generated
+  CHECK(preempted.prefilled == 0);
+  CHECK(preempted.epoch == 1);
+}
+
+TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
+  RankFixture fixture;
+  DpRank rank(1000, 48);
+  fixture.queue(rank, 1);
+  std::vector<std::int64_t> completing;
+  rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  rank.start_decoding(fixture.requests[0], 1);
+  for (std::int64_t step = 1; step <= 9; ++step) {
+    rank.make_room(fixture.requests, step);
+    rank.grow();
+  }
+  CHECK(rank.kv_used() == 109);
+  rank.release(0, fixture.requests[0], 9);
+  CHECK(rank.kv_used() == 0);
+  CHECK(rank.running() == 0);
+  CHECK(rank.decoding() == 0);
+}

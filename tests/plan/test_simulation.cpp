@@ -1,0 +1,118 @@
+// The simulation against plan-deploy's static estimate, and invariants a whole run must keep.
+#include <doctest/doctest.h>
+
+#include "io/input_error.hpp"
+#include "plan/search.hpp"
+#include "plan/simulation.hpp"
+#include "simulation_fixtures.hpp"
+
+using namespace moeplan;
+
+namespace {
+
+struct Setting {
+  Model model = test::qwen3_235b();
+  Scenario scenario;
+  StepModel steps;
+  ServingContext context;
+
+  explicit Setting(Scenario chosen)
+      : scenario(std::move(chosen)), steps(model, scenario.cluster.hardware), context{model, scenario, steps, SkewModel{}} {}
+
+  PoolSpec pool(const std::string& text, Role role = Role::aggregated) const {
+    const Layout layout = parse_layout(text, "test");
+    return {layout, best_role_options(context, layout, role), 1};
+  }
+
+  ServingEstimate estimate(const PoolSpec& pool) const {
+    const Workload& workload = scenario.workload;
+    const MemoryPlan memory = plan_memory(model, pool.layout, scenario.cluster.hardware, scenario.memory,
+                                          workload.input_tokens + workload.output_tokens);
+    return estimate_serving(context, pool.layout, memory, pool.options);
+  }
+};
+
+}  // namespace
+
+// The agreement test: with no memory pressure and the batch fixed by the concurrency, every
+// sequence ages from input to input + output, so the mean context is plan-deploy's input + output / 2,
+// and each wave's prefill costs what estimate_serving amortises into its throughput.
+TEST_CASE("steady state matches plan-deploy's static estimate for the same layout and batch") {
+  for (const char* text : {"tp=8", "dp=8,ep=8"}) {
+    CAPTURE(text);
+    const std::int64_t batch_per_rank = 16;
+    const PoolSpec probe = Setting(test::h200_closed_loop(512, 1024, 1, 1)).pool(text);
+    const std::int64_t concurrency = batch_per_rank * probe.layout.dp;
+    const Setting setting(test::h200_closed_loop(512, 1024, concurrency, 4 * concurrency));
+    const PoolSpec pool = setting.pool(text);
+    const ServingEstimate estimate = setting.estimate(pool);
+    REQUIRE(estimate.batch == batch_per_rank);
+    REQUIRE(estimate.batch_limit == "concurrency");
+    const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
+    CHECK_FALSE(result.summary.memory_binds_at);
+    // Each request's first token comes from its prefill step, so a wave has output - 1 decode steps: 0.1 %.
+    CHECK(result.summary.tpot.mean == doctest::Approx(estimate.decode.total).epsilon(0.002));
+    CHECK(result.summary.output_tokens_per_gpu == doctest::Approx(estimate.output_tokens_per_gpu).epsilon(0.002));
+  }
+}
+
+TEST_CASE("every request's tokens come out once, preemptions and recompute included") {
+  // 2K prompts with 6K outputs at 48 per rank overflow the KV cache of an H200 holding 94 GiB of weights.
+  Scenario scenario = test::h200_closed_loop(2048, 6144, 128, 256);
+  scenario.memory.max_batch = 128;
+  scenario.memory.utilization = 0.74;
+  const Setting setting(scenario);
+  const SimulationResult result = simulate_aggregated(setting.context, setting.pool("tp=8"), SimulationOptions{});
+  CHECK(result.summary.completed == 256);
+  CHECK(result.summary.output_tokens == 256 * 6144);
+  CHECK(result.summary.preemptions > 0);
+  REQUIRE(result.summary.memory_binds_at);
+  CHECK(*result.summary.memory_binds_at < result.summary.elapsed);
+  for (const SeriesPoint& point : result.pools.front().series) CHECK(point.kv_use <= 1.0);
+}
+
+TEST_CASE("a duration limit stops the run at that time") {
+  const Setting setting(test::h200_closed_loop(1024, 4096, 64, 1000));
+  SimulationOptions options;
+  options.duration = 20;
+  const SimulationResult result = simulate_aggregated(setting.context, setting.pool("tp=8"), options);
+  CHECK(result.summary.elapsed == 20);
+  CHECK(result.summary.completed < 1000);
+  CHECK(result.summary.output_tokens > 0);
+}
+
+TEST_CASE("Poisson arrivals at a low rate see an empty server: TTFT is one prefill step") {
+  Scenario scenario = test::h200_closed_loop(1024, 64, 1, 200);
+  scenario.workload.concurrency.reset();
+  scenario.workload.request_rate = 0.05;  // one request every 20 s; each lasts well under a second
+  const Setting setting(scenario);
+  const PoolSpec pool = setting.pool("tp=8");
+  const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
+  CHECK(result.summary.completed == 200);
+  // A lone 1024-token prompt: one chunk, priced as estimate_serving prices its prefill step per token.
+  const ServingEstimate estimate = setting.estimate(pool);
+  const double alone = estimate.prefill.total * 1024.0 / static_cast<double>(estimate.prefill_tokens);
+  CHECK(result.summary.ttft.p50 == doctest::Approx(alone).epsilon(1e-9));
+  // 200 arrivals at 0.05/s span about 4000 s.
+  CHECK(result.summary.elapsed == doctest::Approx(4000).epsilon(0.15));
+}
+
+TEST_CASE("disaggregated pools hand every request from prefill to decode") {
+  Scenario scenario = test::h200_closed_loop(2048, 512, 64, 256);
+  scenario.cluster.nodes = 2;
+  const Setting setting(scenario);
+  const SimulationResult result =
+      simulate_disaggregated(setting.context, setting.pool("tp=8", Role::prefill), setting.pool("tp=8", Role::decode),
+                             SimulationOptions{});
+  REQUIRE(result.pools.size() == 2);
+  CHECK(result.summary.completed == 256);
+  CHECK(result.summary.output_tokens == 256 * 512);
+  CHECK(result.pools[0].steps > 0);
+  CHECK(result.pools[1].steps > 0);
+  CHECK(result.summary.output_tokens_per_gpu * 16 == doctest::Approx(result.summary.output_tokens_per_second));
+}
+
+TEST_CASE("a layout whose KV cache cannot hold one whole request is refused") {
+  const Setting setting(test::h200_closed_loop(1024, 1 << 22, 8, 8));
+  CHECK_THROWS_AS(simulate_aggregated(setting.context, setting.pool("tp=8"), SimulationOptions{}), InputError);
+}

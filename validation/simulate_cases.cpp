@@ -1,0 +1,181 @@
+// Serving over time (issue 4) against doc 004's measured runs on Ascend 910B: what memory binding does
+// to throughput, and how batch caps and KV binding spread TTFT. Scenarios are the shipped ones,
+// unmodified; the step model is the uncalibrated datasheet roofline of the Ascend-910B preset.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "plan/simulation.hpp"
+#include "spec/model.hpp"
+#include "spec/scenario.hpp"
+#include "validation_case.hpp"
+
+namespace moeplan::validation {
+
+namespace {
+
+struct Setting {
+  Model model;
+  Scenario scenario;
+  StepModel steps;
+  ServingContext context;
+
+  explicit Setting(const std::string& scenario_name)
+      : model(load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/qwen3-235b-a22b.yaml")),
+        scenario(load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/" + scenario_name)),
+        steps(model, scenario.cluster.hardware),
+        context{model, scenario, steps, SkewModel{}} {}
+
+  SimulationResult run(const std::string& layout_text, std::int64_t max_batch, double duration = 0) const {
+    const Layout layout = parse_layout(layout_text, "validation");
+    validate_layout(layout, model, "validation");
+    SimulationOptions options;
+    options.max_batch = max_batch;
+    options.duration = duration;
+    return simulate_aggregated(context, {layout, best_role_options(context, layout, Role::aggregated), 1}, options);
+  }
+};
+
+double holds(bool condition) { return condition ? 1 : 0; }
+
+const char* const kRlSource =
+    "doc 004 RL场景: Qwen3-235B DP16 EP16 on one 16-NPU 910B node, 2K in / 32K out, --max-num-seqs 48, "
+    "768 concurrent, 1024 prompts; output 517.66 TPS (OTP1) -> 602.16 TPS (OTP4), and the per-DP throughput plot";
+
+const char* const kRoofline =
+    "uncalibrated datasheet roofline: on the Ascend-910B preset the simulated server runs about 2.2-2.3x faster "
+    "than the measured one, while the one operator the document times is off by less (bs-48 O matmul: 76.5 us "
+    "measured, 56.9 us modelled); the rest lies in what doc 004 does not break down (grouped expert GEMMs, "
+    "all-to-all, host scheduling), and a calibration replaces the efficiencies";
+
+// Output tokens/s over [from, end of run], from a whole run and a run stopped at `from`.
+double rate_after(const SimulationResult& whole, const SimulationResult& until) {
+  return static_cast<double>(whole.summary.output_tokens - until.summary.output_tokens) /
+         (whole.summary.elapsed - until.summary.elapsed);
+}
+
+void add_rl_cases(CaseList& cases) {
+  const Setting setting("qwen3-235b-rl-910b.yaml");
+  const SimulationResult baseline = setting.run("dp=16,ep=16", 48);
+  const SimulationResult split = setting.run("dp=16,ep=16,otp=4", 48);
+  // doc 004: the baseline leads until the KV cache binds; OTP4's cache is the later of the two to bind.
+  const double binds = std::max(baseline.summary.memory_binds_at.value_or(0), split.summary.memory_binds_at.value_or(0));
+  const SimulationResult baseline_early = setting.run("dp=16,ep=16", 48, binds);
+  const SimulationResult split_early = setting.run("dp=16,ep=16,otp=4", 48, binds);
+  const double early_baseline = baseline_early.summary.output_tokens_per_second;
+  const double early_split = split_early.summary.output_tokens_per_second;
+  cases.push_back(absolute_case(
+      "doc004.rl.baseline_leads_before_binding", kRlSource, "holds", 1, holds(early_baseline > early_split), 0,
+      fmt::format("output tokens/s over [0, {:.0f} s], until OTP4's cache binds: OTP1 {:.0f}, OTP4 {:.0f}", binds,
+                  early_baseline, early_split)));
+  const double late_baseline = rate_after(baseline, baseline_early);
+  const double late_split = rate_after(split, split_early);
+  cases.push_back(absolute_case(
+      "doc004.rl.otp4_overtakes_once_kv_binds", kRlSource, "holds", 1, holds(late_split > late_baseline), 0,
+      fmt::format("output tokens/s after {:.0f} s: OTP1 {:.0f}, OTP4 {:.0f}; KV per DP rank {} vs {} tokens", binds,
+                  late_baseline, late_split, baseline.pools.front().memory.max_kv_tokens,
+                  split.pools.front().memory.max_kv_tokens)));
+  // 5 %: one benchmark run per layout, on a dataset whose prompts vary around the scenario's fixed 2K.
+  cases.push_back(relative_case(
+      "doc004.rl.otp4_gain", kRlSource, "ratio", 602.16 / 517.66,
+      split.summary.output_tokens_per_second / baseline.summary.output_tokens_per_second, 0.05,
+      fmt::format("whole-run output tokens/s {:.1f} -> {:.1f}; {} and {} preemptions", baseline.summary.output_tokens_per_second,
+                  split.summary.output_tokens_per_second, baseline.summary.preemptions, split.summary.preemptions)));
+  const std::int64_t prompts_held = baseline.pools.front().memory.max_kv_tokens / setting.scenario.workload.input_tokens;
+  cases.push_back(with_known_gap(
+      absolute_case("doc004.rl.opening_batch.otp1", kRlSource, "sequences", 48, static_cast<double>(prompts_held), 0,
+                    "doc 004: both layouts decode the same batch at first, before the cache binds"),
+      "the memory model's reserves (SGLang's ranks/8 GiB communicator reserve, EP dispatch buffers, an 8192-token "
+      "activation workspace) leave OTP1 14.9 GiB of KV, 40 prompts of 2048 tokens per rank; the measured vLLM-ascend "
+      "server held 48, so its reserves were smaller or its prompts shorter than 2K"));
+  cases.push_back(with_known_gap(relative_case("doc004.rl.tps.otp1", kRlSource, "tokens/s", 517.66,
+                                               baseline.summary.output_tokens_per_second, 0.10),
+                                 kRoofline));
+  cases.push_back(with_known_gap(relative_case("doc004.rl.tps.otp4", kRlSource, "tokens/s", 602.16,
+                                               split.summary.output_tokens_per_second, 0.10),
+                                 kRoofline));
+}
+
+// doc 004 PD混布 table: 128 in / 4K out, 768 concurrent, 5000 requests.
+struct MixedRow {
+  const char* name;
+  const char* layout;
+  std::int64_t max_batch;  // the largest graph batch size: vLLM's --max-num-seqs per DP rank
+  double ttft_ms;
+  double tpot_ms;
+  double qps;
+};
+
+constexpr MixedRow kMixedRows[] = {
+    {"dp8_tp2_g96", "tp=2,dp=8,ep=16", 96, 22551.13, 152.37, 1.10},
+    {"dp8_tp2_g48", "tp=2,dp=8,ep=16", 48, 341356.79, 90.90, 0.98},
+    {"dp16_otp4_qkvtp4", "dp=16,ep=16,otp=4,qkvtp=4", 48, 34349.30, 169.21, 0.97},
+    {"dp16_tp1", "dp=16,ep=16", 48, 122960.07, 235.30, 0.62},
+};
+
+const char* const kMixedSource =
+    "doc 004 PD混布场景 table (128 in / 4K out, 768 concurrent, 5000 requests, 910B): TTFT, TPOT, QPS per layout";
+
+// Mean TTFT in request lifetimes (TTFT / (TPOT x output)): how long a request queues, free of the
+// step-time calibration that scales TTFT and TPOT alike.
+double ttft_in_lifetimes(double ttft, double tpot, double output) { return ttft / (tpot * output); }
+
+void add_mixed_cases(CaseList& cases) {
+  const Setting setting("qwen3-235b-mixed-128-4k-910b.yaml");
+  const auto output = static_cast<double>(setting.scenario.workload.output_tokens);
+  std::vector<SimulationSummary> runs;
+  for (const MixedRow& row : kMixedRows) runs.push_back(setting.run(row.layout, row.max_batch).summary);
+  std::string got_order;
+  bool ordered = true;
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    got_order += fmt::format("{}{} {:.2f}", index == 0 ? "" : ", ", kMixedRows[index].name, runs[index].requests_per_second);
+    if (index > 0) ordered = ordered && runs[index].requests_per_second < runs[index - 1].requests_per_second;
+  }
+  cases.push_back(with_known_gap(
+      absolute_case("doc004.mixed.qps_order", kMixedSource, "holds", 1, holds(ordered), 0,
+                    "document order 1.10 > 0.98 > 0.97 > 0.62; simulated QPS: " + got_order),
+      "the simulated TPOTs of the DP16 layouts are 1.4-1.6x DP8+TP2 [48,24]'s where the measured ones "
+      "(169 and 235 ms against 91 ms) are 1.9-2.6x, so the simulation ranks DP16 TP1 above DP8+TP2 [48,24]; " +
+          std::string(kRoofline)));
+  for (std::size_t index = 1; index < runs.size(); ++index) {
+    const MixedRow& row = kMixedRows[index];
+    cases.push_back(with_known_gap(
+        relative_case(fmt::format("doc004.mixed.qps_over_best.{}", row.name), kMixedSource, "ratio",
+                      row.qps / kMixedRows[0].qps, runs[index].requests_per_second / runs[0].requests_per_second, 0.05,
+                      "QPS over DP8+TP2 [96,48,24]'s, which removes the common step-time scale"),
+        "the per-layout step-time ratios of the uncalibrated roofline differ from the 910B's (see doc004.mixed.qps_order)"));
+  }
+  cases.push_back(with_known_gap(
+      relative_case("doc004.mixed.qps.dp8_tp2_g96", kMixedSource, "req/s", kMixedRows[0].qps, runs[0].requests_per_second, 0.10),
+      kRoofline));
+  // 0.05 request lifetimes: the spread runs from 0.04 to 0.92 lifetimes, so this tells the regimes apart.
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    const MixedRow& row = kMixedRows[index];
+    cases.push_back(absolute_case(
+        fmt::format("doc004.mixed.ttft_lifetimes.{}", row.name), kMixedSource, "lifetimes",
+        ttft_in_lifetimes(row.ttft_ms, row.tpot_ms, output), ttft_in_lifetimes(runs[index].ttft.mean, runs[index].tpot.mean, output),
+        0.05,
+        fmt::format("simulated TTFT {:.1f} s, TPOT {:.1f} ms, memory binds at {}", runs[index].ttft.mean,
+                    runs[index].tpot.mean * 1e3,
+                    runs[index].memory_binds_at ? fmt::format("{:.0f} s", *runs[index].memory_binds_at) : "never")));
+  }
+  const auto longest = std::max_element(runs.begin(), runs.end(), [](const SimulationSummary& left, const SimulationSummary& right) {
+    return left.ttft.mean < right.ttft.mean;
+  });
+  cases.push_back(absolute_case(
+      "doc004.mixed.longest_ttft_is_dp8_tp2_g48", kMixedSource, "holds", 1,
+      holds(kMixedRows[longest - runs.begin()].name == std::string("dp8_tp2_g48")), 0,
+      "8 DP ranks x 48 = 384 running of 768 clients: half the requests queue a whole request lifetime; DP16 TP1 "
+      "binds its KV below 48 per rank and queues the rest; OTP4+QKVTP4 and [96,48,24] hold nearly all 768"));
+}
+
+}  // namespace
+
+void add_simulate_cases(CaseList& cases) {
+  add_rl_cases(cases);
+  add_mixed_cases(cases);
+}
+
+}  // namespace moeplan::validation
