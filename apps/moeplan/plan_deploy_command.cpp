@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "eplb/load_log.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
 #include "plan/simulated_ranking.hpp"
@@ -26,7 +27,17 @@ struct PlanOptions {
   std::string json;
   std::string explain;
   std::size_t simulate = 0;
+  std::string loads;
 };
+
+// The expert-load log the search measures EP imbalance from: --loads, else the scenario's, else none.
+std::unique_ptr<ExpertLoadImbalance> measured_loads(const PlanOptions& options, const Model& model,
+                                                    const Scenario& scenario) {
+  const std::string file = options.loads.empty() ? scenario.expert_loads : options.loads;
+  if (file.empty()) return nullptr;
+  eplb::LoadLog log = eplb::read_load_log(file, {model.dense_layers, model.num_layers});
+  return std::make_unique<ExpertLoadImbalance>(std::move(log), model);
+}
 
 std::string rejection_summary(const SearchResult& result) {
   if (result.rejected_by_reason.empty()) return "none rejected\n";
@@ -55,24 +66,25 @@ void run(const PlanOptions& options) {
   const Model model = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
   const StepModel steps(model, scenario.cluster.hardware);
+  const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
   if (!options.explain.empty()) {
-    fmt::print("{}", explain_layout(model, scenario, steps, parse_layout(options.explain, "--explain")));
+    fmt::print("{}", explain_layout(model, scenario, steps, loads.get(), parse_layout(options.explain, "--explain")));
     return;
   }
   TerminalReporter reporter;
-  const SearchResult result = search_layouts(model, scenario, steps, reporter);
+  const SearchResult result = search_layouts(model, scenario, steps, reporter, loads.get());
   if (result.aggregated.empty() && result.disaggregated.empty()) {
     throw CLI::RuntimeError(closest_rejections(result), kNoFeasiblePlanExit);
   }
   write_json_output(options.json, plan_json(model, scenario, result, options.top));
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
-  fmt::print("workload: {} in / {} out tokens; {}; expert load: skew model (no load log)\n",
-             scenario.workload.input_tokens, scenario.workload.output_tokens,
-             result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline");
+  fmt::print("workload: {} in / {} out tokens; {}; expert load: {}\n", scenario.workload.input_tokens,
+             scenario.workload.output_tokens,
+             result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline", result.load_source);
   if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
   if (options.simulate > 0 && !result.aggregated.empty()) {
-    const ServingContext context{model, scenario, steps, SkewModel{}};
+    const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,
                simulated_ranking_table(
                    rerank_by_simulation(context, result.aggregated, options.simulate, SimulationOptions{})));
@@ -91,6 +103,9 @@ void add_plan_deploy_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, true);
   command->add_option("--top", options->top, "how many plans to print and write")->capture_default_str()->check(CLI::PositiveNumber);
   command->add_option("--json", options->json, "also write the plan as JSON");
+  command->add_option("--loads", options->loads,
+                      "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")
+      ->check(CLI::ExistingFile);
   command->add_option("--simulate", options->simulate, "re-rank the top N aggregated plans by simulated throughput")
       ->check(CLI::PositiveNumber);
   command->add_option("--explain", options->explain, "explain one layout term by term, e.g. \"tp=1,dp=8,ep=8\"");

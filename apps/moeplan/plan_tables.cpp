@@ -94,7 +94,8 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
   return table.render();
 }
 
-std::string explain_layout(const Model& model, const Scenario& scenario, const StepModel& steps, const Layout& layout) {
+std::string explain_layout(const Model& model, const Scenario& scenario, const StepModel& steps,
+                           const ExpertLoadImbalance* measured_loads, const Layout& layout) {
   std::string text = fmt::format("layout {} for {} on {} ({} GPUs)\n", layout_label(layout), model.name,
                                  scenario.cluster.hardware.name, layout.world());
   try {
@@ -109,7 +110,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
                       gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.usable_bytes),
                       gib(memory.kv_cache_bytes), memory.max_kv_tokens, memory.kv.bytes_per_token);
   if (!memory.fits) return text + "  rejected: memory: weights and overheads exceed the usable memory\n";
-  const ServingContext context{model, scenario, steps, SkewModel{}};
+  const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   for (const Role role : {Role::aggregated, Role::prefill, Role::decode}) {
     for (const RoleOptions& options : role_options(layout, role, scenario.search)) {
       text += serving_text(estimate_serving(context, layout, memory, options));

@@ -1,6 +1,8 @@
 #pragma once
-// How much busier the busiest EP rank is than the mean when no expert-load log is given: a
-// documented stand-in for the imbalance doc 003 measures (balancedness = mean / max tokens per GPU).
+// How much busier the busiest EP rank is than the mean (doc 003: balancedness = mean / max tokens
+// per GPU). Two parts multiply: the static skew of expert popularity over the experts a rank holds,
+// and the sampling noise of routing a finite batch. Without an expert-load log a documented skew
+// model stands in for the first; with one, eplb-solve's placements measure it (load_imbalance.hpp).
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
 
@@ -15,9 +17,14 @@ struct SkewModel {
   double residual_after_rebalance = 0.25;
 };
 
-// Busiest rank's expert rows over the mean for `tokens_per_rank` tokens on every attention DP rank.
-// Two parts multiply: the static popularity skew over the experts a rank holds, and the sampling
-// noise of routing `mean` rows (the extreme of ep draws: sqrt(2 ln ep / mean)).
+// Popularity skew: 1 + variation / sqrt(experts per rank) x sqrt(2 ln ep), the expected extreme of
+// ep rank loads, reduced by rebalancing when redundant slots exist.
+double popularity_skew(const Model& model, const Layout& layout, const SkewModel& skew);
+
+// Sampling noise of `tokens_per_rank` tokens on every attention DP rank: 1 + sqrt(2 ln ep / rows).
+double sampling_skew(const Model& model, const Layout& layout, double tokens_per_rank);
+
+// The skew model's busiest-rank ratio: popularity x sampling (1 when EP is 1).
 double max_over_mean(const Model& model, const Layout& layout, double tokens_per_rank, const SkewModel& skew);
 
 }  // namespace moeplan

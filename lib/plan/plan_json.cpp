@@ -132,7 +132,7 @@ nlohmann::json plan_json(const Model& model, const Scenario& scenario, const Sea
           {"calibrated", result.calibrated},
           {"calibration", result.calibrated ? nlohmann::json(result.calibration_source) : nlohmann::json(nullptr)},
           {"estimates", result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline"},
-          {"load_model", "skew model (no expert-load log given)"},
+          {"load_model", result.load_source},
           {"evaluated", result.evaluated},
           {"plans", plans},
           {"rejected", result.rejected_by_reason}};

@@ -90,12 +90,16 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
   return {Candidate{layout, memory, *best, false}, std::nullopt};
 }
 
-SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter) {
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
+                            const ExpertLoadImbalance* measured_loads) {
   SearchResult result;
   result.context_length = context_length(scenario);
   result.calibrated = steps.calibrated();
   result.calibration_source = steps.compute().efficiency().source;
-  const ServingContext context{model, scenario, steps, SkewModel{}};
+  const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
+  result.load_source = measured_loads != nullptr
+                           ? "placements solved by eplb-solve from " + measured_loads->file()
+                           : "skew model (no expert-load log given)";
   const std::vector<Layout> layouts = enumerate_layouts(model, scenario);
   for (std::size_t index = 0; index < layouts.size(); ++index) {
     const Layout& layout = layouts[index];

@@ -46,6 +46,7 @@ struct SearchResult {
   std::int64_t context_length = 0;
   bool calibrated = false;
   std::string calibration_source;
+  std::string load_source;  // what set the EP imbalance: a load log or the skew model
   std::vector<Candidate> aggregated;     // best first
   std::vector<Candidate> prefill;        // best input throughput first
   std::vector<Candidate> decode;         // best output throughput first
@@ -64,6 +65,8 @@ struct Evaluation {
 };
 Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, Role role);
 
-SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter);
+// `measured_loads` (may be null) replaces the skew model with placements solved from a load log.
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
+                            const ExpertLoadImbalance* measured_loads = nullptr);
 
 }  // namespace moeplan

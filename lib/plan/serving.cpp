@@ -8,19 +8,10 @@ namespace moeplan {
 
 namespace {
 
-StepOptions step_options(const ServingContext& context, const Layout& layout, const RoleOptions& options,
-                         double tokens_per_rank) {
-  StepOptions step;
-  step.dispatch = options.dispatch;
-  step.two_batch_overlap = options.two_batch_overlap;
-  step.max_over_mean = max_over_mean(context.model, layout, tokens_per_rank, context.skew);
-  return step;
-}
-
 StepBreakdown decode_step(const ServingContext& context, const Layout& layout, const RoleOptions& options,
                           std::int64_t batch) {
   const DecodeInput input{static_cast<double>(batch), mean_decode_context(context.scenario.workload)};
-  return context.steps.decode(layout, input, step_options(context, layout, options, input.batch));
+  return context.steps.decode(layout, input, role_step_options(context, layout, options, input.batch));
 }
 
 // The largest batch the memory, the engine's batch cap and the offered concurrency allow.
@@ -68,12 +59,12 @@ void apply_prefill(const ServingContext& context, const Layout& layout, const Ro
   estimate.prefill_tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
   const PrefillInput full{static_cast<double>(estimate.prefill_tokens), static_cast<double>(workload.input_tokens), 0};
   estimate.prefill =
-      context.steps.prefill(layout, full, step_options(context, layout, options, full.tokens));
+      context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
   // A request alone: ceil(input / chunk) chunks of its own tokens.
   const std::int64_t own = std::min(chunk, workload.input_tokens);
   const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
   const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
-  estimate.ttft = chunks * context.steps.prefill(layout, alone, step_options(context, layout, options, alone.tokens)).total;
+  estimate.ttft = chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).total;
   estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) /
                                   estimate.prefill.total / static_cast<double>(layout.world());
 }
@@ -99,8 +90,8 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
     }
   }
   estimate.batch = batch;
-  estimate.max_over_mean = max_over_mean(context.model, layout, static_cast<double>(batch), context.skew);
   estimate.decode = decode_step(context, layout, options, batch);
+  estimate.max_over_mean = role_step_options(context, layout, options, static_cast<double>(batch)).max_over_mean;
   estimate.tpot = estimate.decode.total;
 }
 
@@ -116,6 +107,22 @@ void check_slos(const Slo& slo, Role role, ServingEstimate& estimate) {
 }
 
 }  // namespace
+
+StepOptions role_step_options(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                              double tokens_per_rank) {
+  StepOptions step;
+  step.dispatch = options.dispatch;
+  step.two_batch_overlap = options.two_batch_overlap;
+  const double sampling = sampling_skew(context.model, layout, tokens_per_rank);
+  if (context.measured_loads != nullptr) {
+    const MeasuredImbalance measured = context.measured_loads->at(layout, context.scenario.cluster.gpus_per_node);
+    step.max_over_mean = measured.max_over_mean * sampling;
+    step.cross_node_share = measured.cross_node_share;
+  } else {
+    step.max_over_mean = popularity_skew(context.model, layout, context.skew) * sampling;
+  }
+  return step;
+}
 
 std::string role_name(Role role) {
   switch (role) {

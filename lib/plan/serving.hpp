@@ -6,6 +6,7 @@
 
 #include "cost/memory.hpp"
 #include "cost/step_time.hpp"
+#include "plan/load_imbalance.hpp"
 #include "plan/load_skew.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
@@ -27,7 +28,13 @@ struct ServingContext {
   const Scenario& scenario;
   const StepModel& steps;
   SkewModel skew;
+  const ExpertLoadImbalance* measured_loads = nullptr;  // from an expert-load log; null: the skew model
 };
+
+// The step options a role runs with: its dispatch and overlap, and the EP imbalance at
+// `tokens_per_rank` (measured placement or skew model, times the batch's sampling noise).
+StepOptions role_step_options(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                              double tokens_per_rank);
 
 struct ServingEstimate {
   RoleOptions options;

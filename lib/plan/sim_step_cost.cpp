@@ -8,11 +8,7 @@ StepPricer::StepPricer(const ServingContext& context, const Layout& layout, cons
     : context_(context), layout_(layout), options_(options) {}
 
 StepOptions StepPricer::step_options(double tokens_per_rank) const {
-  StepOptions step;
-  step.dispatch = options_.dispatch;
-  step.two_batch_overlap = options_.two_batch_overlap;
-  step.max_over_mean = max_over_mean(context_.model, layout_, tokens_per_rank, context_.skew);
-  return step;
+  return role_step_options(context_, layout_, options_, tokens_per_rank);
 }
 
 double StepPricer::decode(std::int64_t largest_batch, double most_attended_tokens) const {

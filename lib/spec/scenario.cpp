@@ -126,7 +126,8 @@ SearchSpace read_search(const YamlView& view) {
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
-  root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search"});
+  root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search",
+                    "expert_loads"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only scenario schema this moeplan reads)");
   }
@@ -139,6 +140,10 @@ Scenario load_scenario_yaml(const std::filesystem::path& file) {
   if (const auto slo = root.optional_child("slo")) scenario.slo = read_slo(*slo);
   if (const auto memory = root.optional_child("memory")) scenario.memory = read_memory(*memory);
   if (const auto search = root.optional_child("search")) scenario.search = read_search(*search);
+  if (root.has("expert_loads")) {
+    const std::filesystem::path loads = root.text("expert_loads");
+    scenario.expert_loads = (loads.is_absolute() ? loads : file.parent_path() / loads).string();
+  }
   return scenario;
 }
 

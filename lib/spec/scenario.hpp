@@ -67,6 +67,7 @@ struct Scenario {
   Slo slo;
   MemorySettings memory;
   SearchSpace search;
+  std::string expert_loads;  // an expert-load log (eplb-solve's formats), resolved beside the scenario; "" = none
 };
 
 Scenario load_scenario_yaml(const std::filesystem::path& file);
