@@ -35,6 +35,11 @@ std::string serving_text(const ServingEstimate& estimate) {
                         milliseconds(step.other), milliseconds(step.overlap_saved));
     text += fmt::format("      TPOT {} ms, {:.1f} tokens/s per user, {:.1f} output tokens/s per GPU\n",
                         milliseconds(estimate.tpot), estimate.tokens_per_user, estimate.output_tokens_per_gpu);
+    if (estimate.load_batch > 0) {
+      text += fmt::format("      at the offered request rate: {:.0f} sequences per DP rank, TPOT {} ms{}\n",
+                          estimate.load_batch, milliseconds(estimate.load_tpot),
+                          estimate.sustains_load ? "" : " (the rate exceeds this layout's capacity)");
+    }
   }
   if (estimate.options.role != Role::decode) {
     text += fmt::format("{}prefill step of {} tokens per DP rank {} ms; TTFT {} ms; {:.0f} input tokens/s per GPU\n",

@@ -70,6 +70,8 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
           {"memory", memory_json(memory)},
           {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
           {"batch_limit", serving.batch_limit},
+          {"at_offered_rate", {{"batch_per_dp_rank", serving.load_batch}, {"tpot", serving.load_tpot},
+                               {"sustained", serving.sustains_load}}},
           {"max_over_mean_load", serving.max_over_mean}};
 }
 

@@ -95,6 +95,24 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
   estimate.tpot = estimate.decode.total;
 }
 
+// Little's law on one DP rank: running = rate per rank x (TTFT + output x TPOT), iterated because
+// TPOT grows with the batch it sets. The fixed point converges in a few rounds for stable rates.
+void apply_offered_rate(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                        double rate, ServingEstimate& estimate) {
+  const auto output = static_cast<double>(context.scenario.workload.output_tokens);
+  const double rate_per_rank = rate / static_cast<double>(layout.dp);
+  double tpot = decode_step(context, layout, options, 1).total;
+  double batch = 1;
+  for (int round = 0; round < 8; ++round) {
+    batch = std::max(1.0, std::ceil(rate_per_rank * (estimate.ttft + output * tpot)));
+    if (batch > static_cast<double>(estimate.batch)) break;
+    tpot = decode_step(context, layout, options, static_cast<std::int64_t>(batch)).total;
+  }
+  estimate.sustains_load = batch <= static_cast<double>(estimate.batch);
+  estimate.load_batch = std::min(batch, static_cast<double>(estimate.batch));
+  estimate.load_tpot = tpot;
+}
+
 void check_slos(const Slo& slo, Role role, ServingEstimate& estimate) {
   if (role != Role::prefill && slo.tpot && estimate.tpot > *slo.tpot) {
     estimate.rejected = "slo.tpot";
@@ -155,6 +173,7 @@ ServingEstimate estimate_serving(const ServingContext& context, const Layout& la
       estimate.ttft += estimate.decode.total;
     }
     estimate.tokens_per_user = 1.0 / estimate.tpot;
+    if (workload.request_rate) apply_offered_rate(context, layout, options, *workload.request_rate, estimate);
     estimate.output_tokens_per_gpu =
         batch * static_cast<double>(layout.dp) / estimate.tpot / static_cast<double>(layout.world());
   }

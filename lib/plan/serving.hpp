@@ -49,6 +49,10 @@ struct ServingEstimate {
   double output_tokens_per_gpu = 0;
   double input_tokens_per_gpu = 0;
   double tokens_per_user = 0;      // 1 / tpot
+  // At the scenario's request rate (Little's law: running = rate x time in decode), not at capacity.
+  double load_batch = 0;           // sequences per DP rank the offered rate keeps running
+  double load_tpot = 0;            // s per output token at that batch
+  bool sustains_load = true;       // the offered rate fits under the batch ceiling
   std::string rejected;            // empty when the layout serves within the SLOs
   std::string detail;
 };
