@@ -1,0 +1,85 @@
+#include "calib/calibrated_models.hpp"
+
+#include <fmt/format.h>
+
+#include "io/input_error.hpp"
+
+namespace moeplan::calib {
+namespace {
+
+// The GPU a preset names: its name up to the first '-' ("H100-SXM" -> "H100").
+std::string gpu_token(const std::string& preset_name) { return preset_name.substr(0, preset_name.find('-')); }
+
+void check_field(const std::string& file, const std::string& key, std::int64_t measured, std::int64_t model,
+                 const std::string& measured_for) {
+  if (measured == model) return;
+  throw InputError(file, "model." + key,
+                   fmt::format("{} as in the model given, got {} (measured for {}); pass --force to use it anyway",
+                               model, measured, measured_for));
+}
+
+}  // namespace
+
+std::optional<Hardware> preset_for_device(const std::string& device_name) {
+  for (const std::string& name : hardware_preset_names()) {
+    if (device_name.find(gpu_token(name)) != std::string::npos) return hardware_preset(name, "", "");
+  }
+  return std::nullopt;
+}
+
+CalibratedModels calibrated_models(const Calibration& calibration, const Hardware& target, const std::string& file) {
+  const Coefficients& coefficients = calibration.coefficients;
+  CalibratedModels models{CollectiveModel(target), Efficiency{}};
+  bool any_graph = false;
+  for (const CollectiveFit& fit : coefficients.collectives) any_graph = any_graph || fit.mode == "graph";
+  for (const CollectiveFit& fit : coefficients.collectives) {
+    if ((fit.mode == "graph") == any_graph) models.collectives.set_curve(fit.curve);
+  }
+  Efficiency& efficiency = models.efficiency;
+  const double memory_scale = coefficients.reference.bytes_per_second / target.hbm_bandwidth;
+  const double compute_scale = coefficients.reference.flops_per_second / target.bf16_flops;
+  if (coefficients.gemm) {
+    efficiency.gemm_compute = coefficients.gemm->compute_efficiency * compute_scale;
+    efficiency.gemm_memory = coefficients.gemm->memory_efficiency * memory_scale;
+    efficiency.kernel_floor = coefficients.gemm->floor_seconds;
+  }
+  if (coefficients.moe) {
+    // compute.hpp prices top-k and align as max(floor, per_token x tokens), one slope for both.
+    efficiency.routing_floor = coefficients.moe->routing.fixed_seconds;
+    efficiency.align_floor = coefficients.moe->align.fixed_seconds;
+    efficiency.routing_per_token =
+        (coefficients.moe->routing.per_token_seconds + coefficients.moe->align.per_token_seconds) / 2.0;
+  }
+  // Element-wise stages stream like a copy (kernels.md §6 row 8): the measured copy rate, read + write.
+  efficiency.elementwise_memory = calibration.device.copy_bytes_per_second / target.hbm_bandwidth;
+  efficiency.calibrated = true;
+  efficiency.source = fmt::format("calibrated: {} (measured on {})", file, calibration.measured_on);
+  return models;
+}
+
+void check_model_matches(const Calibration& calibration, const Model& model, const std::string& file) {
+  const ModelSignature& measured = calibration.model;
+  const ModelSignature given = model_signature(model);
+  check_field(file, "hidden_size", measured.hidden_size, given.hidden_size, measured.name);
+  check_field(file, "o_input_width", measured.o_input_width, given.o_input_width, measured.name);
+  check_field(file, "query_width", measured.query_width, given.query_width, measured.name);
+  check_field(file, "num_experts", measured.num_experts, given.num_experts, measured.name);
+  check_field(file, "experts_per_token", measured.experts_per_token, given.experts_per_token, measured.name);
+  check_field(file, "moe_intermediate_size", measured.moe_intermediate_size, given.moe_intermediate_size,
+              measured.name);
+  check_field(file, "shared_experts", measured.shared_experts, given.shared_experts, measured.name);
+  if (measured.expert_dtype != given.expert_dtype) {
+    throw InputError(file, "model.expert_dtype",
+                     fmt::format("{} as in the model given, got {} (measured for {}); pass --force to use it anyway",
+                                 given.expert_dtype, measured.expert_dtype, measured.name));
+  }
+}
+
+void check_device_matches(const Calibration& calibration, const Hardware& hardware, const std::string& file) {
+  if (calibration.device.name.find(gpu_token(hardware.name)) != std::string::npos) return;
+  throw InputError(file, "device.name",
+                   fmt::format("a {} as the scenario's cluster has, got '{}'; pass --force to use it anyway",
+                               hardware.name, calibration.device.name));
+}
+
+}  // namespace moeplan::calib

@@ -1,0 +1,78 @@
+#pragma once
+// A calibration file's content (DESIGN.md contract): the device, every raw measurement, the fitted
+// coefficients and the held-out error of the fit per family.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calib/measurement.hpp"
+#include "calib/moe_fit.hpp"
+#include "calib/roofline_fit.hpp"
+#include "cost/collectives.hpp"
+#include "spec/model.hpp"
+
+namespace moeplan::calib {
+
+inline constexpr const char* kCalibrationSchema = "moeplan.calibration.v1";
+
+// The shape facts the measured kernels depend on; a file is refused for a model that differs in any.
+struct ModelSignature {
+  std::string name;
+  std::int64_t hidden_size = 0;
+  std::int64_t o_input_width = 0;
+  std::int64_t query_width = 0;
+  std::int64_t num_experts = 0;
+  std::int64_t experts_per_token = 0;
+  std::int64_t moe_intermediate_size = 0;
+  std::int64_t shared_experts = 0;
+  std::string expert_dtype;
+};
+
+ModelSignature model_signature(const Model& model);
+
+struct DeviceRecord {
+  std::string name;
+  int count = 0;
+  std::int64_t memory_bytes = 0;
+  int multiprocessors = 0;
+  int sm_clock_khz = 0;
+  int memory_clock_khz = 0;
+  int driver_version = 0;
+  int runtime_version = 0;
+  int nccl_version = 0;     // 0 where NCCL took no part
+  double copy_bytes_per_second = 0;      // device-to-device copy, bytes read + written
+  double bf16_gemm_flops_per_second = 0;  // cuBLAS 8192^3, random data
+};
+
+struct CollectiveFit {
+  std::string mode;  // "eager" or "graph"
+  CollectiveCurve curve;
+};
+
+struct Coefficients {
+  RooflineReference reference;  // the datasheet ceilings the efficiencies are fractions of
+  std::string reference_source;
+  std::vector<CollectiveFit> collectives;
+  std::optional<RooflineFit> gemm;
+  std::optional<MoeFit> moe;
+};
+
+// Held-out mean absolute percentage errors (fractions); empty where the family was not measured.
+struct HeldOutError {
+  std::optional<double> moe_layer, otp, collectives, gemm;
+  int moe_layer_points = 0, otp_points = 0, collectives_points = 0, gemm_points = 0;
+};
+
+struct Calibration {
+  std::string command;   // what produced the file
+  std::string measured_on;  // "4x NVIDIA H200"
+  bool complete = true;  // false when the sweep was interrupted: the file holds what was measured
+  ModelSignature model;
+  DeviceRecord device;
+  std::vector<Measurement> measurements;
+  Coefficients coefficients;
+  HeldOutError heldout;
+};
+
+}  // namespace moeplan::calib

@@ -1,0 +1,32 @@
+#include "gpu/nccl_group.hpp"
+
+#include <numeric>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/nccl_check.hpp"
+
+namespace moeplan::gpu {
+
+NcclGroup::NcclGroup(int ranks) : devices_(ranks), comms_(static_cast<std::size_t>(ranks)) {
+  std::vector<int> device_list(static_cast<std::size_t>(ranks));
+  std::iota(device_list.begin(), device_list.end(), 0);
+  check_nccl(ncclCommInitAll(comms_.data(), ranks, device_list.data()), "ncclCommInitAll");
+}
+
+NcclGroup::~NcclGroup() {
+  for (ncclComm_t comm : comms_) ncclCommDestroy(comm);
+}
+
+void NcclGroup::on_every_rank(const std::function<void(int rank)>& call) const {
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (int rank = 0; rank < size(); ++rank) call(rank);
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+int nccl_version() {
+  int version = 0;
+  check_nccl(ncclGetVersion(&version), "ncclGetVersion");
+  return version;
+}
+
+}  // namespace moeplan::gpu

@@ -1,0 +1,94 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "calib/calibrated_models.hpp"
+#include "calib/calibration_json.hpp"
+#include "calibration_fixture.hpp"
+#include "io/input_error.hpp"
+
+using namespace moeplan;
+using namespace moeplan::calib;
+
+namespace {
+
+std::string error_of(const nlohmann::json& document) {
+  try {
+    calibration_from_json(document, "cal.json");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a calibration survives a JSON round trip field for field") {
+  const Calibration original = test::small_calibration();
+  const nlohmann::json document = calibration_to_json(original);
+  // The DESIGN.md contract's keys.
+  CHECK(document["device"]["name"] == "NVIDIA H200");
+  CHECK(document["device"]["count"] == 2);
+  CHECK(document["heldout_mape"]["collectives"] == 0.04);
+  CHECK(document["heldout_mape"]["moe_layer"].is_null());
+  const Calibration read = calibration_from_json(document, "cal.json");
+  CHECK(read.command == original.command);
+  CHECK(read.device.nccl_version == 22809);
+  CHECK(read.device.copy_bytes_per_second == 4.25e12);
+  REQUIRE(read.measurements.size() == 2);
+  CHECK(read.measurements[0].dimension("n") == 4096);
+  CHECK(read.measurements[0].flops == original.measurements[0].flops);
+  CHECK(read.measurements[1].family == Family::collective);
+  CHECK(read.measurements[1].mode == "graph");
+  REQUIRE(read.coefficients.gemm.has_value());
+  CHECK(read.coefficients.gemm->memory_efficiency == 0.55);
+  REQUIRE(read.coefficients.collectives.size() == 1);
+  CHECK(read.coefficients.collectives[0].curve.bus_bandwidth == 300e9);
+  CHECK(read.coefficients.collectives[0].curve.kind == Collective::all_gather);
+  CHECK_FALSE(read.coefficients.moe.has_value());
+  CHECK(read.heldout.collectives == 0.04);
+  CHECK_FALSE(read.heldout.otp.has_value());
+  CHECK(calibration_to_json(read) == document);
+}
+
+TEST_CASE("a broken file names the file, the key and what was expected") {
+  nlohmann::json document = calibration_to_json(test::small_calibration());
+  SUBCASE("another schema") {
+    document["schema"] = "moeplan.calibration.v0";
+    CHECK(error_of(document) == "cal.json: schema: expected \"moeplan.calibration.v1\"");
+  }
+  SUBCASE("a negative time") {
+    document["measurements"][1]["seconds"] = -1.0;
+    CHECK(error_of(document).rfind("cal.json: measurements[1].seconds: expected a number above 0", 0) == 0);
+  }
+  SUBCASE("an unknown collective") {
+    document["coefficients"]["collectives"][0]["kind"] = "allreduce";
+    CHECK(error_of(document) ==
+          "cal.json: coefficients.collectives[0].kind: expected one of all_reduce, all_gather, reduce_scatter, all_to_all");
+  }
+  SUBCASE("a missing device name") {
+    document["device"].erase("name");
+    CHECK(error_of(document) == "cal.json: device.name: expected a value (the key is missing)");
+  }
+}
+
+TEST_CASE("a file measured for another model shape is refused, naming the differing field") {
+  const Calibration qwen = test::small_calibration();
+  CHECK_NOTHROW(check_model_matches(qwen, test::qwen3_235b(), "cal.json"));
+  try {
+    check_model_matches(qwen, test::deepseek_v3(), "cal.json");
+    FAIL("a DeepSeek-V3 plan accepted a Qwen3-235B calibration");
+  } catch (const InputError& error) {
+    CHECK(error.file() == "cal.json");
+    CHECK(error.key() == "model.hidden_size");
+    CHECK(std::string(error.what()) ==
+          "cal.json: model.hidden_size: expected 7168 as in the model given, got 4096 (measured for "
+          "Qwen3-235B-A22B); pass --force to use it anyway");
+  }
+}
+
+TEST_CASE("a file measured on another GPU is refused for the scenario's cluster") {
+  const Calibration h200 = test::small_calibration();
+  CHECK_NOTHROW(check_device_matches(h200, hardware_preset("H200", "", ""), "cal.json"));
+  CHECK_THROWS_AS(check_device_matches(h200, hardware_preset("H100-SXM", "", ""), "cal.json"), InputError);
+}

@@ -1,0 +1,54 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "calib/sweep_plan.hpp"
+#include "calibration_fixture.hpp"
+
+using namespace moeplan;
+using namespace moeplan::calib;
+
+TEST_CASE("doc 004's Qwen3-235B shapes: O [8192 -> 4096] and QKV [4096 -> 64 x 128 + 2 x 4 x 128]") {
+  const std::vector<OtpShape> shapes = otp_shapes(test::qwen3_235b());
+  REQUIRE(shapes.size() == 2);
+  CHECK(shapes[0].label == "o_proj");
+  CHECK(shapes[0].input_width == 8192);
+  CHECK(shapes[0].output_width == 4096);
+  CHECK(shapes[1].label == "qkv");
+  CHECK(shapes[1].input_width == 4096);
+  CHECK(shapes[1].output_width == 9216);
+}
+
+TEST_CASE("DeepSeek-V3's MLA has two head-split inputs: q_b from the 1536 query latent, kv_b from 512") {
+  const std::vector<OtpShape> shapes = otp_shapes(test::deepseek_v3());
+  REQUIRE(shapes.size() == 3);
+  CHECK(shapes[0].input_width == 16384);  // 128 heads x v_head_dim 128
+  CHECK(shapes[1].label == "qkv512");
+  CHECK(shapes[1].output_width == 128 * (128 + 128));
+  CHECK(shapes[2].label == "qkv1536");
+  CHECK(shapes[2].output_width == 128 * (128 + 64));
+}
+
+TEST_CASE("the full sweep covers 1 KiB .. 1 GiB, every group size and doc 004's batches") {
+  const SweepPlan plan = sweep_plan(test::qwen3_235b(), 4, false);
+  CHECK(plan.collective_bytes.size() == 21);
+  CHECK(plan.collective_bytes.front() == 1024);
+  CHECK(plan.collective_bytes.back() == 1073741824);
+  CHECK(plan.group_sizes == std::vector<int>{2, 3, 4});
+  CHECK(plan.otp_tokens.front() == 1);
+  CHECK(plan.otp_tokens.back() == 256);
+  // Qwen3 128 experts at EP 8, 4 and 1; EP 32 leaves 4 slots, fewer than top-8.
+  CHECK(plan.moe_local_experts == std::vector<std::int64_t>{16, 32, 128});
+  // The O projection row-split by 4 (OTP X1's matmul) is among the GEMMs: [4096 x 2048].
+  CHECK(std::any_of(plan.gemms.begin(), plan.gemms.end(),
+                    [](const GemmShape& shape) { return shape.n == 4096 && shape.k == 2048; }));
+  CHECK(sweep_plan(test::qwen3_235b(), 1, false).group_sizes.empty());
+}
+
+TEST_CASE("--quick keeps at least three expert slices so one can be held out") {
+  const SweepPlan plan = sweep_plan(test::deepseek_v3(), 2, true);
+  CHECK(plan.moe_local_experts == std::vector<std::int64_t>{16, 64, 256});
+  CHECK(plan.moe.fp8);
+  CHECK(plan.moe.grouped_router);
+  CHECK(plan.collective_bytes.back() == 64 * 1024 * 1024);
+}
