@@ -131,6 +131,7 @@ StepOptions role_step_options(const ServingContext& context, const Layout& layou
   StepOptions step;
   step.dispatch = options.dispatch;
   step.two_batch_overlap = options.two_batch_overlap;
+  step.weight_prefetch_bytes = static_cast<double>(context.scenario.memory.weight_prefetch_bytes);
   const double sampling = sampling_skew(context.model, layout, tokens_per_rank);
   if (context.measured_loads != nullptr) {
     const MeasuredImbalance measured = context.measured_loads->at(layout, context.scenario.cluster.gpus_per_node);

@@ -69,7 +69,7 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 
 MemorySettings read_memory(const YamlView& view) {
   view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "activation_gib",
-                    "cuda_graph_gib", "communication_gib"});
+                    "cuda_graph_gib", "communication_gib", "weight_prefetch_mib"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
@@ -84,6 +84,8 @@ MemorySettings read_memory(const YamlView& view) {
   memory.activation_bytes = optional_gib(view, "activation_gib");
   memory.cuda_graph_bytes = optional_gib(view, "cuda_graph_gib");
   memory.communication_bytes = optional_gib(view, "communication_gib");
+  memory.weight_prefetch_bytes =
+      static_cast<std::uint64_t>(view.number_or("weight_prefetch_mib", 0, 0, 1e6) * 1024.0 * 1024.0);
   return memory;
 }
 

@@ -41,6 +41,7 @@ struct MemorySettings {
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;
+  std::uint64_t weight_prefetch_bytes = 0;   // doc 004 feature 2: w13 bytes prefetched during attention; 0 = off
 };
 
 // Values each layout key may take; an empty list means "every value the cluster allows".
