@@ -2,19 +2,46 @@
 // Pieces shared by the load-log readers (not part of the public interface).
 #include <nlohmann/json.hpp>
 
+#include <istream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "eplb/load_log.hpp"
 
 namespace moeplan::eplb::detail {
 
-// A token count from a JSON value: a non-negative integer (an integral float such as 12.0 is accepted).
-TokenCount count_from_json(const nlohmann::json& value, const std::string& file, const std::string& key);
+// One nested list of token counts as the streaming reader met it: the counts in document order,
+// and per nesting level the element count of each list at that level (its shape, without a tree).
+struct CountList {
+  bool present = false;
+  std::vector<TokenCount> leaves;
+  std::vector<std::vector<std::int64_t>> children;  // [level][list at that level] -> elements
+  int leaf_level = 0;                               // nesting level the counts sit at (1 = the outer list)
+  bool ragged = false;                              // counts at more than one level
 
-// Appends one [layers][experts] matrix to log.counts, checking every row has log.num_experts counts.
-void append_matrix(const nlohmann::json& matrix, std::int64_t first_row, LoadLog& log, const std::string& key);
+  // Element count of list `index` at `level`, or -1 when there is none.
+  std::int64_t elements(std::size_t level, std::size_t index) const;
+};
 
-LoadLog load_log_from_our_json(const nlohmann::json& root, const std::string& file);
-LoadLog load_log_from_sglang_json(const nlohmann::json& root, const std::string& file, const LoadReadOptions& options);
+// The top-level scalars of a load-log object and its count lists ("loads", "windows", "logical_count").
+struct StreamedLoadJson {
+  nlohmann::json scalars = nlohmann::json::object();
+  std::map<std::string, CountList> lists;
+};
+
+StreamedLoadJson stream_load_json(std::istream& stream, const std::string& file);
+StreamedLoadJson stream_load_json(const std::string& text, const std::string& file);
+
+// Checks that `list` holds `rows` rows of `experts` counts starting at list `first_list` of level
+// `level` (named `key` in errors); throws InputError naming the first row that does not.
+void check_matrix(const CountList& list, std::size_t level, std::size_t first_list, std::int64_t rows,
+                  std::int64_t experts, const std::string& file, const std::string& key);
+
+// Our format or SGLang's, by the keys the document carries.
+LoadLog load_log_from(StreamedLoadJson document, const std::string& file, const LoadReadOptions& options);
+
+LoadLog load_log_from_our_json(StreamedLoadJson document, const std::string& file);
+LoadLog load_log_from_sglang_json(StreamedLoadJson document, const std::string& file, const LoadReadOptions& options);
 
 }  // namespace moeplan::eplb::detail
