@@ -82,7 +82,7 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse errors and out-of-range numbers alike
     throw InputError(name, "", fmt::format("valid JSON ({})", error.what()));
   }
   const bool sglang = root.is_object() && root.contains("physical_to_logical_map");

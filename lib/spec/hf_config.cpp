@@ -66,7 +66,7 @@ nlohmann::json parse_json_file(const std::filesystem::path& file) {
     nlohmann::json json = nlohmann::json::parse(stream);
     if (!json.is_object()) throw InputError(file.string(), "", "a JSON object at the top level");
     return json;
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse errors and out-of-range numbers alike
     throw InputError(file.string(), "", fmt::format("well-formed JSON ({})", error.what()));
   }
 }

@@ -44,7 +44,11 @@ std::optional<YamlView> YamlView::optional_child(const std::string& key) const {
 
 std::vector<std::string> YamlView::keys() const {
   std::vector<std::string> names;
-  for (const auto& entry : node_) names.push_back(entry.first.as<std::string>());
+  for (const auto& entry : node_) {
+    // YAML allows lists and mappings as keys ("? [a, b]: c"); no schema of ours has one.
+    if (!entry.first.IsScalar()) throw InputError(file_, path_.empty() ? "<top level>" : path_, "plain text keys");
+    names.push_back(entry.first.Scalar());
+  }
   return names;
 }
 
