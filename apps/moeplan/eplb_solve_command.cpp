@@ -15,6 +15,7 @@
 #include "inputs.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "report/eplb_report.hpp"
 #include "table.hpp"
 #include "terminal_reporter.hpp"
 
@@ -40,6 +41,7 @@ struct SolveOptions {
   std::string out;
   std::string sglang_out;
   std::string json;
+  std::string report;
 };
 
 // What the inputs say once read: the log, the shape, and the model's dense-layer count.
@@ -187,10 +189,14 @@ void run(const SolveOptions& options) {
     if (inputs.dense_layers < 0) throw InputError("command line", "--sglang-out", "--model or --dense-layers: SGLang wants a row for every model layer");
     sglang = eplb::sglang_expert_location_json(placement, inputs.dense_layers);
   }
+  const std::string report_html =
+      options.report.empty() ? "" : report::eplb_report_html({policy_name(policy), previous ? "previous" : "trivial", inputs.log,
+                                                              placement, baseline, after, before});
   // Everything is computed: only now touch the file system.
   write_file_atomically(options.out, document.dump() + "\n");
   if (!sglang.empty()) write_file_atomically(options.sglang_out, sglang);
   write_json_output(options.json, summary);
+  if (!report_html.empty()) write_file_atomically(options.report, report_html);
   fmt::print("{} placement of {} MoE layers x {} experts on {} slots, {} GPUs ({} per node, {} slots each), {} groups\n\n",
              policy_name(policy), inputs.log.num_layers, inputs.shape.experts, inputs.shape.slots, inputs.shape.gpus,
              inputs.shape.gpus_per_node(), inputs.shape.slots_per_gpu(), inputs.shape.groups);
@@ -297,6 +303,7 @@ void add_eplb_solve_command(CLI::App& app) {
   command->add_option("--out", options->out, "placement JSON: phy2log, log2phy, logcnt, balancedness, max/bound, baseline")->required();
   command->add_option("--sglang-out", options->sglang_out, "also write SGLang's --init-expert-location file");
   command->add_option("--json", options->json, "also write the summary as JSON");
+  command->add_option("--report", options->report, "also write an HTML report: GPU load heatmaps, balancedness, hottest replicas");
   command->footer("Example:\n  moeplan eplb-solve --loads validation/data/eplb_deepseek_v3_synthetic.json --model models/deepseek-v3.yaml "
                   "--nodes 4 --gpus 32 --slots 288 --out placement.json --sglang-out expert_location.json\n"
                   "--gpus counts all GPUs: 4 nodes x 8 GPUs is --nodes 4 --gpus 32.");

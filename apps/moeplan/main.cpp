@@ -5,7 +5,9 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "io/input_error.hpp"
+#include "terminal.hpp"
 
 #ifndef MOEPLAN_HAVE_CUDA
 #define MOEPLAN_HAVE_CUDA 0
@@ -26,6 +28,7 @@ int main(int argc, char** argv) {
   CLI::App app{"moeplan: plan, place and calibrate Mixture-of-Experts LLM deployments"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
+  moeplan::cli::add_terminal_options(app);
   app.footer("Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml");
   moeplan::cli::add_plan_deploy_command(app);
   moeplan::cli::add_memory_command(app);
@@ -33,6 +36,7 @@ int main(int argc, char** argv) {
   moeplan::cli::add_calibrate_command(app);
   moeplan::cli::add_export_command(app);
   moeplan::cli::add_simulate_command(app);
+  moeplan::cli::add_completion_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {

@@ -6,11 +6,15 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "io/atomic_file.hpp"
+#include "calib/calibrated_models.hpp"
+#include "calib/calibration_json.hpp"
 #include "eplb/load_log.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
 #include "plan/simulated_ranking.hpp"
 #include "plan_tables.hpp"
+#include "report/plan_report.hpp"
 #include "simulation_tables.hpp"
 #include "terminal_reporter.hpp"
 
@@ -27,8 +31,24 @@ struct PlanOptions {
   std::string json;
   std::string explain;
   std::size_t simulate = 0;
+  std::string report;
   std::string loads;
+  std::string calibration;
+  bool force = false;
 };
+
+// The step model: calibrated coefficients when a calibration file is given (checked against the
+// model and GPU unless --force), datasheet rooflines otherwise.
+StepModel step_model(const PlanOptions& options, const Model& model, const Scenario& scenario) {
+  if (options.calibration.empty()) return StepModel(model, scenario.cluster.hardware);
+  const calib::Calibration file = calib::read_calibration(options.calibration);
+  if (!options.force) {
+    calib::check_model_matches(file, model, options.calibration);
+    calib::check_device_matches(file, scenario.cluster.hardware, options.calibration);
+  }
+  const calib::CalibratedModels calibrated = calib::calibrated_models(file, scenario.cluster.hardware, options.calibration);
+  return StepModel(model, calibrated.collectives, calibrated.efficiency);
+}
 
 // The expert-load log the search measures EP imbalance from: --loads, else the scenario's, else none.
 std::unique_ptr<ExpertLoadImbalance> measured_loads(const PlanOptions& options, const Model& model,
@@ -65,7 +85,7 @@ std::string closest_rejections(SearchResult result) {
 void run(const PlanOptions& options) {
   const Model model = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
-  const StepModel steps(model, scenario.cluster.hardware);
+  const StepModel steps = step_model(options, model, scenario);
   const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
   if (!options.explain.empty()) {
     fmt::print("{}", explain_layout(model, scenario, steps, loads.get(), parse_layout(options.explain, "--explain")));
@@ -76,7 +96,10 @@ void run(const PlanOptions& options) {
   if (result.aggregated.empty() && result.disaggregated.empty()) {
     throw CLI::RuntimeError(closest_rejections(result), kNoFeasiblePlanExit);
   }
+  const std::string report_html =
+      options.report.empty() ? "" : report::plan_report_html({model.name, scenario, result, options.top});
   write_json_output(options.json, plan_json(model, scenario, result, options.top));
+  if (!report_html.empty()) write_file_atomically(options.report, report_html);
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
   fmt::print("workload: {} in / {} out tokens; {}; expert load: {}\n", scenario.workload.input_tokens,
@@ -103,6 +126,10 @@ void add_plan_deploy_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, true);
   command->add_option("--top", options->top, "how many plans to print and write")->capture_default_str()->check(CLI::PositiveNumber);
   command->add_option("--json", options->json, "also write the plan as JSON");
+  command->add_option("--report", options->report, "also write an HTML report: Pareto front, memory, step split, rejections");
+  command->add_option("--calibration", options->calibration, "calibration JSON written by moeplan calibrate")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--force", options->force, "use a calibration measured for another model shape or GPU");
   command->add_option("--loads", options->loads,
                       "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")
       ->check(CLI::ExistingFile);

@@ -10,6 +10,7 @@
 #include "io/input_error.hpp"
 #include "plan/simulation.hpp"
 #include "plan/simulation_output.hpp"
+#include "report/simulation_report.hpp"
 #include "simulation_tables.hpp"
 
 namespace moeplan::cli {
@@ -29,6 +30,7 @@ struct SimulateOptions {
   double duration = 0;
   std::string csv;
   std::string json;
+  std::string report;
 };
 
 PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
@@ -67,6 +69,10 @@ void run(const SimulateOptions& options) {
   const StepModel steps(model, scenario.cluster.hardware);
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const SimulationResult result = simulate(context, options);
+  const std::string estimates = steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline";
+  const std::string run_label = options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
+  const std::string report_html =
+      options.report.empty() ? "" : report::simulation_report_html({model.name, scenario.name, estimates, {{run_label, result}}});
   if (!options.csv.empty()) write_file_atomically(options.csv, simulation_csv(result));
   nlohmann::json json = simulation_json(result);
   json["schema_version"] = 1;
@@ -74,6 +80,7 @@ void run(const SimulateOptions& options) {
   json["scenario"] = scenario.name;
   json["calibrated"] = steps.calibrated();
   write_json_output(options.json, json);
+  if (!report_html.empty()) write_file_atomically(options.report, report_html);
   const Workload& workload = scenario.workload;
   fmt::print("{} on {} x {} {}, scenario {}\n", model.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
              scenario.cluster.hardware.name, scenario.name);
@@ -107,6 +114,7 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
+  command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
   command->footer(
       "Example:\n  moeplan simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml "
       "--layout dp=16,ep=16,otp=4 --csv otp4.csv --json otp4.json");

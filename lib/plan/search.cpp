@@ -110,6 +110,7 @@ SearchResult search_layouts(const Model& model, const Scenario& scenario, const 
     }
     if (index % 512 == 0) reporter.progress("search", static_cast<double>(index) / static_cast<double>(layouts.size()));
   }
+  reporter.progress("search", 1.0);
   const std::int64_t roles = (scenario.search.aggregated ? 1 : 0) + (scenario.search.disaggregated ? 2 : 0);
   result.evaluated = static_cast<std::int64_t>(layouts.size()) * roles;
   for (auto* pool : {&result.aggregated, &result.prefill, &result.decode}) sort_by_merit(*pool);
