@@ -31,6 +31,7 @@ struct SimulateOptions {
   std::string csv;
   std::string json;
   std::string report;
+  std::vector<std::string> compare;
 };
 
 PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
@@ -71,8 +72,17 @@ void run(const SimulateOptions& options) {
   const SimulationResult result = simulate(context, options);
   const std::string estimates = steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline";
   const std::string run_label = options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
+  std::vector<SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
+  compared.reserve(options.compare.size());
+  std::vector<report::SimulationRun> runs{{run_label, result}};
+  for (const std::string& other : options.compare) {
+    SimulateOptions alternative = options;
+    alternative.layout = other;
+    compared.push_back(simulate(context, alternative));
+    runs.push_back({other, compared.back()});
+  }
   const std::string report_html =
-      options.report.empty() ? "" : report::simulation_report_html({model.name, scenario.name, estimates, {{run_label, result}}});
+      options.report.empty() ? "" : report::simulation_report_html({model.name, scenario.name, estimates, runs});
   if (!options.csv.empty()) write_file_atomically(options.csv, simulation_csv(result));
   nlohmann::json json = simulation_json(result);
   json["schema_version"] = 1;
@@ -90,6 +100,9 @@ void run(const SimulateOptions& options) {
                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
              steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline");
   fmt::print("{}\n{}", simulation_summary_text(result), simulation_series_table(result, kPrintedRows));
+  for (std::size_t index = 1; index < runs.size(); ++index) {
+    fmt::print("\ncompared with --layout {}:\n{}", runs[index].label, simulation_summary_text(runs[index].result));
+  }
 }
 
 }  // namespace
@@ -114,6 +127,10 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
+  command->add_option("--compare", options->compare,
+                      "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. doc 004's "
+                      "OTP1 against OTP4")
+      ->excludes(prefill);
   command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
   command->footer(
       "Example:\n  moeplan simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml "

@@ -28,7 +28,7 @@ echo "== writing the reports"
 "$moeplan" --quiet eplb-solve --loads validation/data/eplb_deepseek_v3_synthetic.json --model models/deepseek-v3.yaml \
   --nodes 4 --gpus 32 --slots 288 --out "$work/placement.json" --report "$work/eplb-solve.html"
 "$moeplan" --quiet simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml \
-  --layout dp=16,ep=16,otp=4 --report "$work/simulate.html"
+  --layout dp=16,ep=16 --compare dp=16,ep=16,otp=4 --report "$work/simulate.html"
 # calibrate needs a GPU; its report comes from the library test's synthetic sample.
 MOEPLAN_REPORT_SAMPLE_DIR="$work" "$tests" --test-case="the calibrate report*" >/dev/null
 
