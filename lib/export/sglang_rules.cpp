@@ -36,13 +36,7 @@ void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease rel
            fmt::format("1 or tp x dp = {} for SGLang 0.4, whose --enable-ep-moe sets EP to the TP size, got {}",
                        layout.world(), layout.ep));
   }
-  // engines.md §1.3 rule 10: routed + redundant experts must divide by ep_size.
-  const std::int64_t physical = plan.model.num_experts + layout.redundant;
-  if (physical % layout.ep != 0) {
-    refuse(plan, role, "layout.ep",
-           fmt::format("a divisor of the {} physical experts ({} routed + {} redundant), got {}", physical,
-                       plan.model.num_experts, layout.redundant, layout.ep));
-  }
+  require_slots_divide_by_ep(plan, role);
   // engines.md §1.3 rule 9: EPLB (which redundant experts need) requires ep_size > 1.
   if (layout.redundant > 0 && layout.ep == 1) {
     refuse(plan, role, "layout.redundant",

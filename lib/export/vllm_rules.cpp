@@ -20,13 +20,7 @@ void check_experts(const PlanFile& plan, const RolePlan& role) {
         fmt::format("1 or tp x dp = {}: vLLM has no EP-size flag, its EP is TP x DP (--enable-expert-parallel), got {}",
                     layout.world(), layout.ep));
   }
-  // engines.md §2.2: physical experts per rank = (E + R) / EP_SIZE.
-  const std::int64_t physical = plan.model.num_experts + layout.redundant;
-  if (physical % layout.ep != 0) {
-    refuse(plan, role, "layout.ep",
-           fmt::format("a divisor of the {} physical experts ({} routed + {} redundant), got {}", physical,
-                       plan.model.num_experts, layout.redundant, layout.ep));
-  }
+  require_slots_divide_by_ep(plan, role);
   // engines.md §2.1: --enable-eplb requires --enable-expert-parallel; redundant experts must be 0 without EPLB.
   if (layout.redundant > 0 && layout.ep == 1) {
     refuse(plan, role, "layout.redundant",
