@@ -14,6 +14,10 @@ NcclGroup::NcclGroup(int ranks) : devices_(ranks), comms_(static_cast<std::size_
 }
 
 NcclGroup::~NcclGroup() {
+  // NCCL: communicators one thread owns must be finalized in one group, or each waits for its peers.
+  ncclGroupStart();
+  for (ncclComm_t comm : comms_) ncclCommFinalize(comm);
+  ncclGroupEnd();
   for (ncclComm_t comm : comms_) ncclCommDestroy(comm);
 }
 
