@@ -19,6 +19,21 @@ std::string dispatch_key(DispatchMode mode) {
   return "standard";
 }
 
+// doc 004: the scheme each split projection takes, by predicted time, beside the volume rule's choice.
+nlohmann::json otp_json(const std::vector<OtpDecision>& decisions) {
+  nlohmann::json schemes = nlohmann::json::array();
+  for (const OtpDecision& decision : decisions) {
+    const OtpChoice& choice = decision.choice;
+    schemes.push_back({{"matrix", decision.matrix},
+                       {"chosen", choice.chosen == OtpScheme::x1 ? "x1" : "x2"},
+                       {"by_volume", choice.by_volume == OtpScheme::x1 ? "x1" : "x2"},
+                       {"x1_seconds", choice.x1.total()},
+                       {"x2_seconds", choice.x2.total()},
+                       {"latency_overrides_volume", choice.latency_disagrees()}});
+  }
+  return schemes;
+}
+
 nlohmann::json model_json(const Model& model) {
   return {{"name", model.name},
           {"file", model.file},
@@ -70,6 +85,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
           {"memory", memory_json(memory)},
           {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
           {"batch_limit", serving.batch_limit},
+          {"otp_schemes", otp_json(serving.otp_schemes)},
           {"at_offered_rate", {{"batch_per_dp_rank", serving.load_batch}, {"tpot", serving.load_tpot},
                                {"sustained", serving.sustains_load}}},
           {"max_over_mean_load", serving.max_over_mean}};

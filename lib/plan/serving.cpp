@@ -91,6 +91,7 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
   }
   estimate.batch = batch;
   estimate.decode = decode_step(context, layout, options, batch);
+  if (layout.otp > 1 || layout.qkvtp > 1) estimate.otp_schemes = context.steps.otp_decisions(layout, static_cast<double>(batch));
   estimate.max_over_mean = role_step_options(context, layout, options, static_cast<double>(batch)).max_over_mean;
   estimate.tpot = estimate.decode.total;
 }
