@@ -1,6 +1,7 @@
-// moeplan-bench-load_log: reads a large expert-load log (default 1 GiB of JSON, DeepSeek-V3's
-// 58 x 256 shape over as many windows as it takes) and prints the time and the peak memory, to show
-// the reader streams: peak memory stays near the counts (8 bytes each), not text plus a tree.
+// moeplan-bench-load_log [BYTES] [json|csv]: reads a large expert-load log (default 1 GiB of JSON,
+// DeepSeek-V3's 58 x 256 shape over as many windows as it takes; or CSV lines over as many layers of
+// 16384 experts as it takes) and prints the time and the peak memory, to show the readers stream:
+// peak memory stays near the counts (8 bytes each), not text plus a tree.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -38,6 +39,24 @@ long write_log(const std::string& path, std::uintmax_t bytes) {
   return windows;
 }
 
+// Writes layer,expert,count lines for layers of 16384 experts until the file reaches `bytes`; returns the layers.
+long write_csv(const std::string& path, std::uintmax_t bytes) {
+  constexpr int kCsvExperts = 16384;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << "layer,expert,count\n";
+  std::uintmax_t written = 0;
+  long layers = 0;
+  for (; written < bytes; ++layers) {
+    for (int expert = 0; expert < kCsvExperts; ++expert) {
+      const std::string line = std::to_string(layers) + "," + std::to_string(expert) + "," +
+                               std::to_string(100000 + (layers * 7919 + expert * 104729) % 900000) + "\n";
+      out << line;
+      written += line.size();
+    }
+  }
+  return layers;
+}
+
 double peak_mebibytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -48,18 +67,25 @@ double peak_mebibytes() {
 
 int main(int argc, char** argv) {
   const std::uintmax_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::uintmax_t{1} << 30);
-  const std::string path = (std::filesystem::temp_directory_path() / "moeplan-bench-load-log.json").string();
-  const long windows = write_log(path, bytes);
+  const bool csv = argc > 2 && std::string(argv[2]) == "csv";
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (csv ? "moeplan-bench-load-log.csv" : "moeplan-bench-load-log.json")).string();
+  const long windows = csv ? write_csv(path, bytes) : write_log(path, bytes);
   const double before = peak_mebibytes();
   const auto start = std::chrono::steady_clock::now();
   const moeplan::eplb::LoadLog log = moeplan::eplb::read_load_log(path, {});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double file_mebibytes = static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0);
   const double counts_mebibytes = static_cast<double>(log.counts.size()) * 8.0 / (1024.0 * 1024.0);
-  std::printf("load log: %.0f MiB of JSON, %ld windows x %d layers x %d experts\n", file_mebibytes, windows, kLayers,
-              kExperts);
+  if (csv) {
+    std::printf("load log: %.0f MiB of CSV, %lld layers x %lld experts\n", file_mebibytes,
+                static_cast<long long>(log.num_layers), static_cast<long long>(log.num_experts));
+  } else {
+    std::printf("load log: %.0f MiB of JSON, %ld windows x %d layers x %d experts\n", file_mebibytes, windows, kLayers,
+                kExperts);
+  }
   std::printf("read in %.2f s; counts %.0f MiB; peak memory %.0f MiB (%.0f MiB before reading)\n", seconds,
               counts_mebibytes, peak_mebibytes(), before);
   std::filesystem::remove(path);
-  return log.num_windows == windows ? 0 : 1;
+  return (csv ? log.num_layers : log.num_windows) == windows ? 0 : 1;
 }

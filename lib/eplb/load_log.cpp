@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <iterator>
 
 #include "eplb/load_log_readers.hpp"
 #include "io/input_error.hpp"
@@ -27,10 +26,7 @@ std::vector<TokenCount> LoadLog::layer_total(std::int64_t layer) const {
 LoadLog read_load_log(const std::filesystem::path& file, const LoadReadOptions& options) {
   std::ifstream stream(file, std::ios::binary);
   if (!stream) throw InputError(file.string(), "", "a readable load-log file");
-  if (file.extension() == ".csv") {
-    const std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
-    return parse_load_log_csv(text, file.string());
-  }
+  if (file.extension() == ".csv") return detail::stream_load_log_csv(stream, file.string());
   return detail::load_log_from(detail::stream_load_json(stream, file.string()), file.string(), options);
 }
 

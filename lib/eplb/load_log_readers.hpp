@@ -31,6 +31,7 @@ struct StreamedLoadJson {
 };
 
 StreamedLoadJson stream_load_json(std::istream& stream, const std::string& file);
+LoadLog stream_load_log_csv(std::istream& lines, const std::string& file);
 StreamedLoadJson stream_load_json(const std::string& text, const std::string& file);
 
 // Checks that `list` holds `rows` rows of `experts` counts starting at list `first_list` of level
