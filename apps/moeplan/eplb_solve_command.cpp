@@ -219,6 +219,9 @@ struct SimulateOptions {
 std::string utilisation_text(double value) { return std::isnan(value) ? "-" : fmt::format("{:.3f}", value); }
 
 void run_simulation(SimulateOptions options) {
+  for (const auto& [flag, sigma] : {std::pair{"--sigma", options.skew.expert_sigma}, std::pair{"--group-sigma", options.skew.group_sigma}}) {
+    if (!std::isfinite(sigma)) throw InputError("command line", flag, "a finite spread in [0, 10]");
+  }
   std::optional<Model> model;
   if (!options.model.model_file.empty() || !options.model.hf_config_file.empty()) model = load_model(options.model);
   eplb::RoutingModel routing{options.experts_per_token, options.skew.groups, options.topk_groups};
@@ -234,6 +237,15 @@ void run_simulation(SimulateOptions options) {
   }
   if (routing.groups < 1 || log.num_experts % routing.groups != 0) {
     throw InputError("command line", "--groups", fmt::format("a divisor of the number of experts ({})", log.num_experts));
+  }
+  if (routing.topk_groups > routing.groups) {
+    throw InputError("command line", "--topk-groups", fmt::format("at most --groups ({}), got {}", routing.groups, routing.topk_groups));
+  }
+  // doc 001: a token's experts come from its kept groups only.
+  const std::int64_t reachable = routing.topk_groups * (log.num_experts / routing.groups);
+  if (routing.experts_per_token > reachable) {
+    throw InputError("command line", "--top-k",
+                     fmt::format("at most the {} experts of the kept groups, got {}", reachable, routing.experts_per_token));
   }
   const auto rows = eplb::simulate_utilisation(log, routing, options.simulation);
   Table table({"EP", "slots +red.", "no EPLB", "no EPLB +red.", "EPLB", "EPLB +red.", "MoE slowdown no EPLB", "with EPLB +red."});
@@ -259,18 +271,18 @@ void add_eplb_simulate_command(CLI::App& app) {
   auto* command = app.add_subcommand("eplb-simulate", "Simulate GPU utilisation against EP size, with and without EPLB and redundant experts");
   command->add_option("--loads", options->loads, "load log to take expert popularity from (default: the skew model)")->check(CLI::ExistingFile);
   add_model_options(*command, options->model);
-  command->add_option("--experts", options->skew.experts, "skew model: experts per layer")->capture_default_str();
-  command->add_option("--groups", options->skew.groups, "expert groups (default: the model's)")->capture_default_str();
-  command->add_option("--top-k", options->experts_per_token, "experts per token (default: the model's)")->capture_default_str();
-  command->add_option("--topk-groups", options->topk_groups, "groups a token may use (default: the model's)")->capture_default_str();
-  command->add_option("--sigma", options->skew.expert_sigma, "skew model: log-normal spread of expert popularity")->capture_default_str();
-  command->add_option("--group-sigma", options->skew.group_sigma, "skew model: log-normal spread of group popularity")->capture_default_str();
-  command->add_option("--ep-sizes", options->simulation.ep_sizes, "EP sizes to simulate")->capture_default_str();
-  command->add_option("--gpus-per-node", options->simulation.gpus_per_node, "GPUs per node")->capture_default_str()->check(CLI::PositiveNumber);
-  command->add_option("--tokens-per-gpu", options->simulation.tokens_per_gpu, "tokens each GPU adds to a batch")->capture_default_str()->check(CLI::PositiveNumber);
-  command->add_option("--batches", options->simulation.batches, "batches sampled per layer and EP size")->capture_default_str()->check(CLI::PositiveNumber);
-  command->add_option("--redundant", options->simulation.redundant, "redundant expert slots")->capture_default_str()->check(CLI::NonNegativeNumber);
-  command->add_option("--layers", options->simulation.layers, "MoE layers sampled")->capture_default_str()->check(CLI::PositiveNumber);
+  command->add_option("--experts", options->skew.experts, "skew model: experts per layer")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  command->add_option("--groups", options->skew.groups, "expert groups (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  command->add_option("--top-k", options->experts_per_token, "experts per token (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  command->add_option("--topk-groups", options->topk_groups, "groups a token may use (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  command->add_option("--sigma", options->skew.expert_sigma, "skew model: log-normal spread of expert popularity")->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  command->add_option("--group-sigma", options->skew.group_sigma, "skew model: log-normal spread of group popularity")->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  command->add_option("--ep-sizes", options->simulation.ep_sizes, "EP sizes to simulate")->capture_default_str()->check(CLI::Range(1, 4096));
+  command->add_option("--gpus-per-node", options->simulation.gpus_per_node, "GPUs per node")->capture_default_str()->check(CLI::Range(1, 1024));
+  command->add_option("--tokens-per-gpu", options->simulation.tokens_per_gpu, "tokens each GPU adds to a batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  command->add_option("--batches", options->simulation.batches, "batches sampled per layer and EP size")->capture_default_str()->check(CLI::Range(1, 1000));
+  command->add_option("--redundant", options->simulation.redundant, "redundant expert slots")->capture_default_str()->check(CLI::Range(0, 1 << 16));
+  command->add_option("--layers", options->simulation.layers, "MoE layers sampled")->capture_default_str()->check(CLI::Range(1, 1000));
   command->add_option("--json", options->json, "also write the table as JSON");
   command->footer("Example:\n  moeplan eplb-simulate --model models/deepseek-v3.yaml --sigma 1.0 --tokens-per-gpu 256 --json utilisation.json");
   command->callback([options] { run_simulation(*options); });

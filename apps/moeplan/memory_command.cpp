@@ -81,7 +81,7 @@ void add_memory_command(CLI::App& app) {
   command->add_option("--layout", options->layout, "layout keys: tp, dp, otp, qkvtp, dense_tp, lm_head_tp, ep, redundant, fused_shared, nodes")
       ->required();
   command->add_option("--context", options->context, "context length for the sequence count (default: scenario input + output)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command->add_option("--json", options->json, "also write the breakdown as JSON");
   command->footer(
       "Example:\n  moeplan memory --model models/qwen3-235b-a22b.yaml --layout dp=16,tp=1,otp=4,ep=16 "

@@ -79,9 +79,23 @@ class Simulation {
   double last_finish_ = 0;
 };
 
+// Bounds a run to the end at about a minute of one core (5000 x 32K output tokens take under a second).
+constexpr double kMaxOutputTokensToTheEnd = 1e10;
+
+void check_bounded(const Scenario& scenario, const SimulationOptions& options) {
+  const Workload& workload = scenario.workload;
+  const double tokens = static_cast<double>(workload.num_requests) * static_cast<double>(workload.output_tokens);
+  if (options.duration <= 0 && tokens > kMaxOutputTokensToTheEnd) {
+    throw InputError(scenario.file, "workload.num_requests",
+                     fmt::format("a workload of at most 1e10 output tokens to simulate to its end (or a --duration), "
+                                 "got {} requests x {} tokens", workload.num_requests, workload.output_tokens));
+  }
+}
+
 Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec>& pools,
                        const SimulationOptions& options)
     : context_(context), options_(options), source_(context.scenario.workload, options.seed) {
+  check_bounded(context.scenario, options);
   const MemorySettings settings = memory_settings(context.scenario, options);
   for (const PoolSpec& spec : pools) {
     Pool pool{{}, {}, TimeSeries(kFirstInterval, options.series_points), 0};
@@ -96,7 +110,7 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     }
     pools_.push_back(std::move(pool));
   }
-  requests_.reserve(static_cast<std::size_t>(source_.total()));
+  requests_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(source_.total(), 1 << 20)));
 }
 
 std::pair<Pool*, Engine*> Simulation::earliest_busy_engine() {
