@@ -1,5 +1,7 @@
 #include "calib/sweep_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <tuple>
@@ -32,7 +34,7 @@ std::vector<GemmShape> gemm_shapes(const Model& model, const std::vector<std::in
     const bool dense = tensor.component == Component::dense_ffn || tensor.component == Component::shared_experts;
     if (tensor.cols <= 1 || !(attention || dense)) continue;
     for (std::int64_t split : splits) {
-      const std::string suffix = "/" + std::to_string(split);
+      const std::string suffix = fmt::format("/{}", split);
       if (tensor.split == Split::replicated) {
         add(tensor.name, tensor.rows, tensor.cols);
       } else if (attention) {

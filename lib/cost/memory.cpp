@@ -11,9 +11,6 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
-std::int64_t divide_rounding_up(std::int64_t numerator, std::int64_t denominator) {
-  return (numerator + denominator - 1) / denominator;
-}
 
 // Expert TP degree for this component: fused shared slots live inside the MoE kernel (doc 002),
 // an unfused shared expert is a dense MLP split like the dense FFN.

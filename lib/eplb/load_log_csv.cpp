@@ -15,8 +15,9 @@ namespace moeplan::eplb {
 
 namespace {
 
+using detail::kMaxTokenCount;
+
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 20;
-constexpr TokenCount kMaxTokenCount = TokenCount{1} << 40;  // as for JSON counts (load_log.cpp)
 
 std::string trimmed(std::string text) {
   const auto first = text.find_first_not_of(" \t\r");

@@ -11,6 +11,9 @@
 
 namespace moeplan::eplb::detail {
 
+// 2^40 tokens per expert and layer keeps every sum over experts, windows and replicas inside 64 bits.
+inline constexpr TokenCount kMaxTokenCount = TokenCount{1} << 40;
+
 // One nested list of token counts as the streaming reader met it: the counts in document order,
 // and per nesting level the element count of each list at that level (its shape, without a tree).
 struct CountList {

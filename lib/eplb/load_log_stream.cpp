@@ -11,9 +11,6 @@ namespace moeplan::eplb::detail {
 
 namespace {
 
-// 2^40 tokens per expert and layer keeps every sum over experts, windows and replicas inside 64 bits.
-constexpr TokenCount kMaxTokenCount = TokenCount{1} << 40;
-
 bool is_count_list(const std::string& key) { return key == "loads" || key == "windows" || key == "logical_count"; }
 
 std::string index_path(const std::string& key, const std::vector<std::int64_t>& positions) {

@@ -16,9 +16,6 @@ constexpr NamedDType kNames[] = {{"bf16", DType::bf16},
                                  {"fp8_e4m3", DType::fp8_e4m3},
                                  {"mxfp4", DType::mxfp4}};
 
-std::int64_t divide_rounding_up(std::int64_t numerator, std::int64_t denominator) {
-  return (numerator + denominator - 1) / denominator;
-}
 }  // namespace
 
 DType parse_dtype(std::string_view name) {

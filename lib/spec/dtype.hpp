@@ -15,6 +15,11 @@ struct BlockShape {
   std::int64_t cols = 128;
 };
 
+// Smallest integer not below numerator / denominator (positive operands).
+constexpr std::int64_t divide_rounding_up(std::int64_t numerator, std::int64_t denominator) {
+  return (numerator + denominator - 1) / denominator;
+}
+
 // Throws std::invalid_argument listing the accepted names; callers wrap it with file and key.
 DType parse_dtype(std::string_view name);
 std::string dtype_name(DType dtype);
