@@ -64,6 +64,14 @@ struct HeldOutError {
   int moe_layer_points = 0, otp_points = 0, collectives_points = 0, gemm_points = 0;
 };
 
+// The fit's prediction for one measurement (an index into Calibration::measurements), and whether its
+// shape was kept out of the fit. Recomputed by fit_calibration, never stored in the file.
+struct FittedPoint {
+  std::size_t measurement = 0;
+  double predicted_seconds = 0;
+  bool held_out = false;
+};
+
 struct Calibration {
   std::string command;   // what produced the file
   std::string measured_on;  // "4x NVIDIA H200"
@@ -73,6 +81,7 @@ struct Calibration {
   std::vector<Measurement> measurements;
   Coefficients coefficients;
   HeldOutError heldout;
+  std::vector<FittedPoint> fitted;
 };
 
 }  // namespace moeplan::calib

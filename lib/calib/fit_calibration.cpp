@@ -1,6 +1,7 @@
 #include "calib/fit_calibration.hpp"
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "calib/calibrated_models.hpp"
@@ -11,21 +12,53 @@
 namespace moeplan::calib {
 namespace {
 
+// A family's measurements as indices into Calibration::measurements, split by held-out shape.
 struct Split {
-  std::vector<Measurement> training, held_out;
+  std::vector<std::size_t> training, held_out;
 };
 
 Split split_family(const Calibration& calibration, Family family) {
-  std::vector<Measurement> members;
-  for (const Measurement& measurement : calibration.measurements) {
-    if (measurement.family == family) members.push_back(measurement);
+  std::vector<std::size_t> members;
+  std::vector<Measurement> member_measurements;
+  for (std::size_t index = 0; index < calibration.measurements.size(); ++index) {
+    if (calibration.measurements[index].family != family) continue;
+    members.push_back(index);
+    member_measurements.push_back(calibration.measurements[index]);
   }
-  const std::vector<bool> held = held_out_by_shape(members);
+  const std::vector<bool> held = held_out_by_shape(member_measurements);
   Split split;
-  for (std::size_t index = 0; index < members.size(); ++index) {
-    (held[index] ? split.held_out : split.training).push_back(members[index]);
+  for (std::size_t member = 0; member < members.size(); ++member) {
+    (held[member] ? split.held_out : split.training).push_back(members[member]);
   }
   return split;
+}
+
+std::vector<Measurement> gather(const Calibration& calibration, const std::vector<std::size_t>& indices) {
+  std::vector<Measurement> measurements;
+  for (std::size_t index : indices) measurements.push_back(calibration.measurements[index]);
+  return measurements;
+}
+
+// Records the prediction of every member; returns the held-out MAPE (empty without a held-out point).
+template <typename Predict>
+std::optional<double> record_predictions(Calibration& calibration, const Split& split, int& heldout_points,
+                                         const Predict& predict) {
+  for (std::size_t index : split.training) {
+    if (std::optional<double> seconds = predict(calibration.measurements[index])) {
+      calibration.fitted.push_back({index, *seconds, false});
+    }
+  }
+  std::vector<double> predicted, measured;
+  for (std::size_t index : split.held_out) {
+    if (std::optional<double> seconds = predict(calibration.measurements[index])) {
+      calibration.fitted.push_back({index, *seconds, true});
+      predicted.push_back(*seconds);
+      measured.push_back(calibration.measurements[index].seconds);
+    }
+  }
+  heldout_points = static_cast<int>(measured.size());
+  if (measured.empty()) return std::nullopt;
+  return mean_absolute_percentage_error(predicted, measured);
 }
 
 CurvePoint curve_point(const Measurement& measurement) {
@@ -37,7 +70,7 @@ void fit_collectives(Calibration& calibration) {
   const Split split = split_family(calibration, Family::collective);
   using Key = std::tuple<std::string, std::string, int>;
   std::map<Key, std::vector<CurvePoint>> curves;
-  for (const Measurement& measurement : split.training) {
+  for (const Measurement& measurement : gather(calibration, split.training)) {
     curves[{measurement.kind, measurement.mode, measurement.ranks}].push_back(curve_point(measurement));
   }
   std::map<Key, CollectiveCurve> fitted;
@@ -47,66 +80,62 @@ void fit_collectives(Calibration& calibration) {
     fitted[key] = fit_collective_curve(points, parse_collective(kind), ranks);
     calibration.coefficients.collectives.push_back({mode, fitted[key]});
   }
-  std::vector<double> predicted, measured;
-  for (const Measurement& measurement : split.held_out) {
-    const auto found = fitted.find({measurement.kind, measurement.mode, measurement.ranks});
-    if (found == fitted.end()) continue;
-    predicted.push_back(found->second.time(curve_point(measurement).wire_bytes));
-    measured.push_back(measurement.seconds);
-  }
-  if (!measured.empty()) calibration.heldout.collectives = mean_absolute_percentage_error(predicted, measured);
-  calibration.heldout.collectives_points = static_cast<int>(measured.size());
+  calibration.heldout.collectives = record_predictions(
+      calibration, split, calibration.heldout.collectives_points, [&](const Measurement& measurement) {
+        const auto found = fitted.find({measurement.kind, measurement.mode, measurement.ranks});
+        if (found == fitted.end()) return std::optional<double>{};
+        return std::optional<double>{found->second.time(curve_point(measurement).wire_bytes)};
+      });
 }
 
-std::vector<RooflinePoint> roofline_points(const std::vector<Measurement>& measurements) {
-  std::vector<RooflinePoint> points;
-  for (const Measurement& measurement : measurements) {
-    points.push_back({measurement.flops, measurement.bytes, measurement.seconds});
-  }
-  return points;
+RooflinePoint roofline_point(const Measurement& measurement) {
+  return {measurement.flops, measurement.bytes, measurement.seconds};
 }
 
 void fit_gemms(Calibration& calibration) {
   const Split split = split_family(calibration, Family::gemm);
   if (split.training.empty()) return;
   const RooflineReference& reference = calibration.coefficients.reference;
-  const RooflineFit fit = fit_roofline(roofline_points(split.training), reference);
+  std::vector<RooflinePoint> points;
+  for (const Measurement& measurement : gather(calibration, split.training)) points.push_back(roofline_point(measurement));
+  const RooflineFit fit = fit_roofline(points, reference);
   calibration.coefficients.gemm = fit;
-  if (split.held_out.empty()) return;
-  calibration.heldout.gemm = roofline_error(fit, roofline_points(split.held_out), reference);
-  calibration.heldout.gemm_points = static_cast<int>(split.held_out.size());
+  calibration.heldout.gemm =
+      record_predictions(calibration, split, calibration.heldout.gemm_points, [&](const Measurement& measurement) {
+        return std::optional<double>{fit.time(measurement.flops, measurement.bytes, reference)};
+      });
 }
 
 void fit_moe_layers(Calibration& calibration) {
   const Split split = split_family(calibration, Family::moe_layer);
   if (split.training.empty() || !calibration.coefficients.gemm) return;
   const RooflineReference& reference = calibration.coefficients.reference;
-  const MoeFit fit = fit_moe(split.training, reference);
+  const MoeFit fit = fit_moe(gather(calibration, split.training), reference);
   calibration.coefficients.moe = fit;
-  std::vector<double> predicted, measured;
-  for (const Measurement& measurement : split.held_out) {
-    predicted.push_back(predict_moe_layer(fit, *calibration.coefficients.gemm, measurement, reference));
-    measured.push_back(measurement.seconds);
-  }
-  if (!measured.empty()) calibration.heldout.moe_layer = mean_absolute_percentage_error(predicted, measured);
-  calibration.heldout.moe_layer_points = static_cast<int>(measured.size());
+  const RooflineFit dense = *calibration.coefficients.gemm;
+  calibration.heldout.moe_layer = record_predictions(
+      calibration, split, calibration.heldout.moe_layer_points, [&](const Measurement& measurement) {
+        return std::optional<double>{predict_moe_layer(fit, dense, measurement, reference)};
+      });
 }
 
+// Never fitted: every OTP point is held out, priced by the collective and GEMM fits.
 void check_otp_paths(Calibration& calibration) {
   const Hardware reference = reference_hardware(calibration);
   const CalibratedModels models = calibrated_models(calibration, reference, "the fit");
   const ComputeModel compute(reference, models.efficiency);
-  std::vector<double> predicted, measured;
-  for (const Measurement& measurement : calibration.measurements) {
-    if (measurement.family != Family::otp) continue;
-    const OtpShape shape{measurement.label, measurement.dimension("input_width"), measurement.dimension("output_width")};
-    const OtpScheme scheme = measurement.kind == "x1" ? OtpScheme::x1 : OtpScheme::x2;
-    predicted.push_back(predict_otp(scheme, shape, static_cast<double>(measurement.dimension("tokens")),
-                                    measurement.ranks, models.collectives, compute));
-    measured.push_back(measurement.seconds);
+  Split split;
+  for (std::size_t index = 0; index < calibration.measurements.size(); ++index) {
+    if (calibration.measurements[index].family == Family::otp) split.held_out.push_back(index);
   }
-  if (!measured.empty()) calibration.heldout.otp = mean_absolute_percentage_error(predicted, measured);
-  calibration.heldout.otp_points = static_cast<int>(measured.size());
+  calibration.heldout.otp =
+      record_predictions(calibration, split, calibration.heldout.otp_points, [&](const Measurement& measurement) {
+        const OtpShape shape{measurement.label, measurement.dimension("input_width"),
+                             measurement.dimension("output_width")};
+        const OtpScheme scheme = measurement.kind == "x1" ? OtpScheme::x1 : OtpScheme::x2;
+        return std::optional<double>{predict_otp(scheme, shape, static_cast<double>(measurement.dimension("tokens")),
+                                                 measurement.ranks, models.collectives, compute)};
+      });
 }
 
 }  // namespace
@@ -130,6 +159,7 @@ void fit_calibration(Calibration& calibration) {
   calibration.coefficients.reference = {reference.hbm_bandwidth, reference.bf16_flops};
   calibration.coefficients.reference_source = reference.name + ": " + reference.source;
   calibration.heldout = HeldOutError{};
+  calibration.fitted.clear();
   fit_collectives(calibration);
   fit_gemms(calibration);
   fit_moe_layers(calibration);

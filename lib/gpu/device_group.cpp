@@ -62,27 +62,53 @@ GroupGraph::GroupGraph(const DeviceGroup& group, const std::function<void()>& wo
     check_cuda(cudaSetDevice(device), "cudaSetDevice");
     check_cuda(cudaStreamBeginCapture(group.stream(device), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   }
-  work();
-  for (int device = 0; device < group.size(); ++device) {
-    check_cuda(cudaSetDevice(device), "cudaSetDevice");
-    cudaGraph_t graph = nullptr;
-    check_cuda(cudaStreamEndCapture(group.stream(device), &graph), "cudaStreamEndCapture");
-    graphs_.push_back(graph);
+  try {
+    work();
+  } catch (...) {
+    end_captures();  // a stream left capturing would refuse every later call on it
+    release();
+    throw;
+  }
+  const cudaError_t ended = end_captures();
+  if (ended != cudaSuccess) release();
+  check_cuda(ended, "cudaStreamEndCapture");
+  // CUDA refuses to instantiate while any stream of this thread still captures, so only after every end.
+  for (std::size_t device = 0; device < graphs_.size(); ++device) {
+    check_cuda(cudaSetDevice(static_cast<int>(device)), "cudaSetDevice");
     cudaGraphExec_t executable = nullptr;
-    check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
+    const cudaError_t status = cudaGraphInstantiate(&executable, graphs_[device], 0);
+    if (status != cudaSuccess) release();
+    check_cuda(status, "cudaGraphInstantiate");
     executables_.push_back(executable);
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }
 
-GroupGraph::~GroupGraph() {
-  for (std::size_t device = 0; device < graphs_.size(); ++device) {
-    cudaSetDevice(static_cast<int>(device));
-    cudaGraphExecDestroy(executables_[device]);
-    cudaGraphDestroy(graphs_[device]);
+cudaError_t GroupGraph::end_captures() {
+  cudaError_t first_error = cudaSuccess;
+  for (int device = 0; device < group_.size(); ++device) {
+    cudaSetDevice(device);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t status = cudaStreamEndCapture(group_.stream(device), &graph);
+    if (first_error == cudaSuccess) first_error = status;
+    graphs_.push_back(graph);
   }
   cudaSetDevice(0);
+  return first_error;
 }
+
+void GroupGraph::release() {
+  for (std::size_t device = 0; device < graphs_.size(); ++device) {
+    cudaSetDevice(static_cast<int>(device));
+    if (device < executables_.size()) cudaGraphExecDestroy(executables_[device]);
+    if (graphs_[device] != nullptr) cudaGraphDestroy(graphs_[device]);
+  }
+  graphs_.clear();
+  executables_.clear();
+  cudaSetDevice(0);
+}
+
+GroupGraph::~GroupGraph() { release(); }
 
 void GroupGraph::launch() const {
   for (int device = 0; device < group_.size(); ++device) {

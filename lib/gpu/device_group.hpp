@@ -42,6 +42,8 @@ class GroupGraph {
   void launch() const;
 
  private:
+  cudaError_t end_captures();  // every stream's capture ended, the graphs kept; the first error returned
+  void release();
   const DeviceGroup& group_;
   std::vector<cudaGraph_t> graphs_;
   std::vector<cudaGraphExec_t> executables_;

@@ -15,6 +15,7 @@
 #include "gpu/moe_layer.hpp"
 #include "gpu/random_experts.hpp"
 #include "gpu/random_fill.hpp"
+#include "gpu/streaming_gemm.hpp"
 #include "moe/bfloat16.hpp"
 #include "moe/expert_parallel.hpp"
 
@@ -41,6 +42,13 @@ DeviceBuffer<float> random_floats(std::size_t count, float amplitude, std::uint6
   DeviceBuffer<float> buffer(count);
   fill_random_float(buffer.data(), static_cast<long>(count), amplitude, seed, stream);
   return buffer;
+}
+
+// The streaming kernel's row blocks: each re-reads its expert's weights (calib/moe_fit.hpp).
+std::int64_t aligned_blocks(const std::vector<std::int32_t>& counts) {
+  std::int64_t blocks = 0;
+  for (std::int32_t count : counts) blocks += (count + kStreamingBlockRows - 1) / kStreamingBlockRows;
+  return blocks;
 }
 
 // The model's own router over all its experts, timed as the layer's first stage.
@@ -206,6 +214,7 @@ class SliceRun {
                          {"columns", layer_.columns()},
                          {"rows", std::accumulate(counts.begin(), counts.end(), std::int64_t{0})},
                          {"active_experts", std::count_if(counts.begin(), counts.end(), [](int count) { return count > 0; })},
+                         {"blocks", aligned_blocks(counts)},
                          {"hidden", shape_.hidden},
                          {"intermediate", shape_.intermediate},
                          {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0}};

@@ -27,6 +27,7 @@ class NcclGroup {
  private:
   DeviceGroup devices_;
   std::vector<ncclComm_t> comms_;
+  int exceptions_at_start_;
 };
 
 int nccl_version();

@@ -146,9 +146,11 @@ double OtpRun::check(std::size_t tokens) {
   const std::size_t batch = tokens * ranks_;
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
   DeviceBuffer<std::uint16_t> all_inputs(batch * h1_), reference(batch * h2_);
+  // On the reference GEMM's own stream: a copy on the legacy stream is not ordered before it.
   for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaMemcpyPeer(all_inputs.data() + rank * tokens * h1_, 0, states_[rank].input.data(),
-                              static_cast<int>(rank), tokens * h1_ * kElementBytes), "gather inputs");
+    check_cuda(cudaMemcpyPeerAsync(all_inputs.data() + rank * tokens * h1_, 0, states_[rank].input.data(),
+                                   static_cast<int>(rank), tokens * h1_ * kElementBytes, group_.devices().stream(0)),
+               "gather inputs");
   }
   gemm_rows_by_weight(states_[0].blas->get(), all_inputs.data(), states_[0].weight.data(), reference.data(),
                       static_cast<int>(batch), static_cast<int>(h2_), static_cast<int>(h1_));

@@ -37,8 +37,8 @@ TEST_CASE("the full sweep covers 1 KiB .. 1 GiB, every group size and doc 004's 
   CHECK(plan.group_sizes == std::vector<int>{2, 3, 4});
   CHECK(plan.otp_tokens.front() == 1);
   CHECK(plan.otp_tokens.back() == 256);
-  // Qwen3 128 experts at EP 8, 4 and 1; EP 32 leaves 4 slots, fewer than top-8.
-  CHECK(plan.moe_local_experts == std::vector<std::int64_t>{16, 32, 128});
+  // Qwen3 128 experts at EP 16, 8, 4, 2 and 1; EP 64 and 32 leave 2 and 4 slots, fewer than top-8.
+  CHECK(plan.moe_local_experts == std::vector<std::int64_t>{8, 16, 32, 64, 128});
   // The O projection row-split by 4 (OTP X1's matmul) is among the GEMMs: [4096 x 2048].
   CHECK(std::any_of(plan.gemms.begin(), plan.gemms.end(),
                     [](const GemmShape& shape) { return shape.n == 4096 && shape.k == 2048; }));
