@@ -59,11 +59,17 @@ std::string fit_lines(const calib::Coefficients& coefficients) {
   }
   if (coefficients.moe) {
     const calib::MoeFit& moe = *coefficients.moe;
-    text += fmt::format("MoE fit: grouped w13 {:.0f} % HBM / {:.0f} % peak, w2 {:.0f} % HBM / {:.0f} % peak; "
-                        "router {:.1f} us, align {:.1f} us, combine {:.1f} us fixed\n",
-                        moe.gate_up.memory_efficiency * 100, moe.gate_up.compute_efficiency * 100,
-                        moe.down.memory_efficiency * 100, moe.down.compute_efficiency * 100,
-                        moe.routing.fixed_seconds * 1e6, moe.align.fixed_seconds * 1e6, moe.combine.fixed_seconds * 1e6);
+    text += fmt::format("MoE fit: router {:.1f} us, align {:.1f} us, combine {:.1f} us fixed; streaming path up to "
+                        "{:.0f} rows per expert slot\n",
+                        moe.routing.fixed_seconds * 1e6, moe.align.fixed_seconds * 1e6, moe.combine.fixed_seconds * 1e6,
+                        moe.streaming_max_rows_per_slot);
+    for (const auto& [name, path] : {std::pair{"streaming", moe.streaming}, std::pair{"library", moe.library}}) {
+      if (!path) continue;
+      text += fmt::format("  {:<9} w13 {:.1f} us + {:.0f} % HBM + {:.0f} % peak; w2 {:.1f} us + {:.0f} % HBM + {:.0f} % peak\n",
+                          name, path->gate_up.floor_seconds * 1e6, path->gate_up.memory_efficiency * 100,
+                          path->gate_up.compute_efficiency * 100, path->down.floor_seconds * 1e6,
+                          path->down.memory_efficiency * 100, path->down.compute_efficiency * 100);
+    }
   }
   return text;
 }

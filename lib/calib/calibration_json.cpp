@@ -63,6 +63,17 @@ json roofline_json(const RooflineFit& fit) {
           {"floor_seconds", fit.floor_seconds}};
 }
 
+json additive_json(const AdditiveFit& fit) {
+  return {{"floor_seconds", fit.floor_seconds},
+          {"memory_efficiency", fit.memory_efficiency},
+          {"compute_efficiency", fit.compute_efficiency}};
+}
+
+json path_json(const std::optional<PathFit>& fit) {
+  if (!fit) return nullptr;
+  return {{"gate_up", additive_json(fit->gate_up)}, {"down", additive_json(fit->down)}};
+}
+
 json line_json(const StageLine& line) {
   return {{"fixed_seconds", line.fixed_seconds}, {"per_token_seconds", line.per_token_seconds}};
 }
@@ -85,8 +96,9 @@ json coefficients_json(const Coefficients& coefficients) {
     moe = {{"routing", line_json(fit.routing)},
            {"align", line_json(fit.align)},
            {"combine", line_json(fit.combine)},
-           {"gate_up", roofline_json(fit.gate_up)},
-           {"down", roofline_json(fit.down)}};
+           {"streaming", path_json(fit.streaming)},
+           {"library", path_json(fit.library)},
+           {"streaming_max_rows_per_slot", fit.streaming_max_rows_per_slot}};
   }
   return {{"reference",
            {{"hbm_bytes_per_second", coefficients.reference.bytes_per_second},
@@ -162,6 +174,17 @@ RooflineFit read_roofline(const JsonFields& fields) {
   return {fields.positive("compute_efficiency"), fields.positive("memory_efficiency"), fields.positive("floor_seconds")};
 }
 
+AdditiveFit read_additive(const JsonFields& fields) {
+  return {fields.non_negative("floor_seconds"), fields.non_negative("memory_efficiency"),
+          fields.non_negative("compute_efficiency")};
+}
+
+std::optional<PathFit> read_path(const JsonFields& moe, const std::string& key) {
+  if (moe.is_null(key)) return std::nullopt;
+  const JsonFields path = moe.object(key);
+  return PathFit{read_additive(path.object("gate_up")), read_additive(path.object("down"))};
+}
+
 StageLine read_line(const JsonFields& fields) {
   return {fields.number("fixed_seconds"), fields.non_negative("per_token_seconds")};
 }
@@ -199,8 +222,9 @@ Coefficients read_coefficients(const JsonFields& fields) {
   if (!fields.is_null("moe")) {
     const JsonFields moe = fields.object("moe");
     coefficients.moe = MoeFit{read_line(moe.object("routing")), read_line(moe.object("align")),
-                              read_line(moe.object("combine")), read_roofline(moe.object("gate_up")),
-                              read_roofline(moe.object("down"))};
+                              read_line(moe.object("combine")), read_path(moe, "streaming"),
+                              read_path(moe, "library"), moe.non_negative("streaming_max_rows_per_slot")};
+    if (!coefficients.moe->streaming && !coefficients.moe->library) moe.fail("streaming", "a fit for at least one path");
   }
   return coefficients;
 }

@@ -3,25 +3,14 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace moeplan::calib {
 namespace {
 
-constexpr double kActivationBytes = 2.0;  // bf16 activations between the stages
-
-double weight_bytes(const Measurement& layer) { return layer.dtype == "fp8_e4m3" ? 1.0 : 2.0; }
-
-std::vector<RooflinePoint> stage_points(const std::vector<Measurement>& layers, bool gate_up) {
-  std::vector<RooflinePoint> points;
-  for (const Measurement& layer : layers) {
-    const GroupedWork work = grouped_work(layer);
-    const double seconds = layer.stages.at(gate_up ? "gate_up" : "down");
-    points.push_back(gate_up ? RooflinePoint{work.gate_up_flops, work.gate_up_bytes, seconds}
-                             : RooflinePoint{work.down_flops, work.down_bytes, seconds});
-  }
-  return points;
-}
+constexpr int kAdditiveTerms = 3;  // floor, seconds per byte, seconds per FLOP
 
 StageLine fit_stage(const std::vector<Measurement>& layers, const char* stage) {
   std::vector<double> tokens, seconds;
@@ -30,6 +19,69 @@ StageLine fit_stage(const std::vector<Measurement>& layers, const char* stage) {
     seconds.push_back(layer.stages.at(stage));
   }
   return fit_stage_line(tokens, seconds);
+}
+
+// Relative least squares over the terms in `mask` alone; empty when a coefficient comes out negative.
+std::optional<Eigen::Vector3d> solve_terms(const Eigen::MatrixXd& design, unsigned mask) {
+  std::vector<Eigen::Index> columns;
+  for (int term = 0; term < kAdditiveTerms; ++term) {
+    if ((mask >> term) & 1u) columns.push_back(term);
+  }
+  Eigen::MatrixXd chosen(design.rows(), static_cast<Eigen::Index>(columns.size()));
+  for (std::size_t column = 0; column < columns.size(); ++column) {
+    chosen.col(static_cast<Eigen::Index>(column)) = design.col(columns[column]);
+  }
+  const Eigen::VectorXd solution = chosen.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(design.rows()));
+  Eigen::Vector3d coefficients = Eigen::Vector3d::Zero();
+  for (std::size_t column = 0; column < columns.size(); ++column) {
+    if (!(solution(static_cast<Eigen::Index>(column)) >= 0)) return std::nullopt;
+    coefficients(columns[column]) = solution(static_cast<Eigen::Index>(column));
+  }
+  return coefficients;
+}
+
+std::vector<Measurement> on_path(const std::vector<Measurement>& layers, MoePath path) {
+  std::vector<Measurement> chosen;
+  for (const Measurement& layer : layers) {
+    if (measured_path(layer) == path) chosen.push_back(layer);
+  }
+  return chosen;
+}
+
+std::optional<PathFit> fit_path(const std::vector<Measurement>& layers, MoePath path,
+                                const RooflineReference& reference) {
+  if (layers.empty()) return std::nullopt;
+  std::vector<StageWork> gate_up, down;
+  std::vector<double> gate_up_seconds, down_seconds;
+  for (const Measurement& layer : layers) {
+    const GroupedWork work = grouped_work(layer, path);
+    gate_up.push_back(work.gate_up);
+    down.push_back(work.down);
+    gate_up_seconds.push_back(layer.stages.at("gate_up"));
+    down_seconds.push_back(layer.stages.at("down"));
+  }
+  return PathFit{fit_additive(gate_up, gate_up_seconds, reference), fit_additive(down, down_seconds, reference)};
+}
+
+double rows_per_slot(const Measurement& layer) {
+  const auto slots = static_cast<double>(layer.dimension("local_experts") + layer.dimension("columns") -
+                                         layer.dimension("top_k"));
+  return static_cast<double>(layer.dimension("tokens") * layer.dimension("columns")) / slots;
+}
+
+// The switch between the paths: the geometric middle of the largest streaming and the smallest library load.
+double learned_switch(const std::vector<Measurement>& layers) {
+  double streaming = 0, library = std::numeric_limits<double>::infinity();
+  for (const Measurement& layer : layers) {
+    const double load = rows_per_slot(layer);
+    if (measured_path(layer) == MoePath::streaming) streaming = std::max(streaming, load);
+  }
+  for (const Measurement& layer : layers) {
+    const double load = rows_per_slot(layer);
+    if (measured_path(layer) == MoePath::library && load > streaming) library = std::min(library, load);
+  }
+  if (std::isinf(library)) return streaming > 0 ? streaming : 0.0;
+  return streaming > 0 ? std::sqrt(streaming * library) : 0.0;
 }
 
 }  // namespace
@@ -54,32 +106,48 @@ StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<do
   return {numerator / denominator, 0.0};
 }
 
-GroupedWork grouped_work(const Measurement& layer) {
-  const auto rows = static_cast<double>(layer.dimension("rows"));
-  const auto active = static_cast<double>(layer.dimension("active_experts"));
-  const auto hidden = static_cast<double>(layer.dimension("hidden"));
-  const auto intermediate = static_cast<double>(layer.dimension("intermediate"));
-  const double element = weight_bytes(layer);
-  GroupedWork work;
-  // doc 002: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
-  work.gate_up_flops = 2.0 * rows * 2.0 * intermediate * hidden;
-  work.gate_up_bytes = active * 2.0 * intermediate * hidden * element + rows * (hidden + intermediate) * kActivationBytes;
-  // doc 002: GEMM2 w2 [H, I] reads the activation and writes one hidden row per entry.
-  work.down_flops = 2.0 * rows * hidden * intermediate;
-  work.down_bytes = active * hidden * intermediate * element + rows * (intermediate + hidden) * kActivationBytes;
-  return work;
+double AdditiveFit::time(const StageWork& work, const RooflineReference& reference) const {
+  double seconds = floor_seconds;
+  if (memory_efficiency > 0) seconds += work.bytes / (reference.bytes_per_second * memory_efficiency);
+  if (compute_efficiency > 0) seconds += work.flops / (reference.flops_per_second * compute_efficiency);
+  return seconds;
 }
 
-SharedWork shared_work(const Measurement& layer) {
-  const auto tokens = static_cast<double>(layer.dimension("tokens"));
-  const auto hidden = static_cast<double>(layer.dimension("hidden"));
-  const auto intermediate = static_cast<double>(layer.dimension("shared_intermediate"));
-  SharedWork work;
-  work.gate_up_flops = 2.0 * tokens * 2.0 * intermediate * hidden;
-  work.gate_up_bytes = 2.0 * intermediate * hidden * 2.0 + tokens * (hidden + 2.0 * intermediate) * kActivationBytes;
-  work.down_flops = 2.0 * tokens * hidden * intermediate;
-  work.down_bytes = hidden * intermediate * 2.0 + tokens * (intermediate + hidden) * kActivationBytes;
-  return work;
+AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<double>& seconds,
+                         const RooflineReference& reference) {
+  if (work.empty() || work.size() != seconds.size()) throw std::invalid_argument("fit_additive: no points");
+  const auto count = static_cast<Eigen::Index>(work.size());
+  // Columns scaled to the reference ceilings so the three coefficients are of one order.
+  Eigen::MatrixXd design(count, kAdditiveTerms);
+  for (Eigen::Index row = 0; row < count; ++row) {
+    const auto index = static_cast<std::size_t>(row);
+    design(row, 0) = 1e-6 / seconds[index];
+    design(row, 1) = work[index].bytes / reference.bytes_per_second / seconds[index];
+    design(row, 2) = work[index].flops / reference.flops_per_second / seconds[index];
+  }
+  // Non-negative least squares by trying every subset of terms: three terms make seven subsets.
+  Eigen::Vector3d best = Eigen::Vector3d::Zero();
+  double best_residual = std::numeric_limits<double>::infinity();
+  for (unsigned mask = 1; mask < (1u << kAdditiveTerms); ++mask) {
+    const std::optional<Eigen::Vector3d> coefficients = solve_terms(design, mask);
+    if (!coefficients) continue;
+    const double residual = (design * *coefficients - Eigen::VectorXd::Ones(count)).squaredNorm();
+    if (residual < best_residual) {
+      best_residual = residual;
+      best = *coefficients;
+    }
+  }
+  return {best(0) * 1e-6, best(1) > 0 ? 1.0 / best(1) : 0.0, best(2) > 0 ? 1.0 / best(2) : 0.0};
+}
+
+MoePath MoeFit::path_for(const Measurement& layer) const {
+  return rows_per_slot(layer) <= streaming_max_rows_per_slot ? MoePath::streaming : MoePath::library;
+}
+
+const PathFit& MoeFit::path_fit(MoePath path) const {
+  if (path == MoePath::streaming && streaming) return *streaming;
+  if (path == MoePath::library && library) return *library;
+  return streaming ? *streaming : *library;
 }
 
 MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& reference) {
@@ -88,23 +156,25 @@ MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& 
   fit.routing = fit_stage(layers, "routing");
   fit.align = fit_stage(layers, "align");
   fit.combine = fit_stage(layers, "combine");
-  fit.gate_up = fit_roofline(stage_points(layers, true), reference);
-  fit.down = fit_roofline(stage_points(layers, false), reference);
+  fit.streaming = fit_path(on_path(layers, MoePath::streaming), MoePath::streaming, reference);
+  fit.library = fit_path(on_path(layers, MoePath::library), MoePath::library, reference);
+  fit.streaming_max_rows_per_slot = learned_switch(layers);
   return fit;
 }
 
 double predict_moe_layer(const MoeFit& fit, const RooflineFit& dense, const Measurement& layer,
                          const RooflineReference& reference) {
   const auto tokens = static_cast<double>(layer.dimension("tokens"));
-  const GroupedWork work = grouped_work(layer);
+  const MoePath path = fit.path_for(layer);
+  const GroupedWork work = grouped_work(layer, path);
+  const PathFit& stages = fit.path_fit(path);
   double seconds = fit.routing.time(tokens) + fit.align.time(tokens) + fit.combine.time(tokens) +
-                   fit.gate_up.time(work.gate_up_flops, work.gate_up_bytes, reference) +
-                   fit.down.time(work.down_flops, work.down_bytes, reference);
+                   stages.gate_up.time(work.gate_up, reference) + stages.down.time(work.down, reference);
   if (layer.dimension("shared_intermediate") > 0) {
     // The unfused shared expert: two dense GEMMs, with its SiLU-and-mul at one launch floor.
-    const SharedWork shared = shared_work(layer);
-    seconds += dense.time(shared.gate_up_flops, shared.gate_up_bytes, reference) + dense.floor_seconds +
-               dense.time(shared.down_flops, shared.down_bytes, reference);
+    const GroupedWork shared = shared_work(layer);
+    seconds += dense.time(shared.gate_up.flops, shared.gate_up.bytes, reference) + dense.floor_seconds +
+               dense.time(shared.down.flops, shared.down.bytes, reference);
   }
   return seconds;
 }

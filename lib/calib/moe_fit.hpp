@@ -1,9 +1,14 @@
 #pragma once
 // The MoE layer as the calibration fits it: fixed per-stage costs (router, align, combine) as lines in
-// the token count, and the two grouped GEMMs as rooflines over the bytes and FLOPs they must move and do.
+// the token count, and each grouped GEMM, per kernel path, as a fixed cost plus its bytes over a share
+// of HBM bandwidth plus its FLOPs over a share of peak. The terms add rather than overlap: the streaming
+// kernel dequantizes FP8 in registers between loads, and the library path runs its dequantize and its
+// GEMM one after the other (lib/gpu/moe_layer.hpp).
+#include <optional>
 #include <vector>
 
 #include "calib/measurement.hpp"
+#include "calib/moe_work.hpp"
 #include "calib/roofline_fit.hpp"
 
 namespace moeplan::calib {
@@ -18,23 +23,32 @@ struct StageLine {
 // Relative least squares of seconds = fixed + per_token x tokens; the slope is kept >= 0.
 StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<double>& seconds);
 
-// kernels.md §6: bytes = the active experts' weights + activations in and out; FLOPs = 2 x rows x N x K.
-struct GroupedWork {
-  double gate_up_flops = 0, gate_up_bytes = 0;
-  double down_flops = 0, down_bytes = 0;
-};
-GroupedWork grouped_work(const Measurement& layer);
+// time = floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x compute_efficiency); an efficiency
+// of 0 means the term played no part in the fit.
+struct AdditiveFit {
+  double floor_seconds = 0;
+  double memory_efficiency = 0;
+  double compute_efficiency = 0;
 
-// The dense shared expert of the unfused variant: w13 [2 I_s, H] and w2 [H, I_s] over every token.
-struct SharedWork {
-  double gate_up_flops = 0, gate_up_bytes = 0;
-  double down_flops = 0, down_bytes = 0;
+  double time(const StageWork& work, const RooflineReference& reference) const;
 };
-SharedWork shared_work(const Measurement& layer);
+
+// Relative least squares with every coefficient kept >= 0.
+AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<double>& seconds,
+                         const RooflineReference& reference);
+
+struct PathFit {
+  AdditiveFit gate_up, down;
+};
 
 struct MoeFit {
   StageLine routing, align, combine;
-  RooflineFit gate_up, down;
+  std::optional<PathFit> streaming, library;
+  // The layer takes the streaming path up to this many rows per local expert slot (learned from the runs).
+  double streaming_max_rows_per_slot = 0;
+
+  MoePath path_for(const Measurement& layer) const;
+  const PathFit& path_fit(MoePath path) const;  // the other path's fit where one was never measured
 };
 
 MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& reference);

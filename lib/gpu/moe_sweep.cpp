@@ -218,10 +218,10 @@ class SliceRun {
                          {"hidden", shape_.hidden},
                          {"intermediate", shape_.intermediate},
                          {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0}};
-    const calib::GroupedWork work = calib::grouped_work(measurement);
-    const calib::SharedWork shared = calib::shared_work(measurement);
-    measurement.flops = work.gate_up_flops + work.down_flops + shared.gate_up_flops + shared.down_flops;
-    measurement.bytes = work.gate_up_bytes + work.down_bytes + (shared_ ? shared.gate_up_bytes + shared.down_bytes : 0.0);
+    const calib::GroupedWork work = calib::grouped_work(measurement, calib::measured_path(measurement));
+    const calib::GroupedWork shared = calib::shared_work(measurement);
+    measurement.flops = work.gate_up.flops + work.down.flops + shared.gate_up.flops + shared.down.flops;
+    measurement.bytes = work.gate_up.bytes + work.down.bytes + (shared_ ? shared.gate_up.bytes + shared.down.bytes : 0.0);
     measurement.seconds = whole.median_seconds;
     measurement.min_seconds = whole.min_seconds;
     measurement.max_seconds = whole.max_seconds;

@@ -1,5 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
 #include "calib/moe_fit.hpp"
 
 using namespace moeplan::calib;
@@ -14,16 +19,80 @@ TEST_CASE("a stage line is recovered from exact points, and a falling one become
   CHECK(flat.fixed_seconds == doctest::Approx(3.36e-6));
 }
 
-TEST_CASE("grouped GEMM traffic: the active experts' weights plus the activations, worked by hand") {
+TEST_CASE("expected routing of two tokens over two slots, worked by hand") {
+  // top-1 of 2 slots: each slot gets Binomial(2, 1/2) rows, reached with probability 3/4, one block when reached.
+  const RoutingExpectation routed = expected_routing(2, 2, 1, 0);
+  CHECK(routed.rows == doctest::Approx(2.0));
+  CHECK(routed.active_experts == doctest::Approx(1.5));
+  CHECK(routed.blocks == doctest::Approx(1.5));
+  // A fused shared slot takes every token: one more active expert and one more block.
+  const RoutingExpectation fused = expected_routing(2, 2, 1, 1);
+  CHECK(fused.rows == doctest::Approx(4.0));
+  CHECK(fused.active_experts == doctest::Approx(2.5));
+  CHECK(fused.blocks == doctest::Approx(2.5));
+  // 65 rows on one slot need two 64-row blocks.
+  CHECK(expected_routing(65, 1, 1, 0).blocks == doctest::Approx(2.0));
+}
+
+TEST_CASE("expected routing agrees with sampled top-k routing") {
+  // Second method: draw top_k distinct slots per token and count blocks and active slots directly.
+  const int tokens = 300, slots = 16, top_k = 8, trials = 4000;
+  std::mt19937 generator(7);
+  std::vector<int> order(slots);
+  std::iota(order.begin(), order.end(), 0);
+  double blocks = 0, active = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<int> rows(slots, 0);
+    for (int token = 0; token < tokens; ++token) {
+      std::shuffle(order.begin(), order.end(), generator);
+      for (int pick = 0; pick < top_k; ++pick) ++rows[static_cast<std::size_t>(order[static_cast<std::size_t>(pick)])];
+    }
+    for (int count : rows) {
+      blocks += (count + 63) / 64;
+      active += count > 0 ? 1 : 0;
+    }
+  }
+  const RoutingExpectation expected = expected_routing(tokens, slots, top_k, 0);
+  CHECK(expected.blocks == doctest::Approx(blocks / trials).epsilon(0.01));
+  CHECK(expected.active_experts == doctest::Approx(active / trials).epsilon(0.01));
+}
+
+TEST_CASE("grouped GEMM traffic per path, worked by hand") {
   Measurement layer;
   layer.family = Family::moe_layer;
   layer.dtype = "fp8_e4m3";
-  // DeepSeek-V3 experts (H 7168, I 2048): 4 tokens x 9 columns = 36 rows over 20 active experts.
-  layer.shape = {{"tokens", 4}, {"rows", 36}, {"active_experts", 20}, {"hidden", 7168}, {"intermediate", 2048}};
-  const GroupedWork work = grouped_work(layer);
-  CHECK(work.gate_up_flops == doctest::Approx(2.0 * 36 * 4096 * 7168));
-  // 20 x 4096 x 7168 one-byte weights + 36 x (7168 + 2048) x 2 activation bytes.
-  CHECK(work.gate_up_bytes == doctest::Approx(587202560.0 + 663552.0));
-  CHECK(work.down_flops == doctest::Approx(2.0 * 36 * 7168 * 2048));
-  CHECK(work.down_bytes == doctest::Approx(293601280.0 + 663552.0));
+  // DeepSeek-V3 experts (H 7168, I 2048), 8 local slots and top-8: every token reaches every slot, plus the
+  // fused shared expert: 4 tokens x 9 columns = 36 rows on 9 experts, one block each.
+  layer.shape = {{"tokens", 4},  {"local_experts", 8}, {"top_k", 8},
+                 {"columns", 9}, {"hidden", 7168},     {"intermediate", 2048}};
+  const double activations_gate_up = 36.0 * (7168 + 2048) * 2, w13 = 4096.0 * 7168;
+  const GroupedWork streaming = grouped_work(layer, MoePath::streaming);
+  CHECK(streaming.gate_up.flops == doctest::Approx(2.0 * 36 * 4096 * 7168));
+  CHECK(streaming.gate_up.bytes == doctest::Approx(9 * w13 + activations_gate_up));
+  CHECK(streaming.down.flops == doctest::Approx(2.0 * 36 * 7168 * 2048));
+  CHECK(streaming.down.bytes == doctest::Approx(9 * w13 / 2 + activations_gate_up));
+  // The library path reads FP8, writes bf16 and reads it back: 5 bytes per weight element.
+  const GroupedWork library = grouped_work(layer, MoePath::library);
+  CHECK(library.gate_up.bytes == doctest::Approx(9 * w13 * 5 + activations_gate_up));
+}
+
+TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exact points") {
+  const RooflineReference reference{4.8e12, 989e12};
+  const AdditiveFit truth{20e-6, 0.6, 0.4};
+  std::vector<StageWork> work;
+  std::vector<double> seconds;
+  for (double rows : {8.0, 64.0, 512.0, 4096.0}) {
+    for (double experts : {1.0, 16.0, 64.0}) {
+      work.push_back({2.0 * rows * 4096 * 7168, experts * 4096 * 7168 + rows * 18432});
+      seconds.push_back(truth.time(work.back(), reference));
+    }
+  }
+  const AdditiveFit fit = fit_additive(work, seconds, reference);
+  CHECK(fit.floor_seconds == doctest::Approx(20e-6));
+  CHECK(fit.memory_efficiency == doctest::Approx(0.6));
+  CHECK(fit.compute_efficiency == doctest::Approx(0.4));
+  // Hand check of one point: 16 experts at 64 rows.
+  const StageWork point{2.0 * 64 * 4096 * 7168, 16.0 * 4096 * 7168 + 64 * 18432};
+  CHECK(fit.time(point, reference) ==
+        doctest::Approx(20e-6 + point.bytes / (4.8e12 * 0.6) + point.flops / (989e12 * 0.4)));
 }

@@ -1,0 +1,42 @@
+#pragma once
+// What one measured MoE layer must move and do, as the fit and the cost model count it: the grouped
+// GEMMs' bytes and FLOPs on each kernel path, the unfused shared expert's dense GEMMs, and the routing
+// statistics those depend on, taken as expectations over uniform top-k routing (kernels.md §2.3) so a
+// prediction needs only the shape, never one run's draw.
+#include "calib/measurement.hpp"
+
+namespace moeplan::calib {
+
+// The two grouped-GEMM paths of the fused-MoE layer (lib/gpu/moe_layer.hpp): the weight-streaming
+// kernel, which re-reads an expert's weights for every block of 64 rows, and the library path, which
+// dequantizes each active expert to bf16 and runs one cuBLAS GEMM per expert.
+enum class MoePath { streaming, library };
+MoePath measured_path(const Measurement& layer);  // from the measurement's label
+
+constexpr double kStreamingBlockRows = 64;
+
+// Routing statistics of `tokens` tokens, each sending `top_k` rows to distinct experts among
+// `routed_slots` uniformly, plus `shared_slots` fused shared experts that every token reaches.
+struct RoutingExpectation {
+  double rows = 0;
+  double active_experts = 0;
+  double blocks = 0;  // sum over experts of ceil(rows / 64)
+};
+RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots);
+
+struct StageWork {
+  double flops = 0;
+  double bytes = 0;
+};
+
+struct GroupedWork {
+  StageWork gate_up, down;
+};
+
+// doc 002: w13 [2I, H] and w2 [H, I] per expert, with the activations in and out (bf16).
+GroupedWork grouped_work(const Measurement& layer, MoePath path);
+
+// The dense shared expert of the unfused variant: w13 [2 I_s, H] and w2 [H, I_s] over every token.
+GroupedWork shared_work(const Measurement& layer);
+
+}  // namespace moeplan::calib
