@@ -50,6 +50,8 @@ CalibratedModels calibrated_models(const Calibration& calibration, const Hardwar
     efficiency.routing_per_token =
         (coefficients.moe->routing.per_token_seconds + coefficients.moe->align.per_token_seconds) / 2.0;
   }
+  if (coefficients.otp_x1) efficiency.otp_x1 = *coefficients.otp_x1;
+  if (coefficients.otp_x2) efficiency.otp_x2 = *coefficients.otp_x2;
   // Element-wise stages stream like a copy (kernels.md §6 row 8): the measured copy rate, read + write.
   efficiency.elementwise_memory = calibration.device.copy_bytes_per_second / target.hbm_bandwidth;
   efficiency.calibrated = true;

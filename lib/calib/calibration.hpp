@@ -10,6 +10,7 @@
 #include "calib/moe_fit.hpp"
 #include "calib/roofline_fit.hpp"
 #include "cost/collectives.hpp"
+#include "cost/compute.hpp"
 #include "spec/model.hpp"
 
 namespace moeplan::calib {
@@ -56,6 +57,8 @@ struct Coefficients {
   std::vector<CollectiveFit> collectives;
   std::optional<RooflineFit> gemm;
   std::optional<MoeFit> moe;
+  // The OTP paths end to end (fit on the held-in shapes), per doc 004 scheme.
+  std::optional<PathAdjustment> otp_x1, otp_x2;
 };
 
 // Held-out mean absolute percentage errors (fractions); empty where the family was not measured.

@@ -74,6 +74,15 @@ json path_json(const std::optional<PathFit>& fit) {
   return {{"gate_up", additive_json(fit->gate_up)}, {"down", additive_json(fit->down)}};
 }
 
+json adjustment_json(const std::optional<PathAdjustment>& adjustment) {
+  if (!adjustment) return nullptr;
+  return {{"overhead_seconds", adjustment->overhead_seconds},
+          {"collective_scale", adjustment->collective_scale},
+          {"copy_scale", adjustment->copy_scale},
+          {"gemm_memory_scale", adjustment->memory_scale},
+          {"gemm_compute_scale", adjustment->compute_scale}};
+}
+
 json line_json(const StageLine& line) {
   return {{"fixed_seconds", line.fixed_seconds}, {"per_token_seconds", line.per_token_seconds}};
 }
@@ -106,7 +115,8 @@ json coefficients_json(const Coefficients& coefficients) {
             {"source", coefficients.reference_source}}},
           {"collectives", curves},
           {"gemm", coefficients.gemm ? roofline_json(*coefficients.gemm) : json(nullptr)},
-          {"moe", moe}};
+          {"moe", moe},
+          {"otp", {{"x1", adjustment_json(coefficients.otp_x1)}, {"x2", adjustment_json(coefficients.otp_x2)}}}};
 }
 
 ModelSignature read_signature(const JsonFields& fields) {
@@ -185,6 +195,17 @@ std::optional<PathFit> read_path(const JsonFields& moe, const std::string& key) 
   return PathFit{read_additive(path.object("gate_up")), read_additive(path.object("down"))};
 }
 
+std::optional<PathAdjustment> read_adjustment(const JsonFields& otp, const std::string& key) {
+  if (otp.is_null(key)) return std::nullopt;
+  const JsonFields fields = otp.object(key);
+  return PathAdjustment{true,
+                        fields.non_negative("overhead_seconds"),
+                        fields.non_negative("collective_scale"),
+                        fields.non_negative("copy_scale"),
+                        fields.non_negative("gemm_memory_scale"),
+                        fields.non_negative("gemm_compute_scale")};
+}
+
 StageLine read_line(const JsonFields& fields) {
   return {fields.number("fixed_seconds"), fields.non_negative("per_token_seconds")};
 }
@@ -225,6 +246,11 @@ Coefficients read_coefficients(const JsonFields& fields) {
                               read_line(moe.object("combine")), read_path(moe, "streaming"),
                               read_path(moe, "library"), moe.non_negative("streaming_max_rows_per_slot")};
     if (!coefficients.moe->streaming && !coefficients.moe->library) moe.fail("streaming", "a fit for at least one path");
+  }
+  if (fields.has("otp") && !fields.is_null("otp")) {
+    const JsonFields otp = fields.object("otp");
+    coefficients.otp_x1 = read_adjustment(otp, "x1");
+    coefficients.otp_x2 = read_adjustment(otp, "x2");
   }
   return coefficients;
 }

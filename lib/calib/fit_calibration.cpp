@@ -7,6 +7,7 @@
 #include "calib/calibrated_models.hpp"
 #include "calib/collective_fit.hpp"
 #include "calib/heldout.hpp"
+#include "calib/least_squares.hpp"
 #include "calib/otp_comparison.hpp"
 
 namespace moeplan::calib {
@@ -119,22 +120,47 @@ void fit_moe_layers(Calibration& calibration) {
       });
 }
 
-// Never fitted: every OTP point is held out, priced by the collective and GEMM fits.
-void check_otp_paths(Calibration& calibration) {
+OtpScheme otp_scheme(const Measurement& measurement) {
+  return measurement.kind == "x1" ? OtpScheme::x1 : OtpScheme::x2;
+}
+
+// The cost model's price of one measured OTP path, stage by stage, with `calibration`'s coefficients.
+OtpSchemeCost otp_cost(const Calibration& calibration, const Measurement& measurement) {
   const Hardware reference = reference_hardware(calibration);
   const CalibratedModels models = calibrated_models(calibration, reference, "the fit");
-  const ComputeModel compute(reference, models.efficiency);
-  Split split;
-  for (std::size_t index = 0; index < calibration.measurements.size(); ++index) {
-    if (calibration.measurements[index].family == Family::otp) split.held_out.push_back(index);
+  const OtpProjection projection{measurement.dimension("input_width"), measurement.dimension("output_width"),
+                                 DType::bf16, BlockShape{}};
+  const Group group{measurement.ranks, measurement.ranks};
+  return otp_scheme_cost(otp_scheme(measurement), projection, static_cast<double>(measurement.dimension("tokens")),
+                         group, models.collectives, ComputeModel(reference, models.efficiency));
+}
+
+// Each scheme's end-to-end adjustment over its stages priced from the collective and GEMM fits.
+std::optional<PathAdjustment> fit_otp_scheme(const Calibration& calibration, const std::vector<std::size_t>& training,
+                                             OtpScheme scheme) {
+  const Hardware reference = reference_hardware(calibration);
+  std::vector<std::vector<double>> terms;
+  std::vector<double> seconds;
+  for (std::size_t index : training) {
+    const Measurement& measurement = calibration.measurements[index];
+    if (otp_scheme(measurement) != scheme) continue;
+    const OtpSchemeCost cost = otp_cost(calibration, measurement);
+    terms.push_back({1e-6, cost.first_collective + cost.second_collective, cost.rearrange,
+                     cost.matmul_work.bytes / reference.hbm_bandwidth + cost.matmul_work.flops / reference.bf16_flops});
+    seconds.push_back(measurement.seconds);
   }
+  if (terms.empty()) return std::nullopt;
+  const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
+  return PathAdjustment{true, coefficients[0] * 1e-6, coefficients[1], coefficients[2], coefficients[3], coefficients[3]};
+}
+
+void fit_otp_paths(Calibration& calibration) {
+  const Split split = split_family(calibration, Family::otp);
+  calibration.coefficients.otp_x1 = fit_otp_scheme(calibration, split.training, OtpScheme::x1);
+  calibration.coefficients.otp_x2 = fit_otp_scheme(calibration, split.training, OtpScheme::x2);
   calibration.heldout.otp =
       record_predictions(calibration, split, calibration.heldout.otp_points, [&](const Measurement& measurement) {
-        const OtpShape shape{measurement.label, measurement.dimension("input_width"),
-                             measurement.dimension("output_width")};
-        const OtpScheme scheme = measurement.kind == "x1" ? OtpScheme::x1 : OtpScheme::x2;
-        return std::optional<double>{predict_otp(scheme, shape, static_cast<double>(measurement.dimension("tokens")),
-                                                 measurement.ranks, models.collectives, compute)};
+        return std::optional<double>{otp_cost(calibration, measurement).total()};
       });
 }
 
@@ -163,7 +189,7 @@ void fit_calibration(Calibration& calibration) {
   fit_collectives(calibration);
   fit_gemms(calibration);
   fit_moe_layers(calibration);
-  check_otp_paths(calibration);
+  fit_otp_paths(calibration);
 }
 
 }  // namespace moeplan::calib

@@ -1,7 +1,7 @@
 #pragma once
 // Fits every family on its training shapes (heldout.hpp) and fills the coefficients and the held-out
-// error of each family: collectives, dense GEMMs, the MoE layer, and the OTP paths (never fitted: the
-// OTP error is the calibrated cost model's, from the collective and GEMM fits).
+// error of each family: collectives, dense GEMMs, the MoE layer, and the OTP paths (their stages priced
+// from the collective and GEMM fits, then one end-to-end adjustment per scheme fitted on the held-in shapes).
 #include "calib/calibration.hpp"
 #include "spec/hardware.hpp"
 

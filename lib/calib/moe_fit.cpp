@@ -1,16 +1,14 @@
 #include "calib/moe_fit.hpp"
 
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "calib/least_squares.hpp"
+
 namespace moeplan::calib {
 namespace {
-
-constexpr int kAdditiveTerms = 3;  // floor, seconds per byte, seconds per FLOP
 
 StageLine fit_stage(const std::vector<Measurement>& layers, const char* stage) {
   std::vector<double> tokens, seconds;
@@ -19,25 +17,6 @@ StageLine fit_stage(const std::vector<Measurement>& layers, const char* stage) {
     seconds.push_back(layer.stages.at(stage));
   }
   return fit_stage_line(tokens, seconds);
-}
-
-// Relative least squares over the terms in `mask` alone; empty when a coefficient comes out negative.
-std::optional<Eigen::Vector3d> solve_terms(const Eigen::MatrixXd& design, unsigned mask) {
-  std::vector<Eigen::Index> columns;
-  for (int term = 0; term < kAdditiveTerms; ++term) {
-    if ((mask >> term) & 1u) columns.push_back(term);
-  }
-  Eigen::MatrixXd chosen(design.rows(), static_cast<Eigen::Index>(columns.size()));
-  for (std::size_t column = 0; column < columns.size(); ++column) {
-    chosen.col(static_cast<Eigen::Index>(column)) = design.col(columns[column]);
-  }
-  const Eigen::VectorXd solution = chosen.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(design.rows()));
-  Eigen::Vector3d coefficients = Eigen::Vector3d::Zero();
-  for (std::size_t column = 0; column < columns.size(); ++column) {
-    if (!(solution(static_cast<Eigen::Index>(column)) >= 0)) return std::nullopt;
-    coefficients(columns[column]) = solution(static_cast<Eigen::Index>(column));
-  }
-  return coefficients;
 }
 
 std::vector<Measurement> on_path(const std::vector<Measurement>& layers, MoePath path) {
@@ -88,22 +67,11 @@ double learned_switch(const std::vector<Measurement>& layers) {
 
 StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<double>& seconds) {
   if (tokens.empty() || tokens.size() != seconds.size()) throw std::invalid_argument("fit_stage_line: no points");
-  const auto count = static_cast<Eigen::Index>(tokens.size());
-  Eigen::MatrixXd design(count, 2);
-  Eigen::VectorXd target = Eigen::VectorXd::Ones(count);
-  for (Eigen::Index row = 0; row < count; ++row) {
-    design(row, 0) = 1.0 / seconds[static_cast<std::size_t>(row)];
-    design(row, 1) = tokens[static_cast<std::size_t>(row)] / seconds[static_cast<std::size_t>(row)];
-  }
-  const Eigen::Vector2d solution = design.colPivHouseholderQr().solve(target);
-  if (solution(1) >= 0) return {solution(0), solution(1)};
-  // A falling line is noise around a constant: the relative least-squares constant is sum(1/t) / sum(1/t^2).
-  double numerator = 0, denominator = 0;
-  for (double value : seconds) {
-    numerator += 1.0 / value;
-    denominator += 1.0 / (value * value);
-  }
-  return {numerator / denominator, 0.0};
+  std::vector<std::vector<double>> terms;
+  for (double count : tokens) terms.push_back({1.0, count});
+  // A falling line is noise around a constant: the non-negative fit then keeps the constant alone.
+  const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
+  return {coefficients[0], coefficients[1]};
 }
 
 double AdditiveFit::time(const StageWork& work, const RooflineReference& reference) const {
@@ -115,29 +83,14 @@ double AdditiveFit::time(const StageWork& work, const RooflineReference& referen
 
 AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<double>& seconds,
                          const RooflineReference& reference) {
-  if (work.empty() || work.size() != seconds.size()) throw std::invalid_argument("fit_additive: no points");
-  const auto count = static_cast<Eigen::Index>(work.size());
-  // Columns scaled to the reference ceilings so the three coefficients are of one order.
-  Eigen::MatrixXd design(count, kAdditiveTerms);
-  for (Eigen::Index row = 0; row < count; ++row) {
-    const auto index = static_cast<std::size_t>(row);
-    design(row, 0) = 1e-6 / seconds[index];
-    design(row, 1) = work[index].bytes / reference.bytes_per_second / seconds[index];
-    design(row, 2) = work[index].flops / reference.flops_per_second / seconds[index];
+  // Terms in microseconds and in seconds at the reference ceilings, so the coefficients are of one order.
+  std::vector<std::vector<double>> terms;
+  for (const StageWork& stage : work) {
+    terms.push_back({1e-6, stage.bytes / reference.bytes_per_second, stage.flops / reference.flops_per_second});
   }
-  // Non-negative least squares by trying every subset of terms: three terms make seven subsets.
-  Eigen::Vector3d best = Eigen::Vector3d::Zero();
-  double best_residual = std::numeric_limits<double>::infinity();
-  for (unsigned mask = 1; mask < (1u << kAdditiveTerms); ++mask) {
-    const std::optional<Eigen::Vector3d> coefficients = solve_terms(design, mask);
-    if (!coefficients) continue;
-    const double residual = (design * *coefficients - Eigen::VectorXd::Ones(count)).squaredNorm();
-    if (residual < best_residual) {
-      best_residual = residual;
-      best = *coefficients;
-    }
-  }
-  return {best(0) * 1e-6, best(1) > 0 ? 1.0 / best(1) : 0.0, best(2) > 0 ? 1.0 / best(2) : 0.0};
+  const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
+  return {coefficients[0] * 1e-6, coefficients[1] > 0 ? 1.0 / coefficients[1] : 0.0,
+          coefficients[2] > 0 ? 1.0 / coefficients[2] : 0.0};
 }
 
 MoePath MoeFit::path_for(const Measurement& layer) const {

@@ -20,7 +20,7 @@ struct StageLine {
   double time(double tokens) const { return fixed_seconds + per_token_seconds * tokens; }
 };
 
-// Relative least squares of seconds = fixed + per_token x tokens; the slope is kept >= 0.
+// Relative least squares of seconds = fixed + per_token x tokens, both kept >= 0.
 StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<double>& seconds);
 
 // time = floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x compute_efficiency); an efficiency

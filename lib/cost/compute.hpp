@@ -9,6 +9,19 @@
 
 namespace moeplan {
 
+// A multi-stage path measured whole (issue 7's OTP paths), once calibrated: measured = overhead +
+// collective_scale x the collectives + copy_scale x the element-wise reorder, each priced from its own
+// curve, + the GEMM's bytes and FLOPs at the datasheet HBM and peak, scaled by memory_scale and compute_scale
+// (the stages run back to back, so their terms add). Uncalibrated, the stages are priced as they are.
+struct PathAdjustment {
+  bool calibrated = false;
+  double overhead_seconds = 0;
+  double collective_scale = 1;
+  double copy_scale = 1;
+  double memory_scale = 0;
+  double compute_scale = 0;
+};
+
 // Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.
 struct Efficiency {
   // kernels.md §1.2 and §6 row 5: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
@@ -31,6 +44,8 @@ struct Efficiency {
   double routing_per_token = 2e-9;
   // kernels.md §6 row 10: moe_align_block_size <= 15 us.
   double align_floor = 15e-6;
+  // doc 004's OTP schemes as calibrated end to end; identity before calibration.
+  PathAdjustment otp_x1, otp_x2;
   bool calibrated = false;
   std::string source = "uncalibrated: datasheet roofline";
 };

@@ -4,6 +4,17 @@ namespace moeplan {
 
 namespace {
 constexpr double kActivationBytes = 2.0;  // doc 004 moves BF16 activations
+
+OtpSchemeCost adjusted(OtpSchemeCost cost, const PathAdjustment& adjustment, const Hardware& hardware) {
+  if (!adjustment.calibrated) return cost;
+  cost.rearrange *= adjustment.copy_scale;
+  cost.first_collective *= adjustment.collective_scale;
+  cost.second_collective *= adjustment.collective_scale;
+  cost.matmul = adjustment.memory_scale * cost.matmul_work.bytes / hardware.hbm_bandwidth +
+                adjustment.compute_scale * cost.matmul_work.flops / hardware.bf16_flops;
+  cost.overhead = adjustment.overhead_seconds;
+  return cost;
+}
 }  // namespace
 
 std::string otp_scheme_name(OtpScheme scheme) {
@@ -31,6 +42,7 @@ OtpSchemeCost otp_scheme_cost(OtpScheme scheme, const OtpProjection& projection,
   const auto h2 = static_cast<double>(projection.output_width);
   OtpSchemeCost cost;
   cost.scheme = scheme;
+  Work& matmul = cost.matmul_work;
   if (scheme == OtpScheme::x1) {
     // doc 004 X1: all-to-all of [bs, h1] turns DP into TP; reduce-scatter of [OTP bs, h2] returns to DP.
     const double all_to_all_bytes = tokens * h1 * kActivationBytes;
@@ -39,7 +51,7 @@ OtpSchemeCost otp_scheme_cost(OtpScheme scheme, const OtpProjection& projection,
                         reduce_scatter_bytes * wire_factor(Collective::reduce_scatter, otp);
     cost.rearrange = otp > 1 ? compute.elementwise(2.0 * all_to_all_bytes) : 0.0;
     cost.first_collective = collectives.time(Collective::all_to_all, group, all_to_all_bytes);
-    cost.matmul = compute.gemm(p * tokens, projection.output_width, projection.input_width / otp, projection.weight,
+    matmul = compute.gemm_work(p * tokens, projection.output_width, projection.input_width / otp, projection.weight,
                                projection.block);
     cost.second_collective = collectives.time(Collective::reduce_scatter, group, reduce_scatter_bytes);
   } else {
@@ -50,11 +62,14 @@ OtpSchemeCost otp_scheme_cost(OtpScheme scheme, const OtpProjection& projection,
                         all_to_all_bytes * wire_factor(Collective::all_to_all, otp);
     cost.rearrange = otp > 1 ? compute.elementwise(2.0 * all_to_all_bytes) : 0.0;
     cost.first_collective = collectives.time(Collective::all_gather, group, all_gather_bytes);
-    cost.matmul = compute.gemm(p * tokens, projection.output_width / otp, projection.input_width, projection.weight,
+    matmul = compute.gemm_work(p * tokens, projection.output_width / otp, projection.input_width, projection.weight,
                                projection.block);
     cost.second_collective = collectives.time(Collective::all_to_all, group, all_to_all_bytes);
   }
-  return cost;
+  cost.matmul = compute.gemm_time(matmul, projection.weight);
+  const Efficiency& efficiency = compute.efficiency();
+  if (otp == 1) return cost;
+  return adjusted(cost, scheme == OtpScheme::x1 ? efficiency.otp_x1 : efficiency.otp_x2, compute.hardware());
 }
 
 OtpChoice choose_otp_scheme(const OtpProjection& projection, double tokens, const Group& group,

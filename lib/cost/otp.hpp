@@ -37,9 +37,11 @@ struct OtpSchemeCost {
   double rearrange = 0;         // element-wise reorder of the all-to-all buffer (doc 004's transpose)
   double first_collective = 0;  // X1: all-to-all; X2: all-gather
   double matmul = 0;
+  Work matmul_work;              // the GEMM's FLOPs and bytes
   double second_collective = 0;  // X1: reduce-scatter; X2: all-to-all
+  double overhead = 0;           // calibrated: the gaps between the stages the separate curves miss
 
-  double communication() const { return rearrange + first_collective + second_collective; }
+  double communication() const { return rearrange + first_collective + second_collective + overhead; }
   double total() const { return communication() + matmul; }
 };
 

@@ -11,6 +11,7 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/nccl_check.hpp"
 #include "gpu/random_fill.hpp"
+#include "gpu/transpose_kernel.hpp"
 #include "moe/bfloat16.hpp"
 
 namespace moeplan::gpu {
@@ -77,16 +78,13 @@ OtpRun::OtpRun(const NcclGroup& group, const calib::OtpShape& shape, std::int64_
 }
 
 void OtpRun::x1(std::size_t tokens) {
-  const std::size_t width = h1_ / ranks_, pitch = width * kElementBytes;
+  const std::size_t width = h1_ / ranks_;
   for (std::size_t rank = 0; rank < ranks_; ++rank) {
     check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    RankState& state = states_[rank];
-    // doc 004's transpose: destination j's column slice of every token, made contiguous for the exchange.
-    for (std::size_t peer = 0; peer < ranks_; ++peer) {
-      check_cuda(cudaMemcpy2DAsync(state.staging.data() + peer * tokens * width, pitch, state.input.data() + peer * width,
-                                   h1_ * kElementBytes, pitch, tokens, cudaMemcpyDeviceToDevice,
-                                   group_.devices().stream(static_cast<int>(rank))), "X1 rearrange");
-    }
+    // doc 004's transpose: [bs][p][h1/p] to [p][bs][h1/p], destination j's columns contiguous for the exchange.
+    launch_swap_leading_axes(states_[rank].input.data(), static_cast<int>(tokens), static_cast<int>(ranks_),
+                             static_cast<int>(width), states_[rank].staging.data(),
+                             group_.devices().stream(static_cast<int>(rank)));
   }
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
@@ -108,7 +106,7 @@ void OtpRun::x1(std::size_t tokens) {
 }
 
 void OtpRun::x2(std::size_t tokens) {
-  const std::size_t width = h2_ / ranks_, pitch = width * kElementBytes;
+  const std::size_t width = h2_ / ranks_;
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAllGather(state.input.data(), state.staging.data(), tokens * h1_, ncclBfloat16, group_.comm(rank),
@@ -129,14 +127,10 @@ void OtpRun::x2(std::size_t tokens) {
   });
   for (std::size_t rank = 0; rank < ranks_; ++rank) {
     check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    RankState& state = states_[rank];
-    // Each source's h2/p columns back into place in the [b, h2] output.
-    for (std::size_t peer = 0; peer < ranks_; ++peer) {
-      check_cuda(cudaMemcpy2DAsync(state.output.data() + peer * width, h2_ * kElementBytes,
-                                   state.exchanged.data() + peer * tokens * width, pitch, pitch, tokens,
-                                   cudaMemcpyDeviceToDevice, group_.devices().stream(static_cast<int>(rank))),
-                 "X2 rearrange");
-    }
+    // Each source's h2/p columns back into place: [p][bs][h2/p] to the [bs][p][h2/p] = [bs, h2] output.
+    launch_swap_leading_axes(states_[rank].exchanged.data(), static_cast<int>(ranks_), static_cast<int>(tokens),
+                             static_cast<int>(width), states_[rank].output.data(),
+                             group_.devices().stream(static_cast<int>(rank)));
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }

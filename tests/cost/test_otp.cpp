@@ -73,3 +73,31 @@ TEST_CASE("the choice is by time; the volume rule is reported beside it") {
   CHECK(flipped.by_volume == OtpScheme::x1);
   CHECK(flipped.latency_disagrees());
 }
+
+TEST_CASE("a calibrated OTP path adds its overhead, scales its stages and prices the GEMM term by term") {
+  const Models models;
+  const Group group{4, 8};
+  const OtpSchemeCost plain = otp_scheme_cost(OtpScheme::x1, kOutput, 48, group, models.collectives, models.compute);
+  Efficiency calibrated;
+  calibrated.otp_x1 = {true, 5e-6, 1.5, 2.0, 1.25, 2.5};
+  const ComputeModel compute(models.hardware, calibrated);
+  const OtpSchemeCost cost = otp_scheme_cost(OtpScheme::x1, kOutput, 48, group, models.collectives, compute);
+  CHECK(cost.overhead == doctest::Approx(5e-6));
+  CHECK(cost.first_collective == doctest::Approx(1.5 * plain.first_collective));
+  CHECK(cost.second_collective == doctest::Approx(1.5 * plain.second_collective));
+  // The element-wise reorder under a calibrated efficiency set: its own price, doubled.
+  const OtpSchemeCost reorder = otp_scheme_cost(OtpScheme::x1, kOutput, 48, group, models.collectives,
+                                                ComputeModel(models.hardware, Efficiency{}));
+  CHECK(cost.rearrange == doctest::Approx(2.0 * reorder.rearrange));
+  // X1's GEMM on 4 x 48 rows of [4096 x 8192/4]: 2 m n k FLOPs, weights + activations in and out in bf16.
+  const double rows = 4 * 48, flops = 2.0 * rows * 4096 * 2048, bytes = 4096.0 * 2048 * 2 + rows * (4096 + 2048) * 2;
+  CHECK(cost.matmul_work.flops == doctest::Approx(flops));
+  CHECK(cost.matmul_work.bytes == doctest::Approx(bytes));
+  CHECK(cost.matmul == doctest::Approx(1.25 * bytes / models.hardware.hbm_bandwidth +
+                                       2.5 * flops / models.hardware.bf16_flops));
+  CHECK(cost.total() == doctest::Approx(cost.rearrange + cost.first_collective + cost.second_collective +
+                                        cost.overhead + cost.matmul));
+  // The other scheme keeps its uncalibrated price.
+  CHECK(otp_scheme_cost(OtpScheme::x2, kOutput, 48, group, models.collectives, compute).total() ==
+        doctest::Approx(otp_scheme_cost(OtpScheme::x2, kOutput, 48, group, models.collectives, models.compute).total()));
+}
