@@ -18,6 +18,31 @@ void check_field(const std::string& file, const std::string& key, std::int64_t m
                                model, measured, measured_for));
 }
 
+// A fitted stage on the target's ceilings: the measured time stays the same.
+AdditiveCost on_target(const AdditiveFit& fit, double memory_scale, double compute_scale) {
+  return {fit.floor_seconds, fit.memory_efficiency * memory_scale, fit.compute_efficiency * compute_scale};
+}
+
+// The OTP GEMM terms are multiples of the reference's bytes / HBM and FLOPs / peak: restated on the target's.
+PathAdjustment otp_on_target(PathAdjustment adjustment, double memory_scale, double compute_scale) {
+  adjustment.memory_scale /= memory_scale;
+  adjustment.compute_scale /= compute_scale;
+  return adjustment;
+}
+
+ExpertPathCosts expert_path_costs(const MoeFit& fit, double memory_scale, double compute_scale) {
+  ExpertPathCosts costs;
+  costs.calibrated = true;
+  const PathFit& streaming = fit.path_fit(ExpertPath::streaming);
+  const PathFit& library = fit.path_fit(ExpertPath::library);
+  costs.streaming_gate_up = on_target(streaming.gate_up, memory_scale, compute_scale);
+  costs.streaming_down = on_target(streaming.down, memory_scale, compute_scale);
+  costs.library_gate_up = on_target(library.gate_up, memory_scale, compute_scale);
+  costs.library_down = on_target(library.down, memory_scale, compute_scale);
+  costs.streaming_max_rows_per_slot = fit.streaming_max_rows_per_slot;
+  return costs;
+}
+
 }  // namespace
 
 std::optional<Hardware> preset_for_device(const std::string& device_name) {
@@ -50,8 +75,9 @@ CalibratedModels calibrated_models(const Calibration& calibration, const Hardwar
     efficiency.routing_per_token =
         (coefficients.moe->routing.per_token_seconds + coefficients.moe->align.per_token_seconds) / 2.0;
   }
-  if (coefficients.otp_x1) efficiency.otp_x1 = *coefficients.otp_x1;
-  if (coefficients.otp_x2) efficiency.otp_x2 = *coefficients.otp_x2;
+  if (coefficients.moe) efficiency.expert_paths = expert_path_costs(*coefficients.moe, memory_scale, compute_scale);
+  if (coefficients.otp_x1) efficiency.otp_x1 = otp_on_target(*coefficients.otp_x1, memory_scale, compute_scale);
+  if (coefficients.otp_x2) efficiency.otp_x2 = otp_on_target(*coefficients.otp_x2, memory_scale, compute_scale);
   // Element-wise stages stream like a copy (kernels.md §6 row 8): the measured copy rate, read + write.
   efficiency.elementwise_memory = calibration.device.copy_bytes_per_second / target.hbm_bandwidth;
   efficiency.calibrated = true;

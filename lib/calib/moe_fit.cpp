@@ -19,7 +19,7 @@ StageLine fit_stage(const std::vector<Measurement>& layers, const char* stage) {
   return fit_stage_line(tokens, seconds);
 }
 
-std::vector<Measurement> on_path(const std::vector<Measurement>& layers, MoePath path) {
+std::vector<Measurement> on_path(const std::vector<Measurement>& layers, ExpertPath path) {
   std::vector<Measurement> chosen;
   for (const Measurement& layer : layers) {
     if (measured_path(layer) == path) chosen.push_back(layer);
@@ -27,7 +27,7 @@ std::vector<Measurement> on_path(const std::vector<Measurement>& layers, MoePath
   return chosen;
 }
 
-std::optional<PathFit> fit_path(const std::vector<Measurement>& layers, MoePath path,
+std::optional<PathFit> fit_path(const std::vector<Measurement>& layers, ExpertPath path,
                                 const RooflineReference& reference) {
   if (layers.empty()) return std::nullopt;
   std::vector<StageWork> gate_up, down;
@@ -53,11 +53,11 @@ double learned_switch(const std::vector<Measurement>& layers) {
   double streaming = 0, library = std::numeric_limits<double>::infinity();
   for (const Measurement& layer : layers) {
     const double load = rows_per_slot(layer);
-    if (measured_path(layer) == MoePath::streaming) streaming = std::max(streaming, load);
+    if (measured_path(layer) == ExpertPath::streaming) streaming = std::max(streaming, load);
   }
   for (const Measurement& layer : layers) {
     const double load = rows_per_slot(layer);
-    if (measured_path(layer) == MoePath::library && load > streaming) library = std::min(library, load);
+    if (measured_path(layer) == ExpertPath::library && load > streaming) library = std::min(library, load);
   }
   if (std::isinf(library)) return streaming > 0 ? streaming : 0.0;
   return streaming > 0 ? std::sqrt(streaming * library) : 0.0;
@@ -93,13 +93,13 @@ AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<d
           coefficients[2] > 0 ? 1.0 / coefficients[2] : 0.0};
 }
 
-MoePath MoeFit::path_for(const Measurement& layer) const {
-  return rows_per_slot(layer) <= streaming_max_rows_per_slot ? MoePath::streaming : MoePath::library;
+ExpertPath MoeFit::path_for(const Measurement& layer) const {
+  return rows_per_slot(layer) <= streaming_max_rows_per_slot ? ExpertPath::streaming : ExpertPath::library;
 }
 
-const PathFit& MoeFit::path_fit(MoePath path) const {
-  if (path == MoePath::streaming && streaming) return *streaming;
-  if (path == MoePath::library && library) return *library;
+const PathFit& MoeFit::path_fit(ExpertPath path) const {
+  if (path == ExpertPath::streaming && streaming) return *streaming;
+  if (path == ExpertPath::library && library) return *library;
   return streaming ? *streaming : *library;
 }
 
@@ -109,8 +109,8 @@ MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& 
   fit.routing = fit_stage(layers, "routing");
   fit.align = fit_stage(layers, "align");
   fit.combine = fit_stage(layers, "combine");
-  fit.streaming = fit_path(on_path(layers, MoePath::streaming), MoePath::streaming, reference);
-  fit.library = fit_path(on_path(layers, MoePath::library), MoePath::library, reference);
+  fit.streaming = fit_path(on_path(layers, ExpertPath::streaming), ExpertPath::streaming, reference);
+  fit.library = fit_path(on_path(layers, ExpertPath::library), ExpertPath::library, reference);
   fit.streaming_max_rows_per_slot = learned_switch(layers);
   return fit;
 }
@@ -118,7 +118,7 @@ MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& 
 double predict_moe_layer(const MoeFit& fit, const RooflineFit& dense, const Measurement& layer,
                          const RooflineReference& reference) {
   const auto tokens = static_cast<double>(layer.dimension("tokens"));
-  const MoePath path = fit.path_for(layer);
+  const ExpertPath path = fit.path_for(layer);
   const GroupedWork work = grouped_work(layer, path);
   const PathFit& stages = fit.path_fit(path);
   double seconds = fit.routing.time(tokens) + fit.align.time(tokens) + fit.combine.time(tokens) +

@@ -47,8 +47,8 @@ struct MoeFit {
   // The layer takes the streaming path up to this many rows per local expert slot (learned from the runs).
   double streaming_max_rows_per_slot = 0;
 
-  MoePath path_for(const Measurement& layer) const;
-  const PathFit& path_fit(MoePath path) const;  // the other path's fit where one was never measured
+  ExpertPath path_for(const Measurement& layer) const;
+  const PathFit& path_fit(ExpertPath path) const;  // the other path's fit where one was never measured
 };
 
 MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& reference);

@@ -1,8 +1,6 @@
 #include "calib/moe_work.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <vector>
 
 namespace moeplan::calib {
 namespace {
@@ -11,44 +9,16 @@ constexpr double kActivationBytes = 2.0;  // bf16 activations between the stages
 
 double weight_bytes(const Measurement& layer) { return layer.dtype == "fp8_e4m3" ? 1.0 : 2.0; }
 
-// Bytes per weight element the library path moves: FP8 read, bf16 written, bf16 read by cuBLAS.
-double library_bytes_per_element(const Measurement& layer) { return layer.dtype == "fp8_e4m3" ? 5.0 : 2.0; }
-
-// E[ceil(X / 64)] and P(X > 0) for X ~ Binomial(n, p): the sum over j >= 0 of P(X > 64 j).
-struct SlotExpectation {
-  double blocks = 0;
-  double reached = 0;
-};
-
-SlotExpectation binomial_slot(int trials, double probability) {
-  if (probability >= 1.0) return {std::ceil(trials / kStreamingBlockRows), trials > 0 ? 1.0 : 0.0};
-  std::vector<double> mass(static_cast<std::size_t>(trials) + 1);
-  const double log_p = std::log(probability), log_q = std::log1p(-probability);
-  for (int count = 0; count <= trials; ++count) {
-    mass[static_cast<std::size_t>(count)] = std::exp(std::lgamma(trials + 1.0) - std::lgamma(count + 1.0) -
-                                                     std::lgamma(trials - count + 1.0) + count * log_p +
-                                                     (trials - count) * log_q);
-  }
-  SlotExpectation expectation;
-  for (int count = 1; count <= trials; ++count) {
-    const double share = mass[static_cast<std::size_t>(count)];
-    expectation.blocks += share * std::ceil(count / kStreamingBlockRows);
-    expectation.reached += share;
-  }
-  return expectation;
-}
-
 }  // namespace
 
-MoePath measured_path(const Measurement& layer) {
-  return layer.label == "streaming" ? MoePath::streaming : MoePath::library;
+ExpertPath measured_path(const Measurement& layer) {
+  return layer.label == "streaming" ? ExpertPath::streaming : ExpertPath::library;
 }
 
 RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots) {
-  const int count = static_cast<int>(std::lround(tokens));
   const double picks = std::min(top_k, routed_slots);
-  const SlotExpectation routed = binomial_slot(count, picks / routed_slots);
-  const SlotExpectation shared = binomial_slot(count, 1.0);
+  const SlotExpectation routed = expected_slot(tokens, picks / routed_slots);
+  const SlotExpectation shared = expected_slot(tokens, 1.0);
   RoutingExpectation expectation;
   expectation.rows = tokens * (picks + shared_slots);
   expectation.active_experts = routed_slots * routed.reached + shared_slots * shared.reached;
@@ -56,7 +26,7 @@ RoutingExpectation expected_routing(double tokens, double routed_slots, double t
   return expectation;
 }
 
-GroupedWork grouped_work(const Measurement& layer, MoePath path) {
+GroupedWork grouped_work(const Measurement& layer, ExpertPath path) {
   const auto tokens = static_cast<double>(layer.dimension("tokens"));
   const auto slots = static_cast<double>(layer.dimension("local_experts"));
   const auto top_k = static_cast<double>(layer.dimension("top_k"));
@@ -65,8 +35,9 @@ GroupedWork grouped_work(const Measurement& layer, MoePath path) {
   const auto intermediate = static_cast<double>(layer.dimension("intermediate"));
   const RoutingExpectation routing = expected_routing(tokens, slots, top_k, shared_slots);
   // The streaming kernel streams an expert's weights once per 64-row block; the library path once per expert.
-  const double weight_passes = path == MoePath::streaming ? routing.blocks : routing.active_experts;
-  const double element = path == MoePath::streaming ? weight_bytes(layer) : library_bytes_per_element(layer);
+  const double weight_passes = path == ExpertPath::streaming ? routing.blocks : routing.active_experts;
+  const double element =
+      weight_bytes(layer) * (path == ExpertPath::streaming ? 1.0 : library_bytes_per_weight_byte(weight_bytes(layer)));
   GroupedWork work;
   // doc 002: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
   work.gate_up.flops = 2.0 * routing.rows * 2.0 * intermediate * hidden;

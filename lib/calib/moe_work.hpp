@@ -4,16 +4,12 @@
 // statistics those depend on, taken as expectations over uniform top-k routing (kernels.md §2.3) so a
 // prediction needs only the shape, never one run's draw.
 #include "calib/measurement.hpp"
+#include "cost/expert_routing.hpp"
 
 namespace moeplan::calib {
 
-// The two grouped-GEMM paths of the fused-MoE layer (lib/gpu/moe_layer.hpp): the weight-streaming
-// kernel, which re-reads an expert's weights for every block of 64 rows, and the library path, which
-// dequantizes each active expert to bf16 and runs one cuBLAS GEMM per expert.
-enum class MoePath { streaming, library };
-MoePath measured_path(const Measurement& layer);  // from the measurement's label
-
-constexpr double kStreamingBlockRows = 64;
+// The grouped-GEMM path a measured layer took (cost/expert_routing.hpp), from its label.
+ExpertPath measured_path(const Measurement& layer);
 
 // Routing statistics of `tokens` tokens, each sending `top_k` rows to distinct experts among
 // `routed_slots` uniformly, plus `shared_slots` fused shared experts that every token reaches.
@@ -34,7 +30,7 @@ struct GroupedWork {
 };
 
 // doc 002: w13 [2I, H] and w2 [H, I] per expert, with the activations in and out (bf16).
-GroupedWork grouped_work(const Measurement& layer, MoePath path);
+GroupedWork grouped_work(const Measurement& layer, ExpertPath path);
 
 // The dense shared expert of the unfused variant: w13 [2 I_s, H] and w2 [H, I_s] over every token.
 GroupedWork shared_work(const Measurement& layer);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cost/expert_routing.hpp"
+
 namespace moeplan {
 
 namespace {
@@ -62,6 +64,7 @@ ExpertTimes ComputeModel::experts(const ExpertLoad& load, double prefetched_byte
   ExpertTimes times;
   const double rows = load.rows();
   if (rows <= 0) return times;
+  if (efficiency_.expert_paths.calibrated) return calibrated_experts(load, prefetched_bytes);
   const auto hidden = static_cast<double>(load.hidden);
   const auto inter = static_cast<double>(load.intermediate);
   // doc 002: GEMM1 w13 [2I, h] -> SiLU-and-mul -> GEMM2 w2 [h, I], over the rows each local expert receives.
@@ -76,6 +79,41 @@ ExpertTimes ComputeModel::experts(const ExpertLoad& load, double prefetched_byte
   times.gate_up = gemm_time(gate_up, load.dtype, prefetched_bytes);
   times.activation = elementwise(rows * 3.0 * inter * kActivationBytes);
   times.down = gemm_time(down, load.dtype);
+  return times;
+}
+
+double ComputeModel::additive(const AdditiveCost& cost, const Work& work) const {
+  double seconds = cost.floor_seconds;
+  if (cost.memory_efficiency > 0) seconds += work.bytes / (hardware_.hbm_bandwidth * cost.memory_efficiency);
+  if (cost.compute_efficiency > 0) seconds += work.flops / (hardware_.bf16_flops * cost.compute_efficiency);
+  return seconds;
+}
+
+ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double prefetched_bytes) const {
+  const ExpertPathCosts& paths = efficiency_.expert_paths;
+  const double rows = load.rows(), slots = load.experts + load.shared_experts;
+  const ExpertPath path = rows / slots <= paths.streaming_max_rows_per_slot ? ExpertPath::streaming : ExpertPath::library;
+  // Routed rows land uniformly on the routed experts; each fused shared replica takes an equal share.
+  const SlotExpectation routed = expected_slot(load.pairs, 1.0 / load.experts);
+  const SlotExpectation shared =
+      load.shared_experts > 0 ? expected_slot(load.shared_pairs / load.shared_experts, 1.0) : SlotExpectation{};
+  const double passes = path == ExpertPath::streaming
+                            ? load.experts * routed.blocks + load.shared_experts * shared.blocks
+                            : load.experts * routed.reached + load.shared_experts * shared.reached;
+  const double weight_element_bytes = element_bytes(load.dtype);
+  const double traffic = path == ExpertPath::streaming ? 1.0 : library_bytes_per_weight_byte(weight_element_bytes);
+  const auto hidden = static_cast<double>(load.hidden);
+  const auto inter = static_cast<double>(load.intermediate);
+  // The fit's work (lib/calib/moe_work.cpp): weight passes plus activations in and out, per stage.
+  Work gate_up{2.0 * rows * 2.0 * inter * hidden,
+               passes * 2.0 * inter * hidden * weight_element_bytes * traffic + rows * (hidden + inter) * kActivationBytes};
+  gate_up.bytes = std::max(0.0, gate_up.bytes - prefetched_bytes);
+  const Work down{2.0 * rows * hidden * inter,
+                  passes * hidden * inter * weight_element_bytes * traffic + rows * (inter + hidden) * kActivationBytes};
+  const bool streaming = path == ExpertPath::streaming;
+  ExpertTimes times;
+  times.gate_up = additive(streaming ? paths.streaming_gate_up : paths.library_gate_up, gate_up);
+  times.down = additive(streaming ? paths.streaming_down : paths.library_down, down);
   return times;
 }
 

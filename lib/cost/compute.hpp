@@ -22,6 +22,22 @@ struct PathAdjustment {
   double compute_scale = 0;
 };
 
+// One calibrated grouped-GEMM stage: floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x
+// compute_efficiency), the terms added (lib/calib/moe_fit.hpp); an efficiency of 0 drops its term.
+struct AdditiveCost {
+  double floor_seconds = 0;
+  double memory_efficiency = 0;
+  double compute_efficiency = 0;
+};
+
+// The fused-MoE layer's two grouped-GEMM paths as calibrated on the GPU (cost/expert_routing.hpp); the
+// activation is fused into each path's gate-up stage.
+struct ExpertPathCosts {
+  bool calibrated = false;
+  AdditiveCost streaming_gate_up, streaming_down, library_gate_up, library_down;
+  double streaming_max_rows_per_slot = 0;  // the layer switches to the library path past this load
+};
+
 // Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.
 struct Efficiency {
   // kernels.md §1.2 and §6 row 5: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
@@ -44,6 +60,7 @@ struct Efficiency {
   double routing_per_token = 2e-9;
   // kernels.md §6 row 10: moe_align_block_size <= 15 us.
   double align_floor = 15e-6;
+  ExpertPathCosts expert_paths;
   // doc 004's OTP schemes as calibrated end to end; identity before calibration.
   PathAdjustment otp_x1, otp_x2;
   bool calibrated = false;
@@ -113,6 +130,8 @@ class ComputeModel {
 
  private:
   double peak(DType weight) const;
+  ExpertTimes calibrated_experts(const ExpertLoad& load, double prefetched_bytes) const;
+  double additive(const AdditiveCost& cost, const Work& work) const;
   double compute_efficiency(DType weight) const;
 
   Hardware hardware_;

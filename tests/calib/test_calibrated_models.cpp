@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "calib/calibrated_models.hpp"
+#include "calib/calibration_json.hpp"
+#include "calib/fit_calibration.hpp"
+#include "cost/compute.hpp"
 #include "calibration_fixture.hpp"
 
 using namespace moeplan;
@@ -40,4 +43,37 @@ TEST_CASE("the measured curve replaces the default one for its group size only")
   const CollectiveModel defaults(h200);
   CHECK(models.collectives.time(Collective::all_gather, {4, 4}, 65536) ==
         doctest::Approx(defaults.time(Collective::all_gather, {4, 4}, 65536)));
+}
+
+TEST_CASE("plan-deploy prices the MoE stages as the fit predicts them, from a committed calibration") {
+  // Second method: the cost model's grouped GEMMs (cost/compute.cpp) against the fit's own prediction
+  // (calib/moe_fit.cpp) for every measured fused layer; they differ only in how routing is drawn
+  // (distinct top-k picks per token in the sweep, independent rows in the cost model).
+  calib::Calibration calibration =
+      calib::read_calibration(std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/calibration_4xh200.json");
+  calib::fit_calibration(calibration);
+  const Hardware reference = calib::reference_hardware(calibration);
+  const ComputeModel compute(reference, calib::calibrated_models(calibration, reference, "test").efficiency);
+  const calib::MoeFit& fit = *calibration.coefficients.moe;
+  int compared = 0;
+  for (const calib::Measurement& layer : calibration.measurements) {
+    if (layer.family != calib::Family::moe_layer || layer.kind != "fused_shared") continue;
+    const auto tokens = static_cast<double>(layer.dimension("tokens"));
+    ExpertLoad load;
+    load.pairs = tokens * static_cast<double>(layer.dimension("top_k"));
+    load.experts = static_cast<double>(layer.dimension("local_experts"));
+    load.shared_pairs = tokens;
+    load.shared_experts = 1;
+    load.hidden = layer.dimension("hidden");
+    load.intermediate = layer.dimension("intermediate");
+    load.dtype = DType::fp8_e4m3;
+    const calib::GroupedWork work = calib::grouped_work(layer, fit.path_for(layer));
+    const calib::PathFit& stages = fit.path_fit(fit.path_for(layer));
+    const double predicted = stages.gate_up.time(work.gate_up, calibration.coefficients.reference) +
+                             stages.down.time(work.down, calibration.coefficients.reference);
+    const ExpertTimes priced = compute.experts(load);
+    CHECK(priced.total() == doctest::Approx(predicted).epsilon(0.05));
+    ++compared;
+  }
+  CHECK(compared == 78);  // 6 expert slices x 13 token counts
 }

@@ -8,6 +8,7 @@
 #include "calib/moe_fit.hpp"
 
 using namespace moeplan::calib;
+using moeplan::ExpertPath;
 
 TEST_CASE("a stage line is recovered from exact points, and a falling one becomes a constant") {
   const StageLine line = fit_stage_line({1, 16, 256, 4096}, {5e-6 + 1e-9, 5e-6 + 16e-9, 5e-6 + 256e-9, 5e-6 + 4096e-9});
@@ -66,13 +67,13 @@ TEST_CASE("grouped GEMM traffic per path, worked by hand") {
   layer.shape = {{"tokens", 4},  {"local_experts", 8}, {"top_k", 8},
                  {"columns", 9}, {"hidden", 7168},     {"intermediate", 2048}};
   const double activations_gate_up = 36.0 * (7168 + 2048) * 2, w13 = 4096.0 * 7168;
-  const GroupedWork streaming = grouped_work(layer, MoePath::streaming);
+  const GroupedWork streaming = grouped_work(layer, ExpertPath::streaming);
   CHECK(streaming.gate_up.flops == doctest::Approx(2.0 * 36 * 4096 * 7168));
   CHECK(streaming.gate_up.bytes == doctest::Approx(9 * w13 + activations_gate_up));
   CHECK(streaming.down.flops == doctest::Approx(2.0 * 36 * 7168 * 2048));
   CHECK(streaming.down.bytes == doctest::Approx(9 * w13 / 2 + activations_gate_up));
   // The library path reads FP8, writes bf16 and reads it back: 5 bytes per weight element.
-  const GroupedWork library = grouped_work(layer, MoePath::library);
+  const GroupedWork library = grouped_work(layer, ExpertPath::library);
   CHECK(library.gate_up.bytes == doctest::Approx(9 * w13 * 5 + activations_gate_up));
 }
 

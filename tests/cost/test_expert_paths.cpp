@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "cost/compute.hpp"
+#include "cost/expert_routing.hpp"
+#include "spec/hardware.hpp"
+
+using namespace moeplan;
+
+namespace {
+
+Efficiency calibrated_paths() {
+  Efficiency efficiency;
+  efficiency.expert_paths.calibrated = true;
+  efficiency.expert_paths.streaming_gate_up = {10e-6, 0.5, 0.25};
+  efficiency.expert_paths.streaming_down = {8e-6, 0.5, 0.25};
+  efficiency.expert_paths.library_gate_up = {100e-6, 0.8, 0.7};
+  efficiency.expert_paths.library_down = {50e-6, 0.8, 0.7};
+  efficiency.expert_paths.streaming_max_rows_per_slot = 192;
+  return efficiency;
+}
+
+// DeepSeek-V3 experts (H 7168, I 2048) in FP8 e4m3, no block scales, spread over `experts` slots.
+ExpertLoad fp8_load(double pairs, double experts) {
+  ExpertLoad load;
+  load.pairs = pairs;
+  load.experts = experts;
+  load.hidden = 7168;
+  load.intermediate = 2048;
+  load.dtype = DType::fp8_e4m3;
+  return load;
+}
+
+}  // namespace
+
+TEST_CASE("expected blocks and reach of one slot, worked by hand") {
+  // Binomial(8, 1/8): reached with 1 - (7/8)^8; 8 rows never fill a second block.
+  const SlotExpectation slot = expected_slot(8, 1.0 / 8);
+  CHECK(slot.reached == doctest::Approx(1.0 - std::pow(7.0 / 8.0, 8)));
+  CHECK(slot.blocks == doctest::Approx(slot.reached));
+  // Certain rows: 130 rows are three blocks.
+  CHECK(expected_slot(130, 1.0).blocks == doctest::Approx(3.0));
+  CHECK(expected_slot(0, 0.5).blocks == 0.0);
+  // FP8 on the library path: read 1 byte, write 2, read 2 per weight byte; bf16 is read once.
+  CHECK(library_bytes_per_weight_byte(1.0) == doctest::Approx(5.0));
+  CHECK(library_bytes_per_weight_byte(2.0) == doctest::Approx(1.0));
+}
+
+TEST_CASE("a calibrated light load takes the streaming path, priced term by term") {
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const ComputeModel model(h200, calibrated_paths());
+  // 8 rows over 8 experts: 8 (1 - (7/8)^8) experts streamed once each.
+  const double passes = 8.0 * (1.0 - std::pow(7.0 / 8.0, 8));
+  const double gate_up_bytes = passes * 4096.0 * 7168 + 8.0 * (7168 + 2048) * 2;
+  const double gate_up_flops = 2.0 * 8 * 4096 * 7168;
+  const ExpertTimes times = model.experts(fp8_load(8, 8));
+  CHECK(times.gate_up == doctest::Approx(10e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.5) +
+                                         gate_up_flops / (h200.bf16_flops * 0.25)));
+  CHECK(times.activation == 0.0);  // fused into the gate-up stage the fit timed
+  const double down_bytes = passes * 7168.0 * 2048 + 8.0 * (2048 + 7168) * 2;
+  CHECK(times.down == doctest::Approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) +
+                                      2.0 * 8 * 7168 * 2048 / (h200.bf16_flops * 0.25)));
+}
+
+TEST_CASE("past the switch the library path dequantizes each active expert once") {
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const ComputeModel model(h200, calibrated_paths());
+  // 2048 rows on 8 experts (256 per slot, above 192): every expert active, 5 bytes moved per FP8 weight.
+  const double gate_up_bytes = 8.0 * 4096 * 7168 * 5 + 2048.0 * (7168 + 2048) * 2;
+  const double gate_up_flops = 2.0 * 2048 * 4096 * 7168;
+  CHECK(model.experts(fp8_load(2048, 8)).gate_up ==
+        doctest::Approx(100e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.8) + gate_up_flops / (h200.bf16_flops * 0.7)));
+}
