@@ -1,175 +1,86 @@
-// moeplan calibrate: time the real MoE, OTP and collective paths on this node, fit the cost models and
-// write the calibration JSON that plan-deploy --calibration reads.
+// moeplan calibrate: time the real MoE, OTP and collective paths on this node, or re-fit a calibration
+// measured before (--from), print the fit and write the calibration JSON and the HTML report.
 #include <fmt/format.h>
 
 #include <memory>
 
-#include "commands.hpp"
-#include "inputs.hpp"
-
-#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
-#include <atomic>
-#include <chrono>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
-#include "calib/sweep_plan.hpp"
 #include "calibrate_summary.hpp"
-#include "gpu/calibration_sweep.hpp"
-#include "io/reporter.hpp"
-#endif
+#include "calibrate_sweep.hpp"
+#include "commands.hpp"
+#include "io/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "report/calibration_report.hpp"
+#include "report/calibration_report_input.hpp"
 
 namespace moeplan::cli {
 
 namespace {
 
-constexpr int kUnavailableExit = 3;
-
-struct CalibrateOptions {
-  ModelInput model;
-  std::string out;
-  int gpus = 0;
-  bool quick = false;
-};
-
-#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
-
 constexpr int kInterruptedExit = 130;  // 128 + SIGINT, as shells report it
 
-std::atomic<bool> stop_requested{false};
-
-// The first Ctrl-C asks the sweep to stop after the point in flight; a second one ends the process.
-extern "C" void request_stop(int) {
-  stop_requested = true;
-  std::signal(SIGINT, SIG_DFL);
+std::string report_html(const CalibrateOptions& options, const calib::Calibration& calibration) {
+  if (options.report.empty()) return "";
+  return report::calibration_report_html(report::calibration_report_input(calibration));
 }
 
-// One line per stage and per tenth of the sweep, with the time left extrapolated from the time so far.
-class ProgressReporter final : public Reporter {
- public:
-  void note(std::string_view message) override { std::fprintf(stderr, "calibrate: %.*s\n", int(message.size()), message.data()); }
-  void warning(std::string_view message) override {
-    std::fprintf(stderr, "warning: %.*s\n", int(message.size()), message.data());
+// Prints the fit and writes the report, whose page is built before any file is written.
+void finish(const CalibrateOptions& options, const calib::Calibration& calibration, const std::string& html) {
+  fmt::print("{}\n", calibration_summary(calibration));
+  if (!options.out.empty()) {
+    fmt::print("wrote {} ({} measurements, {})\n", options.out, calibration.measurements.size(), calibration.measured_on);
   }
-  void progress(std::string_view stage, double fraction_done) override {
-    const int tenth = static_cast<int>(fraction_done * 10);
-    if (stage == stage_ && tenth == tenth_) return;
-    stage_ = std::string(stage);
-    tenth_ = tenth;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string left = fraction_done > 0.02 ? fmt::format(", about {:.0f} s left", elapsed * (1 - fraction_done) / fraction_done) : "";
-    std::fprintf(stderr, "calibrate: [%3.0f%%] %s%s\n", fraction_done * 100, stage_.c_str(), left.c_str());
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::string stage_;
-  int tenth_ = -1;
-};
-
-// The command as run, with the environment that shapes what it measures.
-std::string command_line(const CalibrateOptions& options) {
-  std::string environment;
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "NCCL_RUNTIME_CONNECT", "NCCL_LAUNCH_MODE",
-                           "NCCL_P2P_DISABLE", "NCCL_P2P_DIRECT_DISABLE", "NCCL_CUMEM_ENABLE"}) {
-    if (const char* value = std::getenv(name)) environment += fmt::format("{}={} ", name, value);
-  }
-  const std::string model = options.model.model_file.empty() ? "--hf-config " + options.model.hf_config_file
-                                                             : "--model " + options.model.model_file;
-  return fmt::format("{}moeplan calibrate {} --out {}{}{}", environment, model, options.out, options.gpus > 0 ? fmt::format(" --gpus {}", options.gpus) : "",
-                     options.quick ? " --quick" : "");
+  if (html.empty()) return;
+  write_file_atomically(options.report, html);
+  fmt::print("wrote {}\n", options.report);
 }
 
-int usable_gpus(const CalibrateOptions& options) {
-  const int visible = gpu::visible_gpu_count();
-  if (visible == 0) {
-    throw CLI::RuntimeError("moeplan: calibrate: no CUDA GPU is visible (no driver, no device, or CUDA_VISIBLE_DEVICES "
-                            "names none)", kUnavailableExit);
-  }
-  if (options.gpus > visible) {
-    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: --gpus {} asked for, but only {} GPU{} visible",
-                                        options.gpus, visible, visible == 1 ? " is" : "s are"), kUnavailableExit);
-  }
-  return options.gpus > 0 ? options.gpus : visible;
-}
-
-calib::Calibration fitted(const calib::Calibration& measured, bool complete) {
-  calib::Calibration calibration = measured;
-  calibration.complete = complete;
+// Re-fits a calibration file: no GPU needed, so it works in every build.
+void refit(const CalibrateOptions& options) {
+  calib::Calibration calibration = calib::read_calibration(options.from);
   calib::fit_calibration(calibration);
-  return calibration;
+  const std::string html = report_html(options, calibration);
+  if (!options.out.empty()) calib::write_calibration(options.out, calibration);
+  finish(options, calibration, html);
 }
 
-void run(const CalibrateOptions& options) {
-  const Model model = load_model(options.model);
-  const int gpus = usable_gpus(options);
-  calib::Calibration measured;
-  measured.command = command_line(options);
-  measured.model = calib::model_signature(model);
-  const calib::SweepPlan plan = calib::sweep_plan(model, gpus, options.quick);
-  ProgressReporter reporter;
-  bool written = false;
-  const auto checkpoint = [&] {
-    if (measured.measurements.empty()) return;
-    calib::write_calibration(options.out, fitted(measured, false));
-    written = true;
-  };
-  stop_requested = false;
-  std::signal(SIGINT, request_stop);
-  try {
-    gpu::run_calibration_sweep(plan, gpus, measured, reporter, stop_requested, checkpoint);
-  } catch (const std::exception& error) {
-    std::signal(SIGINT, SIG_DFL);
-    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: {}{}", error.what(),
-                                        written ? fmt::format("; {} holds the stages measured before it", options.out) : ""),
-                            1);
-  }
-  std::signal(SIGINT, SIG_DFL);
-  const bool interrupted = stop_requested.load();
-  const calib::Calibration calibration = fitted(measured, !interrupted);
-  calib::write_calibration(options.out, calibration);
-  fmt::print("{}\nwrote {} ({} measurements, {})\n", calibration_summary(calibration), options.out,
-             calibration.measurements.size(), calibration.measured_on);
-  if (interrupted) {
+void measure(const CalibrateOptions& options) {
+  if (options.out.empty()) throw InputError("command line", "--out", "the calibration JSON to write (or --from FILE)");
+  const SweepResult result = measure_and_fit(options);
+  finish(options, result.calibration, report_html(options, result.calibration));
+  if (result.interrupted) {
     throw CLI::RuntimeError(fmt::format("moeplan: calibrate: interrupted; {} holds what was measured (\"complete\": false)",
                                         options.out), kInterruptedExit);
   }
 }
 
-#else
-
-void run(const CalibrateOptions& options) {
-  load_model(options.model);  // a bad model file is reported before anything else
-#ifdef MOEPLAN_HAVE_CUDA
-  throw CLI::RuntimeError(
-      "moeplan: calibrate: this build has no NCCL (nccl.h or libnccl was not found when it was configured); install "
-      "NCCL and reconfigure", kUnavailableExit);
-#else
-  throw CLI::RuntimeError(
-      "moeplan: calibrate: this build has no GPU support (no CUDA compiler was found when it was configured); "
-      "rebuild on a machine with nvcc 13 (e.g. cmake -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)",
-      kUnavailableExit);
-#endif
-}
-
-#endif
-
 }  // namespace
 
 void add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
-  auto* command = app.add_subcommand("calibrate", "Time the fused-MoE, OTP and collective paths on this GPU node and fit the cost models");
+  auto* command = app.add_subcommand("calibrate", "Time the fused-MoE, OTP and collective paths on this GPU node and fit the "
+                                                  "cost models, or re-fit a calibration file");
   add_model_options(*command, options->model);
-  command->add_option("--out", options->out, "calibration JSON to write")->required();
-  command->add_option("--gpus", options->gpus, "GPUs to use (default: all visible)")->check(CLI::PositiveNumber);
-  command->add_flag("--quick", options->quick, "a short sweep (under a minute)");
+  command->add_option("--out", options->out, "calibration JSON to write (with --from: the re-fitted file)");
+  auto* gpus = command->add_option("--gpus", options->gpus, "GPUs to use (default: all visible)")->check(CLI::PositiveNumber);
+  auto* quick = command->add_flag("--quick", options->quick, "a short sweep (under a minute)");
+  command->add_option("--from", options->from, "re-fit this calibration JSON instead of measuring (no GPU needed)")
+      ->excludes(command->get_option("--model"))
+      ->excludes(command->get_option("--hf-config"))
+      ->excludes(gpus)
+      ->excludes(quick);
+  command->add_option("--report", options->report, "also write an HTML report: measured against fitted, held-out error");
   command->footer("Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
+                  "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
                   "Ctrl-C stops after the point in flight and writes what was measured.");
-  command->callback([options] { run(*options); });
+  command->callback([options] {
+    if (options->from.empty()) {
+      measure(*options);
+    } else {
+      refit(*options);
+    }
+  });
 }
 
 }  // namespace moeplan::cli

@@ -1,7 +1,7 @@
 #pragma once
 // The calibrate report: measured against fitted curves for each family (collectives, GEMMs, the MoE
-// layer, the OTP paths) with the held-out error. It takes plain data, so the calibrate command maps
-// its calibration onto these structs and this library needs nothing of the calibration library.
+// layer, the OTP paths) with the held-out error. It takes plain data; calibration_report_input.hpp maps a
+// fitted calibration onto it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +31,7 @@ struct CalibrationFamily {
   bool logarithmic_y = true;
   std::vector<CalibrationCurve> curves;
   std::optional<double> held_out_error;  // the fit's held-out MAPE as a fraction (0.05 = 5%)
+  std::string part;  // the slice of the family this chart shows ("all_reduce"); empty when it shows all of it
 };
 
 struct CalibrationReportInput {
@@ -43,6 +44,8 @@ struct CalibrationReportInput {
 // Mean absolute percentage error of the fit over the curve's held-out points, as a fraction; none
 // when the curve has no held-out point with a non-zero measurement.
 std::optional<double> held_out_error(const CalibrationCurve& curve);
+// The same over every curve of one chart.
+std::optional<double> chart_held_out_error(const CalibrationFamily& family);
 
 // Measured points (filled in the fit, hollow held out) and the fitted curve as a line, one colour per curve.
 XyChart calibration_chart(const CalibrationFamily& family);

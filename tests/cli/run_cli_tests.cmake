@@ -101,7 +101,7 @@ expect_failure(calibrate-unavailable 3 "calibrate" ${out}
                calibrate --model ${models}/deepseek-v3.yaml --out ${out})
 
 # Each command's own CLI checks live beside this file and share the functions above.
-foreach(extra eplb_cli_tests export_cli_tests)
+foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests)
   if(EXISTS ${SOURCE_DIR}/tests/cli/${extra}.cmake)
     include(${SOURCE_DIR}/tests/cli/${extra}.cmake)
   endif()

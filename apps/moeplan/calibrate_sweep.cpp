@@ -1,0 +1,151 @@
+// The calibration sweep on this node's GPUs: progress on stderr, a checkpoint file after each stage,
+// and Ctrl-C stopping after the point in flight.
+#include "calibrate_sweep.hpp"
+
+#include <CLI/CLI.hpp>
+
+#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "calib/calibration_json.hpp"
+#include "calib/fit_calibration.hpp"
+#include "calib/sweep_plan.hpp"
+#include "gpu/calibration_sweep.hpp"
+#include "io/reporter.hpp"
+#endif
+
+namespace moeplan::cli {
+
+namespace {
+
+constexpr int kUnavailableExit = 3;
+
+#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
+
+std::atomic<bool> stop_requested{false};
+
+// The first Ctrl-C asks the sweep to stop after the point in flight; a second one ends the process.
+extern "C" void request_stop(int) {
+  stop_requested = true;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// One line per stage and per tenth of the sweep, with the time left extrapolated from the time so far.
+class ProgressReporter final : public Reporter {
+ public:
+  void note(std::string_view message) override { std::fprintf(stderr, "calibrate: %.*s\n", int(message.size()), message.data()); }
+  void warning(std::string_view message) override {
+    std::fprintf(stderr, "warning: %.*s\n", int(message.size()), message.data());
+  }
+  void progress(std::string_view stage, double fraction_done) override {
+    const int tenth = static_cast<int>(fraction_done * 10);
+    if (stage == stage_ && tenth == tenth_) return;
+    stage_ = std::string(stage);
+    tenth_ = tenth;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string left = fraction_done > 0.02 ? fmt::format(", about {:.0f} s left", elapsed * (1 - fraction_done) / fraction_done) : "";
+    std::fprintf(stderr, "calibrate: [%3.0f%%] %s%s\n", fraction_done * 100, stage_.c_str(), left.c_str());
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::string stage_;
+  int tenth_ = -1;
+};
+
+// The command as run, with the environment that shapes what it measures.
+std::string command_line(const CalibrateOptions& options) {
+  std::string environment;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "NCCL_RUNTIME_CONNECT", "NCCL_LAUNCH_MODE",
+                           "NCCL_P2P_DISABLE", "NCCL_P2P_DIRECT_DISABLE", "NCCL_CUMEM_ENABLE"}) {
+    if (const char* value = std::getenv(name)) environment += fmt::format("{}={} ", name, value);
+  }
+  const std::string model = options.model.model_file.empty() ? "--hf-config " + options.model.hf_config_file
+                                                             : "--model " + options.model.model_file;
+  return fmt::format("{}moeplan calibrate {} --out {}{}{}", environment, model, options.out, options.gpus > 0 ? fmt::format(" --gpus {}", options.gpus) : "",
+                     options.quick ? " --quick" : "");
+}
+
+int usable_gpus(const CalibrateOptions& options) {
+  const int visible = gpu::visible_gpu_count();
+  if (visible == 0) {
+    throw CLI::RuntimeError("moeplan: calibrate: no CUDA GPU is visible (no driver, no device, or CUDA_VISIBLE_DEVICES "
+                            "names none)", kUnavailableExit);
+  }
+  if (options.gpus > visible) {
+    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: --gpus {} asked for, but only {} GPU{} visible",
+                                        options.gpus, visible, visible == 1 ? " is" : "s are"), kUnavailableExit);
+  }
+  return options.gpus > 0 ? options.gpus : visible;
+}
+
+calib::Calibration fitted(const calib::Calibration& measured, bool complete) {
+  calib::Calibration calibration = measured;
+  calibration.complete = complete;
+  calib::fit_calibration(calibration);
+  return calibration;
+}
+
+#endif
+
+}  // namespace
+
+#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
+
+SweepResult measure_and_fit(const CalibrateOptions& options) {
+  const Model model = load_model(options.model);
+  const int gpus = usable_gpus(options);
+  calib::Calibration measured;
+  measured.command = command_line(options);
+  measured.model = calib::model_signature(model);
+  const calib::SweepPlan plan = calib::sweep_plan(model, gpus, options.quick);
+  ProgressReporter reporter;
+  bool written = false;
+  const auto checkpoint = [&] {
+    if (measured.measurements.empty()) return;
+    calib::write_calibration(options.out, fitted(measured, false));
+    written = true;
+  };
+  stop_requested = false;
+  std::signal(SIGINT, request_stop);
+  try {
+    gpu::run_calibration_sweep(plan, gpus, measured, reporter, stop_requested, checkpoint);
+  } catch (const std::exception& error) {
+    std::signal(SIGINT, SIG_DFL);
+    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: {}{}", error.what(),
+                                        written ? fmt::format("; {} holds the stages measured before it", options.out) : ""),
+                            1);
+  }
+  std::signal(SIGINT, SIG_DFL);
+  const bool interrupted = stop_requested.load();
+  SweepResult result{fitted(measured, !interrupted), interrupted};
+  calib::write_calibration(options.out, result.calibration);
+  return result;
+}
+
+#else
+
+SweepResult measure_and_fit(const CalibrateOptions& options) {
+  load_model(options.model);  // a bad model file is reported before anything else
+#ifdef MOEPLAN_HAVE_CUDA
+  throw CLI::RuntimeError(
+      "moeplan: calibrate: this build has no NCCL (nccl.h or libnccl was not found when it was configured); install "
+      "NCCL and reconfigure", kUnavailableExit);
+#else
+  throw CLI::RuntimeError(
+      "moeplan: calibrate: this build has no GPU support (no CUDA compiler was found when it was configured); "
+      "rebuild on a machine with nvcc 13 (e.g. cmake -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)",
+      kUnavailableExit);
+#endif
+}
+
+#endif
+
+}  // namespace moeplan::cli

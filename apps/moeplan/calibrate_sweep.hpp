@@ -1,0 +1,27 @@
+#pragma once
+// The live half of moeplan calibrate: time the real kernels on this node's GPUs and fit them. Only it
+// needs CUDA and NCCL; a build without them says so and exits 3.
+#include <string>
+
+#include "calib/calibration.hpp"
+#include "inputs.hpp"
+
+namespace moeplan::cli {
+
+struct CalibrateOptions {
+  ModelInput model;
+  std::string out;
+  std::string from;    // an existing calibration to re-fit instead of measuring
+  std::string report;  // HTML report to write after the fit
+  int gpus = 0;
+  bool quick = false;
+};
+
+struct SweepResult {
+  calib::Calibration calibration;  // fitted, already written to options.out
+  bool interrupted = false;        // Ctrl-C: the calibration holds what was measured
+};
+
+SweepResult measure_and_fit(const CalibrateOptions& options);
+
+}  // namespace moeplan::cli

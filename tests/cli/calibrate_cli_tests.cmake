@@ -1,0 +1,42 @@
+# calibrate --from driven as a user would; included by run_cli_tests.cmake. Re-fitting a calibration
+# measured before needs no GPU, so these run in every build.
+set(calibrate_dir ${WORK_DIR}/calibrate)
+file(REMOVE_RECURSE ${calibrate_dir})
+file(MAKE_DIRECTORY ${calibrate_dir})
+set(two_h200 ${SOURCE_DIR}/validation/data/calibration_2xh200.json)
+set(report ${calibrate_dir}/report.html)
+
+# expect_success and expect_failure come from run_cli_tests.cmake, which includes this file.
+expect_success(calibrate-from "held-out error" calibrate --from ${two_h200} --report ${report})
+file(READ ${report} report_html)
+foreach(expected "<svg" "2x NVIDIA H200" "all_reduce, eager")
+  string(FIND "${report_html}" "${expected}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "calibrate-from: the report lacks '${expected}'")
+  endif()
+endforeach()
+
+# --out writes the re-fitted file: the same 168 collective + 266 GEMM + 156 MoE + 54 OTP measurements.
+set(refitted ${calibrate_dir}/refitted.json)
+expect_success(calibrate-refit "wrote ${refitted}" calibrate --from ${two_h200} --out ${refitted})
+file(READ ${refitted} refitted_json)
+string(JSON measurement_count LENGTH "${refitted_json}" measurements)
+if(NOT measurement_count EQUAL 644)
+  message(FATAL_ERROR "calibrate-refit: ${measurement_count} measurements, expected 644")
+endif()
+
+# A bad --from file exits 2 naming the file and key, and writes no report.
+expect_failure(calibrate-from-missing 2 "no-such-calibration.json: expected an existing, readable file" ${report}
+               calibrate --from ${bad}/no-such-calibration.json --report ${report})
+expect_failure(calibrate-from-truncated 2 "calibration-truncated.json: expected well-formed JSON" ${report}
+               calibrate --from ${bad}/calibration-truncated.json --report ${report})
+expect_failure(calibrate-from-missing-key 2 "calibration-missing-seconds.json: measurements[0].seconds: expected" ${report}
+               calibrate --from ${bad}/calibration-missing-seconds.json --report ${report})
+
+# --from re-fits what was measured: the options that shape a live sweep make no sense beside it.
+expect_failure(calibrate-from-with-model 2 "--model excludes --from" ${report}
+               calibrate --from ${two_h200} --model ${models}/deepseek-v3.yaml --report ${report})
+expect_failure(calibrate-from-with-quick 2 "--quick excludes --from" ${report}
+               calibrate --from ${two_h200} --quick --report ${report})
+expect_failure(calibrate-live-without-out 2 "--out: expected the calibration JSON to write" ${report}
+               calibrate --model ${models}/deepseek-v3.yaml --report ${report})
