@@ -29,6 +29,31 @@ double slot_pigeonhole(const std::vector<TokenCount>& sorted, std::int64_t slots
   return bound;
 }
 
+// weights sorted descending [n], least_largest [slots - n + 1] as least_largest_replica_by_slots
+// gives it -> the heaviest-with-lightest term of pool_lower_bound (its proof is there).
+double heaviest_with_lightest(const std::vector<TokenCount>& sorted, const std::vector<ReplicaLoad>& least_largest,
+                              std::int64_t slots_per_gpu) {
+  const auto count = static_cast<std::int64_t>(sorted.size());
+  const auto partners = static_cast<double>(slots_per_gpu - 1);
+  const double with_all_slots = least_largest.back().value();
+  double bound = std::numeric_limits<double>::infinity();
+  // m: the replicas of the expert holding the lightest replica; the others then share slots - m + 1.
+  for (std::int64_t replicas = 1; replicas <= static_cast<std::int64_t>(least_largest.size()); ++replicas) {
+    const auto& largest = least_largest[least_largest.size() - static_cast<std::size_t>(replicas)];
+    const auto at_least_largest = [&](TokenCount weight) { return !heavier_replica(largest.tokens, largest.replicas, weight, 1); };
+    // Experts below that largest replica: the lightest of them gives the least sum.
+    if (!at_least_largest(sorted.back())) {
+      bound = std::min(bound, largest.value() + partners * static_cast<double>(sorted.back()) / static_cast<double>(replicas));
+    }
+    // Experts at or above it: the heaviest replica is only known to be at least with_all_slots.
+    const auto above = std::partition_point(sorted.begin(), sorted.end(), at_least_largest) - sorted.begin();
+    if (above > 0) {
+      bound = std::min(bound, with_all_slots + partners * static_cast<double>(sorted[above - 1]) / static_cast<double>(replicas));
+    }
+  }
+  return count > 0 ? bound : 0.0;
+}
+
 // Searches group-to-node assignments depth first, heaviest group first, memoising each node's
 // bound by its set of groups, and pruning any partial assignment already at the best found.
 class GroupAssignmentSearch {
@@ -103,8 +128,9 @@ double pool_lower_bound(std::span<const TokenCount> weights, std::int64_t slots,
   std::vector<TokenCount> sorted(weights.begin(), weights.end());
   std::sort(sorted.begin(), sorted.end(), std::greater<>());
   const auto total = std::accumulate(sorted.begin(), sorted.end(), TokenCount{0});
-  return std::max({static_cast<double>(total) / static_cast<double>(gpus), best_largest_replica_load(weights, slots),
-                   slot_pigeonhole(sorted, slots, gpus)});
+  const auto least_largest = least_largest_replica_by_slots(weights, slots);
+  return std::max({static_cast<double>(total) / static_cast<double>(gpus), least_largest.back().value(),
+                   slot_pigeonhole(sorted, slots, gpus), heaviest_with_lightest(sorted, least_largest, slots / gpus)});
 }
 
 double hierarchical_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape) {

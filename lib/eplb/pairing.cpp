@@ -1,12 +1,16 @@
 #include "eplb/pairing.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <queue>
 
 #include "eplb/replication.hpp"
 
 namespace moeplan::eplb {
+
+namespace {
+
+constexpr double kPairTolerance = 1e-12;  // pair sums this close count as equal (rounding)
+
+}  // namespace
 
 Packing pack_replicas_in_pairs(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
   const auto replicas = replicas_heaviest_first(weights, counts);
@@ -25,9 +29,8 @@ Packing pack_replicas_in_pairs(std::span<const TokenCount> weights, std::span<co
 }
 
 bool PairingScore::better_than(const PairingScore& other) const {
-  constexpr double tolerance = 1e-12;
-  if (largest < other.largest * (1 - tolerance)) return true;
-  return largest <= other.largest * (1 + tolerance) && gpus_at_largest < other.gpus_at_largest;
+  if (largest < other.largest * (1 - kPairTolerance)) return true;
+  return largest <= other.largest * (1 + kPairTolerance) && gpus_at_largest < other.gpus_at_largest;
 }
 
 std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
@@ -41,85 +44,62 @@ std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> wei
   return experts;
 }
 
-PairingScore score_pairing(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
-                           std::span<const std::int32_t> order) {
-  // Two pointers over runs of equal replicas: the heavy end pairs with the light end.
-  PairingScore score;
-  const auto record = [&](double sum, std::int64_t pairs) {
-    if (sum > score.largest * (1 + 1e-12)) {
-      score = {sum, pairs};
-    } else if (sum >= score.largest * (1 - 1e-12)) {
-      score.gpus_at_largest += pairs;
-    }
-  };
-  std::vector<std::int64_t> left(order.size());  // replicas of order[k] not yet paired
-  for (std::size_t rank = 0; rank < order.size(); ++rank) left[rank] = counts[order[rank]];
+namespace {
+
+// The pairs of the heaviest-with-lightest pairing, run by run: visit(heavy expert, light expert,
+// pair sum, how many such pairs), which returns false to stop the walk. loads [n], counts [n],
+// `order` [n] heaviest replica first. Two pointers over runs of equal replicas; only the two runs
+// at the ends are ever partly paired. O(n).
+template <typename Visit>
+void for_each_pair_run(std::span<const double> loads, std::span<const std::int64_t> counts, std::span<const std::int32_t> order,
+                       Visit&& visit) {
   std::size_t heavy = 0;
   std::size_t light = order.size() - 1;
+  std::int64_t heavy_left = counts[order[heavy]];  // replicas of order[heavy] not yet paired
+  std::int64_t light_left = counts[order[light]];
   while (heavy < light) {
-    const auto pairs = std::min(left[heavy], left[light]);
-    record(replica_load(weights, counts, order[heavy]) + replica_load(weights, counts, order[light]), pairs);
-    left[heavy] -= pairs;
-    left[light] -= pairs;
-    if (left[heavy] == 0) ++heavy;
-    if (left[light] == 0) --light;
+    const auto pairs = std::min(heavy_left, light_left);
+    if (!visit(order[heavy], order[light], loads[order[heavy]] + loads[order[light]], pairs)) return;
+    heavy_left -= pairs;
+    light_left -= pairs;
+    const bool heavy_done = heavy_left == 0;
+    const bool light_done = light_left == 0;
+    if (heavy_done) ++heavy;
+    if (light_done) --light;
+    // When the pointers meet inside a run, its replicas left are what the other end left of it.
+    if (heavy_done) heavy_left = heavy == light && !light_done ? light_left : counts[order[heavy]];
+    if (light_done) light_left = heavy == light && !heavy_done ? heavy_left : counts[order[light]];
   }
   // The replicas left in the middle run pair with each other.
-  if (heavy == light && left[heavy] > 0) record(2 * replica_load(weights, counts, order[heavy]), left[heavy] / 2);
+  if (heavy == light && heavy_left > 0) visit(order[heavy], order[heavy], 2 * loads[order[heavy]], heavy_left / 2);
+}
+
+}  // namespace
+
+PairingScore score_pairing(std::span<const double> loads, std::span<const std::int64_t> counts, std::span<const std::int32_t> order,
+                           double ceiling) {
+  PairingScore score;
+  for_each_pair_run(loads, counts, order, [&](std::int32_t, std::int32_t, double sum, std::int64_t pairs) {
+    if (sum > score.largest * (1 + kPairTolerance)) {
+      score = {sum, pairs};
+    } else if (sum >= score.largest * (1 - kPairTolerance)) {
+      score.gpus_at_largest += pairs;
+    }
+    return sum <= ceiling;
+  });
   return score;
 }
 
-std::vector<std::int64_t> pairing_counts_for_target(std::span<const TokenCount> weights, std::int64_t slots, double target) {
-  std::vector<std::int64_t> counts(weights.size());
-  std::int64_t used = 0;
-  for (std::size_t expert = 0; expert < weights.size(); ++expert) {
-    const double needed = target > 0 ? std::ceil(static_cast<double>(weights[expert]) / target) : 1.0;
-    counts[expert] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::min(needed, 1e15)));
-    used += counts[expert];
-    if (used > slots) return {};
-  }
-  // The top of the heap is the expert whose next replica would be lightest; the lower index on ties.
-  const auto heavier_next = [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a] + 1, weights[b], counts[b] + 1)) return true;
-    if (heavier_replica(weights[b], counts[b] + 1, weights[a], counts[a] + 1)) return false;
-    return a > b;
-  };
-  std::vector<std::int32_t> experts(weights.size());
-  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
-  std::priority_queue<std::int32_t, std::vector<std::int32_t>, decltype(heavier_next)> lightest_next(heavier_next, std::move(experts));
-  for (; used < slots; ++used) {
-    const auto expert = lightest_next.top();
-    lightest_next.pop();
-    ++counts[expert];
-    lightest_next.push(expert);
-  }
-  return counts;
-}
-
-std::vector<std::int64_t> best_pairing_counts(std::span<const TokenCount> weights, std::int64_t slots, double lower, double upper) {
-  constexpr int kBisectionSteps = 24;  // 2^-24 of the interval: far below one token on real loads
-  const auto gpus = slots / 2;
-  std::vector<std::int64_t> best;
-  double best_max = upper;
-  for (int step = 0; step < kBisectionSteps && lower < upper; ++step) {
-    const double target = 0.5 * (lower + upper);
-    auto counts = pairing_counts_for_target(weights, slots, target);
-    if (counts.empty()) {
-      lower = target;
-      continue;
-    }
-    const double reached = pack_replicas_in_pairs(weights, counts, gpus).max_load();
-    if (reached < best_max) {
-      best_max = reached;
-      best = std::move(counts);
-    }
-    if (reached <= target) {
-      upper = target;
-    } else {
-      lower = target;
-    }
-  }
-  return best;
+std::vector<std::int32_t> experts_in_largest_pairs(std::span<const double> loads, std::span<const std::int64_t> counts,
+                                                   std::span<const std::int32_t> order, double largest) {
+  std::vector<std::int32_t> experts;
+  for_each_pair_run(loads, counts, order, [&](std::int32_t heavy, std::int32_t light, double sum, std::int64_t pairs) {
+    if (pairs == 0 || sum < largest * (1 - kPairTolerance)) return true;
+    experts.push_back(heavy);
+    if (light != heavy) experts.push_back(light);
+    return true;
+  });
+  return experts;
 }
 
 }  // namespace moeplan::eplb

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "eplb/lower_bound.hpp"
 #include "eplb/pairing.hpp"
 #include "eplb/refinement.hpp"
 #include "eplb/replication.hpp"
@@ -14,12 +13,12 @@ namespace {
 
 constexpr double kRelativeTolerance = 1e-12;  // below this, two loads count as equal (rounding)
 // Replica moves per pool. With 2 slots per GPU the counts are the whole problem and a move is
-// cheap (a sort and a pairing); with more, swaps do most of the work and a few moves fix the rest.
-constexpr std::int64_t kMaxPairingRounds = 48;
+// cheap to score (O(n), no packing), so a budget of scored moves bounds the search from each start;
+// with more, swaps do most of the work and a few moves fix the rest.
+constexpr std::int64_t kPairingEvaluations = 300;
 constexpr std::int64_t kMaxPackingRounds = 16;
 constexpr double kLargeGap = 1.01;  // 1 % above the bound
-constexpr std::size_t kDonorsPerMove = 4;    // first-improvement moves (more than 2 slots per GPU)
-constexpr std::size_t kPairingDonors = 24;   // best-improvement moves (2 slots per GPU)
+constexpr std::size_t kDonorsPerMove = 4;  // first-improvement moves (more than 2 slots per GPU)
 
 // How many GPUs sit at the maximum load: fewer is progress even when the maximum stays.
 std::int64_t gpus_at_max(const Packing& packing) {
@@ -88,14 +87,11 @@ bool move_one_replica(std::span<const TokenCount> weights, PoolSolution& solutio
 }
 
 // `order` [n] (heaviest replica first) after the counts of two experts changed: both are taken
-// out and put back where their new replica load belongs. O(n).
-std::vector<std::int32_t> reordered(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
-                                    const std::vector<std::int32_t>& order, std::int32_t first, std::int32_t second) {
-  std::vector<std::int32_t> result;
-  result.reserve(order.size());
-  for (const auto expert : order) {
-    if (expert != first && expert != second) result.push_back(expert);
-  }
+// out and put back where their new replica load belongs, into `result` [n]. O(n).
+void reorder(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, const std::vector<std::int32_t>& order,
+             std::int32_t first, std::int32_t second, std::vector<std::int32_t>& result) {
+  result = order;
+  for (const auto expert : {first, second}) result.erase(std::find(result.begin(), result.end(), expert));
   const auto heavier_first = [&](std::int32_t a, std::int32_t b) {
     if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
     if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
@@ -104,41 +100,104 @@ std::vector<std::int32_t> reordered(std::span<const TokenCount> weights, std::sp
   for (const auto expert : {first, second}) {
     result.insert(std::upper_bound(result.begin(), result.end(), expert, heavier_first), expert);
   }
-  return result;
 }
 
-// With 2 slots per GPU a move is cheap to score, so try many donors and keep the best move: the
-// donor that helps may be an expensive one (a hot expert whose fewer, larger replicas still pair
-// with light ones). Returns false at a local optimum.
-bool best_pairing_move(std::span<const TokenCount> weights, PoolSolution& solution) {
-  const auto order = experts_heaviest_first(weights, solution.counts);
-  PairingScore best_score = score_pairing(weights, solution.counts, order);
-  std::vector<std::int64_t> best_counts;
-  auto counts = solution.counts;
-  for (const auto receiver : experts_on_gpu(weights, solution.counts, solution.packing, solution.packing.heaviest_gpu())) {
-    for (const auto donor : cheapest_donors(weights, solution.counts, receiver, kPairingDonors)) {
-      ++counts[receiver];
-      --counts[donor];
-      const auto score = score_pairing(weights, counts, reordered(weights, counts, order, receiver, donor));
-      if (score.better_than(best_score)) {
-        best_score = score;
-        best_counts = counts;
+// Experts that can give up a replica, the smallest rise of their replica load first (w / (c - 1) -
+// w / c = w / (c (c - 1))), ties to the lower index: [donors].
+std::vector<std::int32_t> donors_by_smallest_rise(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
+  std::vector<std::int32_t> donors;
+  for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(counts.size()); ++expert) {
+    if (counts[expert] >= 2) donors.push_back(expert);
+  }
+  std::sort(donors.begin(), donors.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto rise_a = counts[a] * (counts[a] - 1);
+    const auto rise_b = counts[b] * (counts[b] - 1);
+    if (heavier_replica(weights[b], rise_b, weights[a], rise_a)) return true;
+    if (heavier_replica(weights[a], rise_a, weights[b], rise_b)) return false;
+    return a < b;
+  });
+  return donors;
+}
+
+// The receivers of a pairing move: the experts in a largest pair (in pairing order), then the
+// expert whose next replica is lightest (w / (c + 1), the lower index on ties): a light partner
+// lets every heavy replica pair one place lighter. Each expert once: [receivers].
+std::vector<std::int32_t> pairing_receivers(std::span<const TokenCount> weights, std::span<const double> loads,
+                                            std::span<const std::int64_t> counts, const std::vector<std::int32_t>& order, double largest) {
+  auto receivers = experts_in_largest_pairs(loads, counts, order, largest);
+  std::int32_t lightest = 0;
+  for (std::int32_t expert = 1; expert < static_cast<std::int32_t>(counts.size()); ++expert) {
+    if (heavier_replica(weights[lightest], counts[lightest] + 1, weights[expert], counts[expert] + 1)) lightest = expert;
+  }
+  receivers.push_back(lightest);
+  std::vector<std::int32_t> unique;
+  for (const auto expert : receivers) {
+    if (std::find(unique.begin(), unique.end(), expert) == unique.end()) unique.push_back(expert);
+  }
+  return unique;
+}
+
+// The counts of a pool with 2 slots per GPU under search: counts [n], replica loads w / c [n],
+// the experts heaviest replica first [n] and the score of their pairing.
+struct PairingState {
+  std::vector<std::int64_t> counts;
+  std::vector<double> loads;
+  std::vector<std::int32_t> order;
+  PairingScore score;
+
+  // Gives `receiver` one replica more and `donor` one fewer (or back, with step -1).
+  void move(std::span<const TokenCount> weights, std::int32_t receiver, std::int32_t donor, std::int64_t step) {
+    counts[receiver] += step;
+    counts[donor] -= step;
+    loads[receiver] = replica_load(weights, counts, receiver);
+    loads[donor] = replica_load(weights, counts, donor);
+  }
+};
+
+// With 2 slots per GPU: the first move, receivers outer and donors inner, whose pairing scores
+// better; each scored move spends one of `evaluations`. Returns false when none helps or the
+// budget is spent.
+bool first_pairing_move(std::span<const TokenCount> weights, PairingState& state, std::int64_t& evaluations) {
+  const auto donors = donors_by_smallest_rise(weights, state.counts);
+  std::vector<std::int32_t> order;
+  for (const auto receiver : pairing_receivers(weights, state.loads, state.counts, state.order, state.score.largest)) {
+    for (const auto donor : donors) {
+      if (donor == receiver) continue;
+      if (evaluations-- <= 0) return false;
+      state.move(weights, receiver, donor, 1);
+      reorder(weights, state.counts, state.order, receiver, donor, order);
+      // A pair above the current largest already rules the move out.
+      const auto score = score_pairing(state.loads, state.counts, order, state.score.largest * (1 + kRelativeTolerance));
+      if (score.better_than(state.score)) {
+        state.order.swap(order);
+        state.score = score;
+        return true;
       }
-      --counts[receiver];
-      ++counts[donor];
+      state.move(weights, receiver, donor, -1);
     }
   }
-  if (best_counts.empty()) return false;
-  solution.packing = pack_replicas_in_pairs(weights, best_counts, solution.packing.gpus());
-  solution.counts = std::move(best_counts);
-  return true;
+  return false;
+}
+
+// Pairing moves from `solution`'s counts until none helps, the budget is spent or the largest
+// pair is at `stop_at` (tokens per GPU); the solution takes the counts reached and their pairing.
+void search_pairing_counts(std::span<const TokenCount> weights, PoolSolution& solution, double stop_at) {
+  PairingState state{solution.counts, {}, experts_heaviest_first(weights, solution.counts), {}};
+  for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(weights.size()); ++expert) {
+    state.loads.push_back(replica_load(weights, state.counts, expert));
+  }
+  state.score = score_pairing(state.loads, state.counts, state.order);
+  std::int64_t evaluations = kPairingEvaluations;
+  while (state.score.largest > stop_at && first_pairing_move(weights, state, evaluations)) {
+  }
+  solution.packing = pack_replicas_in_pairs(weights, state.counts, solution.packing.gpus());
+  solution.counts = std::move(state.counts);
 }
 
 // Replica moves until none helps, the round limit, or `stop_at` (tokens per GPU).
 void search_replica_counts(std::span<const TokenCount> weights, PoolSolution& solution, std::int64_t rounds, double stop_at) {
-  const bool pairing = solution.packing.slots_per_gpu == 2;
   for (std::int64_t round = 0; round < rounds && solution.packing.max_load() > stop_at; ++round) {
-    if (!(pairing ? best_pairing_move(weights, solution) : move_one_replica(weights, solution))) return;
+    if (!move_one_replica(weights, solution)) return;
   }
 }
 
@@ -218,30 +277,24 @@ PoolSolution solve_pool_like_eplb(std::span<const TokenCount> weights, std::int6
   return {std::move(counts), std::move(packing)};
 }
 
-PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double good_enough) {
+PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double bound) {
   auto solution = solve_pool_like_eplb(weights, slots, gpus);
   if (slots == gpus) return solution;  // eplb.md §1: one slot per GPU, apportionment alone is optimal
-  // A packing at the lower bound cannot improve, and one at `good_enough` need not: stop there.
-  const double stop_at = std::max(pool_lower_bound(weights, slots, gpus), good_enough) * (1 + kRelativeTolerance);
-  const auto at_bound = [&] { return solution.packing.max_load() <= stop_at; };
-  if (slots == 2 * gpus && !at_bound()) {
-    // Two starts, EPLB's counts and the pairing target's, each searched; the better one stays.
+  // A packing at the bound cannot improve, or need not: stop there.
+  const double stop_at = bound * (1 + kRelativeTolerance);
+  if (slots == 2 * gpus && solution.packing.max_load() > stop_at) {
+    // eplb.md §6: with 2 slots per GPU the pairing of EPLB's counts is already optimal for them;
+    // the search then moves replicas between experts.
     solution.packing = pack_pool(weights, solution.counts, gpus);
-    search_replica_counts(weights, solution, kMaxPairingRounds, stop_at);
-    auto counts = best_pairing_counts(weights, slots, stop_at, solution.packing.max_load());
-    if (!counts.empty() && !at_bound()) {
-      PoolSolution alternative{counts, pack_pool(weights, counts, gpus)};
-      search_replica_counts(weights, alternative, kMaxPairingRounds, stop_at);
-      if (better_packing(alternative.packing, solution.packing)) solution = std::move(alternative);
-    }
+    search_pairing_counts(weights, solution, stop_at);
   }
   // With more than 2 slots per GPU swaps close small gaps; replica moves are for the large ones.
   if (slots != 2 * gpus && solution.packing.max_load() > stop_at * kLargeGap) {
     search_replica_counts(weights, solution, kMaxPackingRounds, stop_at);
   }
   refine_by_swaps(weights, solution.counts, solution.packing, stop_at);
-  separate_duplicate_replicas(weights, solution.counts, solution.packing);
-  merge_duplicate_replicas(weights, solution);
+  // No slot left sharing its GPU with its expert's other replica: nothing to merge.
+  if (separate_duplicate_replicas(weights, solution.counts, solution.packing) > 0) merge_duplicate_replicas(weights, solution);
   return solution;
 }
 

@@ -22,11 +22,12 @@ Packing pack_pool(std::span<const TokenCount> weights, std::span<const std::int6
 PoolSolution solve_pool_like_eplb(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus);
 
 // Our solver: weights [n], slots (a multiple of gpus, >= n) -> counts and packing. Starts from
-// EPLB's answer, tries counts aimed at the packing (pairing targets for 2 slots per GPU), moves
-// single replicas between experts while the packed maximum falls, refines by swaps and separates
-// duplicate replicas. Only strict improvements are accepted, so the maximum GPU load is never
-// above EPLB's on the same pool. The search stops once the maximum is at the pool's lower bound or
-// at `good_enough` (tokens per GPU; a node need not beat the bound of the heaviest node).
-PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double good_enough = 0);
+// EPLB's answer, moves single replicas between experts while the packed maximum falls (with 2
+// slots per GPU: scored by the exact pairing, up to a budget of scored moves), refines by swaps
+// and separates duplicate replicas. Only strict improvements are accepted, so the maximum GPU load
+// is never above EPLB's on the same pool. The search stops once the maximum is at `bound` (tokens per GPU):
+// the pool's lower bound (pool_lower_bound), or more where that is good enough (a node need not
+// beat the bound of the heaviest node).
+PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double bound);
 
 }  // namespace moeplan::eplb

@@ -35,13 +35,31 @@ std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights
   return counts;
 }
 
-double best_largest_replica_load(std::span<const TokenCount> weights, std::int64_t slots) {
-  const auto counts = apportion_replicas(weights, slots);
-  double largest = 0;
-  for (std::size_t expert = 0; expert < weights.size(); ++expert) {
-    largest = std::max(largest, static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]));
+std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots) {
+  std::vector<std::int64_t> counts(weights.size(), 1);
+  // The top of the heap is the expert with the heaviest replica; on equal loads the lower index.
+  const auto lighter = [&](std::int32_t a, std::int32_t b) {
+    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return true;
+    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return false;
+    return a > b;
+  };
+  std::vector<std::int32_t> experts(weights.size());
+  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
+  std::priority_queue<std::int32_t, std::vector<std::int32_t>, decltype(lighter)> heaviest(lighter, std::move(experts));
+  std::vector<ReplicaLoad> largest;
+  largest.reserve(static_cast<std::size_t>(slots) - weights.size() + 1);
+  for (auto used = static_cast<std::int64_t>(weights.size());; ++used) {
+    const auto expert = heaviest.top();
+    largest.push_back({weights[expert], counts[expert]});
+    if (used == slots) return largest;
+    heaviest.pop();
+    ++counts[expert];
+    heaviest.push(expert);
   }
-  return largest;
+}
+
+double best_largest_replica_load(std::span<const TokenCount> weights, std::int64_t slots) {
+  return least_largest_replica_by_slots(weights, slots).back().value();
 }
 
 }  // namespace moeplan::eplb

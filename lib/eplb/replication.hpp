@@ -22,6 +22,18 @@ inline bool heavier_replica(TokenCount tokens_a, std::int64_t replicas_a, TokenC
 std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots,
                                              std::int64_t max_replicas = std::numeric_limits<std::int64_t>::max());
 
+// A largest replica load kept exact: `tokens` over `replicas`.
+struct ReplicaLoad {
+  TokenCount tokens = 0;
+  std::int64_t replicas = 1;
+  double value() const { return static_cast<double>(tokens) / static_cast<double>(replicas); }
+};
+
+// The least largest replica load at every slot count from n to `slots`: [slots - n + 1], entry j
+// for n + j slots. The greedy of apportion_replicas gives every entry at once, since its choice for
+// n + j slots is a prefix of its choice for more, and it is optimal for every slot count (eplb.md §1).
+std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots);
+
 // The smallest achievable largest per-replica load, max_e w_e / c_e under apportion_replicas: a scalar.
 double best_largest_replica_load(std::span<const TokenCount> weights, std::int64_t slots);
 

@@ -1,7 +1,9 @@
 #pragma once
-// Helpers shared by the eplb tests: random load rows and placement invariants.
+// Helpers shared by the eplb tests: random load rows, placement invariants and exhaustive optima.
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "eplb/deployment_shape.hpp"
@@ -30,6 +32,48 @@ inline bool groups_stay_on_their_nodes(const SlotRow& row, const DeploymentShape
     seen = node;
   }
   return true;
+}
+
+// The best largest GPU load over every count vector and every assignment, by exhaustive search:
+// weights [n] (tiny), `slots` on `gpus` GPUs.
+inline double brute_force_optimum(const std::vector<TokenCount>& weights, std::int64_t slots, std::int64_t gpus) {
+  const auto per_gpu = slots / gpus;
+  double best = 1e300;
+  std::vector<std::int64_t> counts(weights.size(), 1);
+  std::function<void(std::size_t, std::int64_t)> choose_counts = [&](std::size_t expert, std::int64_t left) {
+    if (expert + 1 == weights.size()) {
+      counts[expert] = left;
+      std::vector<double> items;
+      for (std::size_t e = 0; e < weights.size(); ++e) {
+        items.insert(items.end(), static_cast<std::size_t>(counts[e]), static_cast<double>(weights[e]) / static_cast<double>(counts[e]));
+      }
+      std::vector<double> loads(static_cast<std::size_t>(gpus), 0.0);
+      std::vector<std::int64_t> filled(static_cast<std::size_t>(gpus), 0);
+      std::function<void(std::size_t)> place = [&](std::size_t item) {
+        if (item == items.size()) {
+          best = std::min(best, *std::max_element(loads.begin(), loads.end()));
+          return;
+        }
+        for (std::size_t gpu = 0; gpu < loads.size(); ++gpu) {
+          if (filled[gpu] == per_gpu) continue;
+          loads[gpu] += items[item];
+          ++filled[gpu];
+          place(item + 1);
+          loads[gpu] -= items[item];
+          --filled[gpu];
+          if (filled[gpu] == 0) break;  // empty GPUs are interchangeable
+        }
+      };
+      place(0);
+      return;
+    }
+    for (std::int64_t count = 1; count <= left - static_cast<std::int64_t>(weights.size() - expert - 1); ++count) {
+      counts[expert] = count;
+      choose_counts(expert + 1, left - count);
+    }
+  };
+  choose_counts(0, slots);
+  return best;
 }
 
 }  // namespace moeplan::eplb::testing

@@ -78,10 +78,3 @@ TEST_CASE("the lower bound takes the largest of mean, best replica and pigeonhol
   // Pigeonhole, 4 experts [7, 7, 7, 1] on 2 GPUs x 2 slots, no spare: 3 heaviest on 2 GPUs -> 7 + 7.
   CHECK(pool_lower_bound(std::vector<TokenCount>{7, 7, 7, 1}, 4, 2) == doctest::Approx(14.0));
 }
-
-TEST_CASE("pairing counts for a target use the fewest replicas, then the lightest next replica") {
-  // Target 10 over [15, 4, 2] with 6 slots: 15 needs 2 (7.5), the others 1; 2 more slots go to
-  // the expert whose next replica is lightest: 2 -> 1 each (then 2 -> 0.67).
-  CHECK(pairing_counts_for_target(std::vector<TokenCount>{15, 4, 2}, 6, 10.0) == std::vector<std::int64_t>{2, 1, 3});
-  CHECK(pairing_counts_for_target(std::vector<TokenCount>{15, 4, 2}, 3, 10.0).empty());
-}
