@@ -48,6 +48,7 @@ void refit(const CalibrateOptions& options) {
 void measure(const CalibrateOptions& options) {
   if (options.out.empty()) throw InputError("command line", "--out", "the calibration JSON to write (or --from FILE)");
   const SweepResult result = measure_and_fit(options);
+  if (!result.writer) return;
   finish(options, result.calibration, report_html(options, result.calibration));
   if (result.interrupted) {
     throw CLI::RuntimeError(fmt::format("moeplan: calibrate: interrupted; {} holds what was measured (\"complete\": false)",
@@ -73,6 +74,8 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("--report", options->report, "also write an HTML report: measured against fitted, held-out error");
   command->footer("Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
                   "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
+                  "  mpirun -np 16 moeplan calibrate --model models/deepseek-v3.yaml --out calibration-2x8.json\n"
+                  "Under mpirun (a build with MPI) each process drives one GPU and the first one writes the file.\n"
                   "Ctrl-C stops after the point in flight and writes what was measured.");
   command->callback([options] {
     if (options->from.empty()) {

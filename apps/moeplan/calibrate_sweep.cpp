@@ -18,6 +18,7 @@
 #include "calib/fit_calibration.hpp"
 #include "calib/sweep_plan.hpp"
 #include "gpu/calibration_sweep.hpp"
+#include "gpu/processes.hpp"
 #include "io/reporter.hpp"
 #endif
 
@@ -36,6 +37,14 @@ extern "C" void request_stop(int) {
   stop_requested = true;
   std::signal(SIGINT, SIG_DFL);
 }
+
+// The other processes of an mpirun launch: the first one speaks for the run.
+class SilentReporter final : public Reporter {
+ public:
+  void note(std::string_view) override {}
+  void warning(std::string_view) override {}
+  void progress(std::string_view, double) override {}
+};
 
 // One line per stage and per tenth of the sweep, with the time left extrapolated from the time so far.
 class ProgressReporter final : public Reporter {
@@ -62,11 +71,15 @@ class ProgressReporter final : public Reporter {
 
 // The command as run, with the environment that shapes what it measures.
 std::string command_line(const CalibrateOptions& options) {
+  const gpu::Processes& processes = gpu::Processes::instance();
   std::string environment;
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "NCCL_RUNTIME_CONNECT", "NCCL_LAUNCH_MODE",
                            "NCCL_P2P_DISABLE", "NCCL_P2P_DIRECT_DISABLE", "NCCL_CUMEM_ENABLE"}) {
+    // Under mpirun each process's CUDA_VISIBLE_DEVICES was narrowed to its own GPU here.
+    if (processes.distributed() && std::string(name) == "CUDA_VISIBLE_DEVICES") continue;
     if (const char* value = std::getenv(name)) environment += fmt::format("{}={} ", name, value);
   }
+  if (processes.distributed()) environment += fmt::format("mpirun -np {} ", processes.size());
   const std::string model = options.model.model_file.empty() ? "--hf-config " + options.model.hf_config_file
                                                              : "--model " + options.model.model_file;
   return fmt::format("{}moeplan calibrate {} --out {}{}{}", environment, model, options.out, options.gpus > 0 ? fmt::format(" --gpus {}", options.gpus) : "",
@@ -74,6 +87,24 @@ std::string command_line(const CalibrateOptions& options) {
 }
 
 int usable_gpus(const CalibrateOptions& options) {
+  const gpu::Processes& processes = gpu::Processes::instance();
+  if (processes.launched_without_mpi()) {
+    throw CLI::RuntimeError("moeplan: calibrate: started by mpirun, but this build has no MPI (mpi.h was not found when "
+                            "it was configured): run one process, which drives every GPU of the node, or rebuild "
+                            "with MPI", kUnavailableExit);
+  }
+  if (processes.distributed()) {
+    if (gpu::visible_gpu_count() == 0) {
+      throw CLI::RuntimeError(fmt::format("moeplan: calibrate: process {} of {} sees no GPU (one GPU per process under "
+                                          "mpirun)", processes.rank(), processes.size()), kUnavailableExit);
+    }
+    if (options.gpus > 0 && options.gpus != processes.size()) {
+      throw CLI::RuntimeError(fmt::format("moeplan: calibrate: --gpus {} under mpirun with {} processes: one GPU per "
+                                          "process, so leave --gpus out or make them equal", options.gpus,
+                                          processes.size()), kUnavailableExit);
+    }
+    return processes.size();
+  }
   const int visible = gpu::visible_gpu_count();
   if (visible == 0) {
     throw CLI::RuntimeError("moeplan: calibrate: no CUDA GPU is visible (no driver, no device, or CUDA_VISIBLE_DEVICES "
@@ -100,16 +131,20 @@ calib::Calibration fitted(const calib::Calibration& measured, bool complete) {
 #if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
 
 SweepResult measure_and_fit(const CalibrateOptions& options) {
+  gpu::Processes& processes = gpu::Processes::instance();  // first: under mpirun it picks this process's GPU
   const Model model = load_model(options.model);
   const int gpus = usable_gpus(options);
+  const bool writer = processes.rank() == 0;
   calib::Calibration measured;
   measured.command = command_line(options);
   measured.model = calib::model_signature(model);
   const calib::SweepPlan plan = calib::sweep_plan(model, gpus, options.quick);
-  ProgressReporter reporter;
+  ProgressReporter progress;
+  SilentReporter silent;
+  Reporter& reporter = writer ? static_cast<Reporter&>(progress) : silent;
   bool written = false;
   const auto checkpoint = [&] {
-    if (measured.measurements.empty()) return;
+    if (!writer || measured.measurements.empty()) return;
     calib::write_calibration(options.out, fitted(measured, false));
     written = true;
   };
@@ -119,13 +154,20 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
     gpu::run_calibration_sweep(plan, gpus, measured, reporter, stop_requested, checkpoint);
   } catch (const std::exception& error) {
     std::signal(SIGINT, SIG_DFL);
+    if (processes.distributed()) {
+      // The other processes wait in NCCL or MPI for this one: say why and end them all.
+      std::fprintf(stderr, "moeplan: calibrate: process %d: %s\n", processes.rank(), error.what());
+      processes.abort(1);
+    }
     throw CLI::RuntimeError(fmt::format("moeplan: calibrate: {}{}", error.what(),
                                         written ? fmt::format("; {} holds the stages measured before it", options.out) : ""),
                             1);
   }
   std::signal(SIGINT, SIG_DFL);
   const bool interrupted = stop_requested.load();
-  SweepResult result{fitted(measured, !interrupted), interrupted};
+  processes.finish();
+  if (!writer) return {measured, interrupted, false};
+  SweepResult result{fitted(measured, !interrupted), interrupted, true};
   calib::write_calibration(options.out, result.calibration);
   return result;
 }

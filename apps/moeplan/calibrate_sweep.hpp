@@ -20,6 +20,7 @@ struct CalibrateOptions {
 struct SweepResult {
   calib::Calibration calibration;  // fitted, already written to options.out
   bool interrupted = false;        // Ctrl-C: the calibration holds what was measured
+  bool writer = true;              // false on the other processes of an mpirun launch: they print nothing
 };
 
 SweepResult measure_and_fit(const CalibrateOptions& options);

@@ -9,6 +9,7 @@
 #include "gpu/gemm_sweep.hpp"
 #include "gpu/moe_sweep.hpp"
 #include "gpu/otp_sweep.hpp"
+#include "gpu/processes.hpp"
 
 namespace moeplan::gpu {
 
@@ -21,21 +22,27 @@ void run_calibration_sweep(const calib::SweepPlan& plan, int gpus, calib::Calibr
                            const std::atomic<bool>& stop, const std::function<void()>& checkpoint) {
   const calib::PlanSize size = calib::plan_size(plan);
   SweepContext context(calibration, reporter, stop, size.gemms + size.moe_layers + size.collectives + size.otp);
+  const Processes& processes = Processes::instance();
+  // One process per GPU: the device facts, dense GEMMs and MoE layer come from the first process's GPU.
+  const bool first = processes.rank() == 0;
   context.begin_stage("device facts and ceilings");
-  calibration.device = inventory_devices(gpus, gpus > 1);
+  calibration.device = inventory_devices(processes.distributed() ? 1 : gpus, gpus > 1);
+  calibration.device.count = gpus;
   calibration.measured_on = fmt::format("{}x {}", gpus, calibration.device.name);
-  reporter.note(fmt::format("{}: copy {:.2f} TB/s, bf16 GEMM {:.0f} TFLOP/s (GPU 0)", calibration.measured_on,
+  reporter.note(fmt::format("{}: copy {:.2f} TB/s, bf16 GEMM {:.0f} TFLOP/s (GPU 0){}", calibration.measured_on,
                             calibration.device.copy_bytes_per_second / 1e12,
-                            calibration.device.bf16_gemm_flops_per_second / 1e12));
+                            calibration.device.bf16_gemm_flops_per_second / 1e12,
+                            processes.distributed() ? fmt::format(", {} processes", processes.size()) : ""));
   // NCCL first: a node whose GPUs cannot reach each other shows it within seconds.
   for (int ranks : plan.group_sizes) {
-    if (context.stopped()) return;
     const NcclGroup group(ranks);
-    sweep_collectives(group, plan.collective_bytes, context);
-    sweep_otp(group, plan.otp, plan.otp_tokens, context);
-    checkpoint();
+    if (group.member()) {
+      sweep_collectives(group, plan.collective_bytes, context);
+      sweep_otp(group, plan.otp, plan.otp_tokens, context);
+    }
+    if (first) checkpoint();
   }
-  if (context.stopped()) return;
+  if (!first || context.stopped()) return;
   sweep_gemms(plan.gemms, plan.gemm_rows, context);
   checkpoint();
   if (context.stopped()) return;

@@ -9,6 +9,7 @@
 #include "gpu/collective_op.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/group_timing.hpp"
 #include "gpu/random_fill.hpp"
 #include "moe/bfloat16.hpp"
 
@@ -23,14 +24,18 @@ struct RankBuffers {
   std::vector<DeviceBuffer<std::uint16_t>> send, receive;
 };
 
-RankBuffers allocate(int ranks, std::size_t elements) {
+// Buffers of the ranks this process drives, indexed by rank (the others stay empty).
+RankBuffers allocate(const NcclGroup& group, std::size_t elements) {
   RankBuffers buffers;
-  for (int rank = 0; rank < ranks; ++rank) {
-    check_cuda(cudaSetDevice(rank), "cudaSetDevice");
-    buffers.send.emplace_back(elements);
-    buffers.receive.emplace_back(elements);
-    fill_random_bf16(buffers.send.back().data(), static_cast<long>(elements), 1.0f, 100 + rank, nullptr);
-    fill_random_bf16(buffers.receive.back().data(), static_cast<long>(elements), 1.0f, 200 + rank, nullptr);
+  buffers.send.resize(static_cast<std::size_t>(group.size()));
+  buffers.receive.resize(static_cast<std::size_t>(group.size()));
+  for (int rank : group.local_ranks()) {
+    const auto index = static_cast<std::size_t>(rank);
+    check_cuda(cudaSetDevice(group.device(rank)), "cudaSetDevice");
+    buffers.send[index] = DeviceBuffer<std::uint16_t>(elements);
+    buffers.receive[index] = DeviceBuffer<std::uint16_t>(elements);
+    fill_random_bf16(buffers.send[index].data(), static_cast<long>(elements), 1.0f, 100 + rank, nullptr);
+    fill_random_bf16(buffers.receive[index].data(), static_cast<long>(elements), 1.0f, 200 + rank, nullptr);
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
   return buffers;
@@ -46,24 +51,46 @@ void enqueue_all(const CollectiveOp& op, const NcclGroup& group, RankBuffers& bu
   group.on_every_rank([&](int rank) {
     const auto index = static_cast<std::size_t>(rank);
     op.enqueue(buffers.send[index].data(), buffers.receive[index].data(), elements, group.size(), group.comm(rank),
-               group.devices().stream(rank));
+               group.stream(rank));
   });
 }
 
-// Every received element against the pattern: exact, since the sums stay small integers in bf16.
+// The first element a rank received wrong, or an empty string.
+std::string first_wrong(const CollectiveOp& op, const NcclGroup& group, RankBuffers& buffers, int rank,
+                        std::size_t elements, bool captured) {
+  const int ranks = group.size();
+  check_cuda(cudaSetDevice(group.device(rank)), "cudaSetDevice");
+  const std::size_t count = op.receive_elements(elements, ranks);
+  std::vector<std::uint16_t> received(count);
+  check_cuda(cudaMemcpy(received.data(), buffers.receive[static_cast<std::size_t>(rank)].data(), count * kElementBytes,
+                        cudaMemcpyDeviceToHost), "download");
+  for (std::size_t index = 0; index < count; ++index) {
+    const float want = op.expected(rank, index, elements, ranks);
+    if (moe::bf16_value(received[index]) != want) {
+      return "check failed: " + calib::collective_name(op.kind) + " on " + std::to_string(ranks) + " GPUs, rank " +
+             std::to_string(rank) + " element " + std::to_string(index) + (captured ? " (graph)" : " (eager)") +
+             ": got " + std::to_string(moe::bf16_value(received[index])) + ", expected " + std::to_string(want);
+    }
+  }
+  return "";
+}
+
+// Every received element against the pattern: exact, since the sums stay small integers in bf16. A
+// failure on any process stops every process of the group.
 void check_received(const CollectiveOp& op, const NcclGroup& group, RankBuffers& buffers, std::size_t elements,
                     bool captured) {
   const int ranks = group.size();
-  for (int rank = 0; rank < ranks; ++rank) {
+  for (int rank : group.local_ranks()) {
     const std::size_t count = op.send_elements(elements, ranks);
     std::vector<std::uint16_t> pattern(count);
     for (std::size_t index = 0; index < count; ++index) pattern[index] = moe::bf16_bits(check_pattern(rank, index));
-    check_cuda(cudaSetDevice(rank), "cudaSetDevice");
+    check_cuda(cudaSetDevice(group.device(rank)), "cudaSetDevice");
     check_cuda(cudaMemcpy(buffers.send[static_cast<std::size_t>(rank)].data(), pattern.data(), count * kElementBytes,
                           cudaMemcpyHostToDevice), "upload pattern");
     buffers.receive[static_cast<std::size_t>(rank)].fill_bytes(0xFF);  // NaN: an unwritten element fails
     check_cuda(cudaDeviceSynchronize(), "poison");
   }
+  group.host().barrier();
   if (captured) {
     GroupGraph graph(group.devices(), [&] { enqueue_all(op, group, buffers, elements); });
     graph.launch();
@@ -72,23 +99,14 @@ void check_received(const CollectiveOp& op, const NcclGroup& group, RankBuffers&
     enqueue_all(op, group, buffers, elements);
     group.devices().synchronize();
   }
-  for (int rank = 0; rank < ranks; ++rank) {
-    check_cuda(cudaSetDevice(rank), "cudaSetDevice");
-    const std::size_t count = op.receive_elements(elements, ranks);
-    std::vector<std::uint16_t> received(count);
-    check_cuda(cudaMemcpy(received.data(), buffers.receive[static_cast<std::size_t>(rank)].data(), count * kElementBytes,
-                          cudaMemcpyDeviceToHost), "download");
-    for (std::size_t index = 0; index < count; ++index) {
-      const float want = op.expected(rank, index, elements, ranks);
-      if (moe::bf16_value(received[index]) != want) {
-        throw std::runtime_error("check failed: " + calib::collective_name(op.kind) + " on " + std::to_string(ranks) +
-                                 " GPUs, rank " + std::to_string(rank) + " element " + std::to_string(index) +
-                                 (captured ? " (graph)" : " (eager)") + ": got " +
-                                 std::to_string(moe::bf16_value(received[index])) + ", expected " + std::to_string(want));
-      }
-    }
+  std::string failure;
+  for (int rank : group.local_ranks()) {
+    if (failure.empty()) failure = first_wrong(op, group, buffers, rank, elements, captured);
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  if (group.any(!failure.empty())) {
+    throw std::runtime_error(failure.empty() ? "check failed on another process of the group" : failure);
+  }
 }
 
 calib::Measurement record(const CollectiveOp& op, int ranks, std::int64_t nominal_bytes, std::size_t elements,
@@ -117,16 +135,16 @@ void sweep_one(const CollectiveOp& op, const NcclGroup& group, RankBuffers& buff
   }
   const TimingPlan plan{3, 5, 2e-3, 200};
   for (std::int64_t bytes : sizes) {
-    if (context.stopped()) return;
+    if (group.any(context.stopped())) return;
     const std::size_t elements = elements_for(bytes, ranks);
     const auto once = [&] { enqueue_all(op, group, buffers, elements); };
-    const Timing eager = time_group(once, group.devices(), plan);
+    const Timing eager = time_group(once, group, plan);
     context.record(record(op, ranks, bytes, elements, "eager", eager));
     const int captured = std::clamp(eager.repeats, 1, kMaxCapturedOperations);
     const GroupGraph graph(group.devices(), [&] {
       for (int operation = 0; operation < captured; ++operation) once();
     });
-    const Timing replay = time_group([&] { graph.launch(); }, group.devices(), plan, captured);
+    const Timing replay = time_group([&] { graph.launch(); }, group, plan, captured);
     context.record(record(op, ranks, bytes, elements, "graph", replay));
   }
 }
@@ -135,7 +153,7 @@ void sweep_one(const CollectiveOp& op, const NcclGroup& group, RankBuffers& buff
 
 void sweep_collectives(const NcclGroup& group, const std::vector<std::int64_t>& sizes_bytes, SweepContext& context) {
   const std::int64_t largest = *std::max_element(sizes_bytes.begin(), sizes_bytes.end());
-  RankBuffers buffers = allocate(group.size(), std::max(elements_for(largest, group.size()), kCheckElements));
+  RankBuffers buffers = allocate(group, std::max(elements_for(largest, group.size()), kCheckElements));
   for (const CollectiveOp& op : {all_reduce_op(), all_gather_op(), reduce_scatter_op(), all_to_all_op()}) {
     context.begin_stage(calib::collective_name(op.kind) + " on " + std::to_string(group.size()) + " GPUs");
     sweep_one(op, group, buffers, sizes_bytes, context);

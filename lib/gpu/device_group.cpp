@@ -1,25 +1,12 @@
 #include "gpu/device_group.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include <utility>
 
 #include "gpu/cuda_check.hpp"
 
 namespace moeplan::gpu {
-namespace {
-
-double seconds_for(const std::function<void()>& work, int repeats, const DeviceGroup& group) {
-  group.synchronize();
-  const auto start = std::chrono::steady_clock::now();
-  for (int repeat = 0; repeat < repeats; ++repeat) work();
-  group.synchronize();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
-DeviceGroup::DeviceGroup(int count) {
-  for (int device = 0; device < count; ++device) {
+DeviceGroup::DeviceGroup(std::vector<int> devices) : devices_(std::move(devices)) {
+  for (int device : devices_) {
     check_cuda(cudaSetDevice(device), "cudaSetDevice");
     cudaStream_t stream = nullptr;
     check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -29,38 +16,25 @@ DeviceGroup::DeviceGroup(int count) {
 }
 
 DeviceGroup::~DeviceGroup() {
-  for (std::size_t device = 0; device < streams_.size(); ++device) {
-    cudaSetDevice(static_cast<int>(device));
-    cudaStreamDestroy(streams_[device]);
+  for (std::size_t slot = 0; slot < streams_.size(); ++slot) {
+    cudaSetDevice(devices_[slot]);
+    cudaStreamDestroy(streams_[slot]);
   }
   cudaSetDevice(0);
 }
 
 void DeviceGroup::synchronize() const {
-  for (int device = 0; device < size(); ++device) {
-    check_cuda(cudaSetDevice(device), "cudaSetDevice");
-    check_cuda(cudaStreamSynchronize(stream(device)), "cudaStreamSynchronize");
+  for (int slot = 0; slot < size(); ++slot) {
+    check_cuda(cudaSetDevice(device(slot)), "cudaSetDevice");
+    check_cuda(cudaStreamSynchronize(stream(slot)), "cudaStreamSynchronize");
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }
 
-Timing time_group(const std::function<void()>& work, const DeviceGroup& group, const TimingPlan& plan,
-                  int operations_per_work) {
-  for (int warmup = 0; warmup < plan.warmups; ++warmup) work();
-  const double single = std::max(seconds_for(work, 1, group), 1e-6);
-  const int repeats = std::clamp(static_cast<int>(plan.target_trial_seconds / single), 1, plan.max_repeats);
-  std::vector<double> per_operation;
-  for (int trial = 0; trial < plan.trials; ++trial) {
-    per_operation.push_back(seconds_for(work, repeats, group) / (repeats * operations_per_work));
-  }
-  std::sort(per_operation.begin(), per_operation.end());
-  return {per_operation[per_operation.size() / 2], per_operation.front(), per_operation.back(), repeats};
-}
-
 GroupGraph::GroupGraph(const DeviceGroup& group, const std::function<void()>& work) : group_(group) {
-  for (int device = 0; device < group.size(); ++device) {
-    check_cuda(cudaSetDevice(device), "cudaSetDevice");
-    check_cuda(cudaStreamBeginCapture(group.stream(device), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  for (int slot = 0; slot < group.size(); ++slot) {
+    check_cuda(cudaSetDevice(group.device(slot)), "cudaSetDevice");
+    check_cuda(cudaStreamBeginCapture(group.stream(slot), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   }
   try {
     work();
@@ -73,10 +47,10 @@ GroupGraph::GroupGraph(const DeviceGroup& group, const std::function<void()>& wo
   if (ended != cudaSuccess) release();
   check_cuda(ended, "cudaStreamEndCapture");
   // CUDA refuses to instantiate while any stream of this thread still captures, so only after every end.
-  for (std::size_t device = 0; device < graphs_.size(); ++device) {
-    check_cuda(cudaSetDevice(static_cast<int>(device)), "cudaSetDevice");
+  for (std::size_t slot = 0; slot < graphs_.size(); ++slot) {
+    check_cuda(cudaSetDevice(group.device(static_cast<int>(slot))), "cudaSetDevice");
     cudaGraphExec_t executable = nullptr;
-    const cudaError_t status = cudaGraphInstantiate(&executable, graphs_[device], 0);
+    const cudaError_t status = cudaGraphInstantiate(&executable, graphs_[slot], 0);
     if (status != cudaSuccess) release();
     check_cuda(status, "cudaGraphInstantiate");
     executables_.push_back(executable);
@@ -86,10 +60,10 @@ GroupGraph::GroupGraph(const DeviceGroup& group, const std::function<void()>& wo
 
 cudaError_t GroupGraph::end_captures() {
   cudaError_t first_error = cudaSuccess;
-  for (int device = 0; device < group_.size(); ++device) {
-    cudaSetDevice(device);
+  for (int slot = 0; slot < group_.size(); ++slot) {
+    cudaSetDevice(group_.device(slot));
     cudaGraph_t graph = nullptr;
-    const cudaError_t status = cudaStreamEndCapture(group_.stream(device), &graph);
+    const cudaError_t status = cudaStreamEndCapture(group_.stream(slot), &graph);
     if (first_error == cudaSuccess) first_error = status;
     graphs_.push_back(graph);
   }
@@ -98,10 +72,10 @@ cudaError_t GroupGraph::end_captures() {
 }
 
 void GroupGraph::release() {
-  for (std::size_t device = 0; device < graphs_.size(); ++device) {
-    cudaSetDevice(static_cast<int>(device));
-    if (device < executables_.size()) cudaGraphExecDestroy(executables_[device]);
-    if (graphs_[device] != nullptr) cudaGraphDestroy(graphs_[device]);
+  for (std::size_t slot = 0; slot < graphs_.size(); ++slot) {
+    cudaSetDevice(group_.device(static_cast<int>(slot)));
+    if (slot < executables_.size()) cudaGraphExecDestroy(executables_[slot]);
+    if (graphs_[slot] != nullptr) cudaGraphDestroy(graphs_[slot]);
   }
   graphs_.clear();
   executables_.clear();
@@ -111,9 +85,9 @@ void GroupGraph::release() {
 GroupGraph::~GroupGraph() { release(); }
 
 void GroupGraph::launch() const {
-  for (int device = 0; device < group_.size(); ++device) {
-    check_cuda(cudaSetDevice(device), "cudaSetDevice");
-    check_cuda(cudaGraphLaunch(executables_[static_cast<std::size_t>(device)], group_.stream(device)), "cudaGraphLaunch");
+  for (int slot = 0; slot < group_.size(); ++slot) {
+    check_cuda(cudaSetDevice(group_.device(slot)), "cudaSetDevice");
+    check_cuda(cudaGraphLaunch(executables_[static_cast<std::size_t>(slot)], group_.stream(slot)), "cudaGraphLaunch");
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }

@@ -1,34 +1,30 @@
 #pragma once
-// The GPUs one process drives (devices 0 .. count-1, one stream each), the host-clock timer that waits
-// for all of them, and CUDA graphs captured on every stream at once.
+// The GPUs one process drives (one stream each, addressed by slot: 0 .. size-1), the host-clock timer
+// that waits for all of them, and CUDA graphs captured on every stream at once.
 #include <functional>
 #include <vector>
 
 #include <cuda_runtime.h>
 
-#include "gpu/event_timer.hpp"
 
 namespace moeplan::gpu {
 
 class DeviceGroup {
  public:
-  explicit DeviceGroup(int count);
+  explicit DeviceGroup(std::vector<int> devices);
   ~DeviceGroup();
   DeviceGroup(const DeviceGroup&) = delete;
   DeviceGroup& operator=(const DeviceGroup&) = delete;
 
   int size() const { return static_cast<int>(streams_.size()); }
-  cudaStream_t stream(int rank) const { return streams_[static_cast<std::size_t>(rank)]; }
+  int device(int slot) const { return devices_[static_cast<std::size_t>(slot)]; }
+  cudaStream_t stream(int slot) const { return streams_[static_cast<std::size_t>(slot)]; }
   void synchronize() const;
 
  private:
+  std::vector<int> devices_;
   std::vector<cudaStream_t> streams_;
 };
-
-// nccl-tests times on the host around the launches and a wait on every stream, so the slowest rank sets
-// the time; per-operation time is a trial's time over repeats x operations_per_work.
-Timing time_group(const std::function<void()>& work, const DeviceGroup& group, const TimingPlan& plan,
-                  int operations_per_work = 1);
 
 // `work` captured once on every stream of the group (nccl-tests captures each GPU's stream the same way
 // when one thread drives several GPUs); launch() replays it on all of them.

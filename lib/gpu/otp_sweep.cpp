@@ -9,6 +9,7 @@
 #include "gpu/cublas_gemm.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/group_timing.hpp"
 #include "gpu/nccl_check.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/transpose_kernel.hpp"
@@ -37,6 +38,8 @@ class OtpRun {
   double check(std::size_t tokens);  // worst rank's relative error against the single-GPU GEMM
 
  private:
+  double rank_error(int rank, std::size_t tokens);
+
   const NcclGroup& group_;
   std::size_t ranks_, h1_, h2_;
   std::vector<RankState> states_;
@@ -49,10 +52,12 @@ OtpRun::OtpRun(const NcclGroup& group, const calib::OtpShape& shape, std::int64_
       h2_(static_cast<std::size_t>(shape.output_width)) {
   const auto tokens = static_cast<std::size_t>(max_tokens);
   const std::size_t batch = tokens * ranks_, width = h1_ / ranks_;
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    cudaStream_t stream = group.devices().stream(static_cast<int>(rank));
-    RankState state;
+  states_.resize(ranks_);
+  for (int local_rank : group.local_ranks()) {
+    const auto rank = static_cast<std::size_t>(local_rank);
+    check_cuda(cudaSetDevice(group.device(local_rank)), "cudaSetDevice");
+    cudaStream_t stream = group.stream(local_rank);
+    RankState& state = states_[rank];
     state.input = DeviceBuffer<std::uint16_t>(tokens * h1_);
     state.weight = DeviceBuffer<std::uint16_t>(h2_ * h1_);
     state.weight_columns = DeviceBuffer<std::uint16_t>(h2_ * width);
@@ -72,35 +77,34 @@ OtpRun::OtpRun(const NcclGroup& group, const calib::OtpShape& shape, std::int64_
                "weight slice");
     state.blas = std::make_unique<CublasHandle>(stream);
     check_cublas(cublasSetWorkspace(state.blas->get(), state.workspace.data(), kWorkspaceBytes), "cublasSetWorkspace");
-    states_.push_back(std::move(state));
   }
   group.devices().synchronize();
 }
 
 void OtpRun::x1(std::size_t tokens) {
   const std::size_t width = h1_ / ranks_;
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
+  for (int rank : group_.local_ranks()) {
+    check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
+    RankState& state = states_[static_cast<std::size_t>(rank)];
     // doc 004's transpose: [bs][p][h1/p] to [p][bs][h1/p], destination j's columns contiguous for the exchange.
-    launch_swap_leading_axes(states_[rank].input.data(), static_cast<int>(tokens), static_cast<int>(ranks_),
-                             static_cast<int>(width), states_[rank].staging.data(),
-                             group_.devices().stream(static_cast<int>(rank)));
+    launch_swap_leading_axes(state.input.data(), static_cast<int>(tokens), static_cast<int>(ranks_),
+                             static_cast<int>(width), state.staging.data(), group_.stream(rank));
   }
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAlltoAll(state.staging.data(), state.exchanged.data(), tokens * width, ncclBfloat16,
-                            group_.comm(rank), group_.devices().stream(rank)), "X1 all-to-all");
+                            group_.comm(rank), group_.stream(rank)), "X1 all-to-all");
   });
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    RankState& state = states_[rank];
+  for (int rank : group_.local_ranks()) {
+    check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
+    RankState& state = states_[static_cast<std::size_t>(rank)];
     gemm_rows_by_weight(state.blas->get(), state.exchanged.data(), state.weight_columns.data(), state.product.data(),
                         static_cast<int>(tokens * ranks_), static_cast<int>(h2_), static_cast<int>(width));
   }
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclReduceScatter(state.product.data(), state.output.data(), tokens * h2_, ncclBfloat16, ncclSum,
-                                 group_.comm(rank), group_.devices().stream(rank)), "X1 reduce-scatter");
+                                 group_.comm(rank), group_.stream(rank)), "X1 reduce-scatter");
   });
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }
@@ -110,66 +114,65 @@ void OtpRun::x2(std::size_t tokens) {
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAllGather(state.input.data(), state.staging.data(), tokens * h1_, ncclBfloat16, group_.comm(rank),
-                             group_.devices().stream(rank)), "X2 all-gather");
+                             group_.stream(rank)), "X2 all-gather");
   });
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    RankState& state = states_[rank];
+  for (int rank : group_.local_ranks()) {
+    check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
+    RankState& state = states_[static_cast<std::size_t>(rank)];
     // Column split: this rank's h2/p output features, rows rank x h2/p .. of the weight.
-    gemm_rows_by_weight(state.blas->get(), state.staging.data(), state.weight.data() + rank * width * h1_,
+    gemm_rows_by_weight(state.blas->get(), state.staging.data(),
+                        state.weight.data() + static_cast<std::size_t>(rank) * width * h1_,
                         state.product.data(), static_cast<int>(tokens * ranks_), static_cast<int>(width),
                         static_cast<int>(h1_));
   }
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAlltoAll(state.product.data(), state.exchanged.data(), tokens * width, ncclBfloat16,
-                            group_.comm(rank), group_.devices().stream(rank)), "X2 all-to-all");
+                            group_.comm(rank), group_.stream(rank)), "X2 all-to-all");
   });
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
+  for (int rank : group_.local_ranks()) {
+    check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
+    RankState& state = states_[static_cast<std::size_t>(rank)];
     // Each source's h2/p columns back into place: [p][bs][h2/p] to the [bs][p][h2/p] = [bs, h2] output.
-    launch_swap_leading_axes(states_[rank].exchanged.data(), static_cast<int>(ranks_), static_cast<int>(tokens),
-                             static_cast<int>(width), states_[rank].output.data(),
-                             group_.devices().stream(static_cast<int>(rank)));
+    launch_swap_leading_axes(state.exchanged.data(), static_cast<int>(ranks_), static_cast<int>(tokens),
+                             static_cast<int>(width), state.output.data(), group_.stream(rank));
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }
 
 double OtpRun::check(std::size_t tokens) {
   group_.devices().synchronize();
-  const std::size_t batch = tokens * ranks_;
-  check_cuda(cudaSetDevice(0), "cudaSetDevice");
-  DeviceBuffer<std::uint16_t> all_inputs(batch * h1_), reference(batch * h2_);
-  // On the reference GEMM's own stream: a copy on the legacy stream is not ordered before it.
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaMemcpyPeerAsync(all_inputs.data() + rank * tokens * h1_, 0, states_[rank].input.data(),
-                                   static_cast<int>(rank), tokens * h1_ * kElementBytes, group_.devices().stream(0)),
-               "gather inputs");
-  }
-  gemm_rows_by_weight(states_[0].blas->get(), all_inputs.data(), states_[0].weight.data(), reference.data(),
-                      static_cast<int>(batch), static_cast<int>(h2_), static_cast<int>(h1_));
-  group_.devices().synchronize();
-  const std::vector<std::uint16_t> expected = reference.download();
   double worst = 0;
-  for (std::size_t rank = 0; rank < ranks_; ++rank) {
-    check_cuda(cudaSetDevice(static_cast<int>(rank)), "cudaSetDevice");
-    std::vector<std::uint16_t> got(tokens * h2_);
-    check_cuda(cudaMemcpy(got.data(), states_[rank].output.data(), got.size() * kElementBytes, cudaMemcpyDeviceToHost),
-               "download");
-    double difference = 0, norm = 0;
-    for (std::size_t index = 0; index < got.size(); ++index) {
-      const double want = moe::bf16_value(expected[rank * tokens * h2_ + index]);
-      const double delta = moe::bf16_value(got[index]) - want;
-      difference += delta * delta;
-      norm += want * want;
-    }
-    const double error = std::sqrt(difference / norm);
+  for (int rank : group_.local_ranks()) {
+    const double error = rank_error(rank, tokens);
     worst = std::isnan(error) ? INFINITY : std::max(worst, error);
-    states_[rank].output.fill_bytes(0xFF, group_.devices().stream(static_cast<int>(rank)));  // NaN for the next check
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
   group_.devices().synchronize();
-  return worst;
+  return group_.host().maximum(worst);
+}
+
+// A rank's output (its own tokens again, as doc 004's paths return them) against one GPU's GEMM of its
+// input; the output is poisoned again for the next check.
+double OtpRun::rank_error(int rank, std::size_t tokens) {
+  RankState& state = states_[static_cast<std::size_t>(rank)];
+  check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
+  DeviceBuffer<std::uint16_t> reference(tokens * h2_);
+  gemm_rows_by_weight(state.blas->get(), state.input.data(), state.weight.data(), reference.data(),
+                      static_cast<int>(tokens), static_cast<int>(h2_), static_cast<int>(h1_));
+  check_cuda(cudaStreamSynchronize(group_.stream(rank)), "reference GEMM");
+  const std::vector<std::uint16_t> expected = reference.download();
+  std::vector<std::uint16_t> got(tokens * h2_);
+  check_cuda(cudaMemcpy(got.data(), state.output.data(), got.size() * kElementBytes, cudaMemcpyDeviceToHost), "download");
+  double difference = 0, norm = 0;
+  for (std::size_t index = 0; index < got.size(); ++index) {
+    const double want = moe::bf16_value(expected[index]);
+    const double delta = moe::bf16_value(got[index]) - want;
+    difference += delta * delta;
+    norm += want * want;
+  }
+  state.output.fill_bytes(0xFF, group_.stream(rank));
+  return std::sqrt(difference / norm);
 }
 
 calib::Measurement otp_record(const calib::OtpShape& shape, const char* scheme, int ranks, std::int64_t tokens,
@@ -207,7 +210,7 @@ void sweep_otp(const NcclGroup& group, const std::vector<calib::OtpShape>& shape
     context.begin_stage("OTP " + shape.label + " on " + std::to_string(ranks) + " GPUs");
     OtpRun run(group, shape, *std::max_element(tokens_per_rank.begin(), tokens_per_rank.end()));
     for (std::int64_t tokens : tokens_per_rank) {
-      if (context.stopped()) return;
+      if (group.any(context.stopped())) return;
       const auto count = static_cast<std::size_t>(tokens);
       for (const char* scheme : {"x1", "x2"}) {
         const bool first = std::string(scheme) == "x1";
@@ -222,7 +225,7 @@ void sweep_otp(const NcclGroup& group, const std::vector<calib::OtpShape>& shape
         const GroupGraph graph(group.devices(), [&] {
           for (int operation = 0; operation < kCapturedOperations; ++operation) once();
         });
-        const Timing timing = time_group([&] { graph.launch(); }, group.devices(), plan, kCapturedOperations);
+        const Timing timing = time_group([&] { graph.launch(); }, group, plan, kCapturedOperations);
         context.record(otp_record(shape, scheme, ranks, tokens, timing));
       }
     }
