@@ -109,7 +109,10 @@ std::vector<CalibrationFamily> family_charts(const calib::Calibration& calibrati
 }  // namespace
 
 CalibrationReportInput calibration_report_input(const calib::Calibration& calibration) {
-  CalibrationReportInput input{calibration.measured_on, calibration.model.name, calibration.command, {}};
+  // An interrupted sweep ("complete": false) holds only the stages it reached: the page says so.
+  const std::string device =
+      calibration.complete ? calibration.measured_on : calibration.measured_on + " (interrupted: stages missing)";
+  CalibrationReportInput input{device, calibration.model.name, calibration.command, {}};
   const std::vector<const calib::FittedPoint*> fitted = fitted_by_measurement(calibration);
   for (const FamilyLayout& layout : kFamilyLayouts) {
     std::vector<CalibrationFamily> charts = family_charts(calibration, layout, fitted);

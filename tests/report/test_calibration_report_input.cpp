@@ -93,6 +93,8 @@ TEST_CASE("a hand-made calibration maps to microseconds, sorted by x, skipping w
   CHECK(second.measured == doctest::Approx(3.0));
   CHECK(second.fitted == doctest::Approx(3.3));
   CHECK_FALSE(second.held_out);
+  calibration.complete = false;
+  CHECK(calibration_report_input(calibration).device == "1x NVIDIA H200 (interrupted: stages missing)");
 }
 
 TEST_CASE("the 2 x H200 file gives one chart per collective and mode, GEMM projection, MoE variant, OTP path") {
