@@ -19,7 +19,7 @@ void check_field(const std::string& file, const std::string& key, std::int64_t m
 }
 
 // A fitted stage on the target's ceilings: the measured time stays the same.
-AdditiveCost on_target(const AdditiveFit& fit, double memory_scale, double compute_scale) {
+AdditiveCost on_target(const AdditiveCost& fit, double memory_scale, double compute_scale) {
   return {fit.floor_seconds, fit.memory_efficiency * memory_scale, fit.compute_efficiency * compute_scale};
 }
 

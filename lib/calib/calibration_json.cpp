@@ -63,7 +63,7 @@ json roofline_json(const RooflineFit& fit) {
           {"floor_seconds", fit.floor_seconds}};
 }
 
-json additive_json(const AdditiveFit& fit) {
+json additive_json(const AdditiveCost& fit) {
   return {{"floor_seconds", fit.floor_seconds},
           {"memory_efficiency", fit.memory_efficiency},
           {"compute_efficiency", fit.compute_efficiency}};
@@ -184,7 +184,7 @@ RooflineFit read_roofline(const JsonFields& fields) {
   return {fields.positive("compute_efficiency"), fields.positive("memory_efficiency"), fields.positive("floor_seconds")};
 }
 
-AdditiveFit read_additive(const JsonFields& fields) {
+AdditiveCost read_additive(const JsonFields& fields) {
   return {fields.non_negative("floor_seconds"), fields.non_negative("memory_efficiency"),
           fields.non_negative("compute_efficiency")};
 }

@@ -30,10 +30,10 @@ std::vector<Measurement> on_path(const std::vector<Measurement>& layers, ExpertP
 std::optional<PathFit> fit_path(const std::vector<Measurement>& layers, ExpertPath path,
                                 const RooflineReference& reference) {
   if (layers.empty()) return std::nullopt;
-  std::vector<StageWork> gate_up, down;
+  std::vector<Work> gate_up, down;
   std::vector<double> gate_up_seconds, down_seconds;
   for (const Measurement& layer : layers) {
-    const GroupedWork work = grouped_work(layer, path);
+    const ExpertStageWork work = grouped_work(layer, path);
     gate_up.push_back(work.gate_up);
     down.push_back(work.down);
     gate_up_seconds.push_back(layer.stages.at("gate_up"));
@@ -74,18 +74,15 @@ StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<do
   return {coefficients[0], coefficients[1]};
 }
 
-double AdditiveFit::time(const StageWork& work, const RooflineReference& reference) const {
-  double seconds = floor_seconds;
-  if (memory_efficiency > 0) seconds += work.bytes / (reference.bytes_per_second * memory_efficiency);
-  if (compute_efficiency > 0) seconds += work.flops / (reference.flops_per_second * compute_efficiency);
-  return seconds;
+double stage_time(const AdditiveCost& cost, const Work& work, const RooflineReference& reference) {
+  return cost.time(work, reference.bytes_per_second, reference.flops_per_second);
 }
 
-AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<double>& seconds,
+AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<double>& seconds,
                          const RooflineReference& reference) {
   // Terms in microseconds and in seconds at the reference ceilings, so the coefficients are of one order.
   std::vector<std::vector<double>> terms;
-  for (const StageWork& stage : work) {
+  for (const Work& stage : work) {
     terms.push_back({1e-6, stage.bytes / reference.bytes_per_second, stage.flops / reference.flops_per_second});
   }
   const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
@@ -119,13 +116,13 @@ double predict_moe_layer(const MoeFit& fit, const RooflineFit& dense, const Meas
                          const RooflineReference& reference) {
   const auto tokens = static_cast<double>(layer.dimension("tokens"));
   const ExpertPath path = fit.path_for(layer);
-  const GroupedWork work = grouped_work(layer, path);
+  const ExpertStageWork work = grouped_work(layer, path);
   const PathFit& stages = fit.path_fit(path);
   double seconds = fit.routing.time(tokens) + fit.align.time(tokens) + fit.combine.time(tokens) +
-                   stages.gate_up.time(work.gate_up, reference) + stages.down.time(work.down, reference);
+                   stage_time(stages.gate_up, work.gate_up, reference) + stage_time(stages.down, work.down, reference);
   if (layer.dimension("shared_intermediate") > 0) {
     // The unfused shared expert: two dense GEMMs, with its SiLU-and-mul at one launch floor.
-    const GroupedWork shared = shared_work(layer);
+    const ExpertStageWork shared = shared_work(layer);
     seconds += dense.time(shared.gate_up.flops, shared.gate_up.bytes, reference) + dense.floor_seconds +
                dense.time(shared.down.flops, shared.down.bytes, reference);
   }

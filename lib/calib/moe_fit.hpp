@@ -10,6 +10,7 @@
 #include "calib/measurement.hpp"
 #include "calib/moe_work.hpp"
 #include "calib/roofline_fit.hpp"
+#include "cost/compute.hpp"
 
 namespace moeplan::calib {
 
@@ -23,22 +24,14 @@ struct StageLine {
 // Relative least squares of seconds = fixed + per_token x tokens, both kept >= 0.
 StageLine fit_stage_line(const std::vector<double>& tokens, const std::vector<double>& seconds);
 
-// time = floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x compute_efficiency); an efficiency
-// of 0 means the term played no part in the fit.
-struct AdditiveFit {
-  double floor_seconds = 0;
-  double memory_efficiency = 0;
-  double compute_efficiency = 0;
-
-  double time(const StageWork& work, const RooflineReference& reference) const;
-};
-
-// Relative least squares with every coefficient kept >= 0.
-AdditiveFit fit_additive(const std::vector<StageWork>& work, const std::vector<double>& seconds,
-                         const RooflineReference& reference);
+// One grouped-GEMM stage fitted as cost/compute.hpp's AdditiveCost, on the reference's ceilings;
+// relative least squares with every coefficient kept >= 0.
+AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<double>& seconds,
+                          const RooflineReference& reference);
+double stage_time(const AdditiveCost& cost, const Work& work, const RooflineReference& reference);
 
 struct PathFit {
-  AdditiveFit gate_up, down;
+  AdditiveCost gate_up, down;
 };
 
 struct MoeFit {

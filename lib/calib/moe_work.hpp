@@ -20,19 +20,10 @@ struct RoutingExpectation {
 };
 RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots);
 
-struct StageWork {
-  double flops = 0;
-  double bytes = 0;
-};
+// The grouped GEMMs of a measured layer on `path` (cost/expert_routing.hpp), from its shape alone.
+ExpertStageWork grouped_work(const Measurement& layer, ExpertPath path);
 
-struct GroupedWork {
-  StageWork gate_up, down;
-};
-
-// doc 002: w13 [2I, H] and w2 [H, I] per expert, with the activations in and out (bf16).
-GroupedWork grouped_work(const Measurement& layer, ExpertPath path);
-
-// The dense shared expert of the unfused variant: w13 [2 I_s, H] and w2 [H, I_s] over every token.
-GroupedWork shared_work(const Measurement& layer);
+// The dense shared expert of the unfused variant: w13 [2 I_s, H] and w2 [H, I_s] bf16 GEMMs over every token.
+ExpertStageWork shared_work(const Measurement& layer);
 
 }  // namespace moeplan::calib

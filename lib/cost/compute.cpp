@@ -33,7 +33,7 @@ double ComputeModel::compute_efficiency(DType weight) const {
   return weight == DType::fp8_e4m3 ? efficiency_.fp8_compute : efficiency_.gemm_compute;
 }
 
-Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const {
+Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) {
   const auto rows = static_cast<double>(out);
   const auto cols = static_cast<double>(in);
   Work work;
@@ -82,10 +82,10 @@ ExpertTimes ComputeModel::experts(const ExpertLoad& load, double prefetched_byte
   return times;
 }
 
-double ComputeModel::additive(const AdditiveCost& cost, const Work& work) const {
-  double seconds = cost.floor_seconds;
-  if (cost.memory_efficiency > 0) seconds += work.bytes / (hardware_.hbm_bandwidth * cost.memory_efficiency);
-  if (cost.compute_efficiency > 0) seconds += work.flops / (hardware_.bf16_flops * cost.compute_efficiency);
+double AdditiveCost::time(const Work& work, double bytes_per_second, double flops_per_second) const {
+  double seconds = floor_seconds;
+  if (memory_efficiency > 0) seconds += work.bytes / (bytes_per_second * memory_efficiency);
+  if (compute_efficiency > 0) seconds += work.flops / (flops_per_second * compute_efficiency);
   return seconds;
 }
 
@@ -100,20 +100,17 @@ ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double pref
   const double passes = path == ExpertPath::streaming
                             ? load.experts * routed.blocks + load.shared_experts * shared.blocks
                             : load.experts * routed.reached + load.shared_experts * shared.reached;
-  const double weight_element_bytes = element_bytes(load.dtype);
-  const double traffic = path == ExpertPath::streaming ? 1.0 : library_bytes_per_weight_byte(weight_element_bytes);
-  const auto hidden = static_cast<double>(load.hidden);
-  const auto inter = static_cast<double>(load.intermediate);
-  // The fit's work (lib/calib/moe_work.cpp): weight passes plus activations in and out, per stage.
-  Work gate_up{2.0 * rows * 2.0 * inter * hidden,
-               passes * 2.0 * inter * hidden * weight_element_bytes * traffic + rows * (hidden + inter) * kActivationBytes};
-  gate_up.bytes = std::max(0.0, gate_up.bytes - prefetched_bytes);
-  const Work down{2.0 * rows * hidden * inter,
-                  passes * hidden * inter * weight_element_bytes * traffic + rows * (inter + hidden) * kActivationBytes};
+  ExpertStageWork work = expert_stage_work(rows, passes, static_cast<double>(load.hidden),
+                                           static_cast<double>(load.intermediate),
+                                           weight_bytes_moved(path, element_bytes(load.dtype)));
+  work.gate_up.bytes = std::max(0.0, work.gate_up.bytes - prefetched_bytes);
   const bool streaming = path == ExpertPath::streaming;
+  const auto time = [&](const AdditiveCost& cost, const Work& stage) {
+    return cost.time(stage, hardware_.hbm_bandwidth, hardware_.bf16_flops);
+  };
   ExpertTimes times;
-  times.gate_up = additive(streaming ? paths.streaming_gate_up : paths.library_gate_up, gate_up);
-  times.down = additive(streaming ? paths.streaming_down : paths.library_down, down);
+  times.gate_up = time(streaming ? paths.streaming_gate_up : paths.library_gate_up, work.gate_up);
+  times.down = time(streaming ? paths.streaming_down : paths.library_down, work.down);
   return times;
 }
 

@@ -22,12 +22,20 @@ struct PathAdjustment {
   double compute_scale = 0;
 };
 
+// FLOPs and HBM bytes of one op.
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
 // One calibrated grouped-GEMM stage: floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x
 // compute_efficiency), the terms added (lib/calib/moe_fit.hpp); an efficiency of 0 drops its term.
 struct AdditiveCost {
   double floor_seconds = 0;
   double memory_efficiency = 0;
   double compute_efficiency = 0;
+
+  double time(const Work& work, double bytes_per_second, double flops_per_second) const;
 };
 
 // The fused-MoE layer's two grouped-GEMM paths as calibrated on the GPU (cost/expert_routing.hpp); the
@@ -67,12 +75,6 @@ struct Efficiency {
   std::string source = "uncalibrated: datasheet roofline";
 };
 
-// FLOPs and HBM bytes of one op.
-struct Work {
-  double flops = 0;
-  double bytes = 0;
-};
-
 // The two stages of a SwiGLU expert block and the activation between them.
 struct ExpertTimes {
   double gate_up = 0;     // grouped w13 GEMM
@@ -105,7 +107,7 @@ class ComputeModel {
   const Hardware& hardware() const { return hardware_; }
 
   // Projection GEMM [tokens x in] x [in x out] with weights stored in `weight`; BF16 activations.
-  Work gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const;
+  static Work gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block);
   double gemm(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const;
   // Same, with `prefetched_bytes` of the weights already on chip.
   double gemm_time(const Work& work, DType weight, double prefetched_bytes = 0) const;
@@ -131,7 +133,6 @@ class ComputeModel {
  private:
   double peak(DType weight) const;
   ExpertTimes calibrated_experts(const ExpertLoad& load, double prefetched_bytes) const;
-  double additive(const AdditiveCost& cost, const Work& work) const;
   double compute_efficiency(DType weight) const;
 
   Hardware hardware_;

@@ -1,7 +1,7 @@
 #include "cost/expert_routing.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace moeplan {
 
@@ -9,23 +9,41 @@ SlotExpectation expected_slot(double trials, double probability) {
   const long count = std::lround(trials);
   if (count <= 0 || probability <= 0) return {};
   if (probability >= 1.0) return {std::ceil(static_cast<double>(count) / kStreamingBlockRows), 1.0};
-  // E[ceil(X / 64)] and P(X > 0) summed over the binomial mass, in logs so large counts stay finite.
   const double log_p = std::log(probability), log_q = std::log1p(-probability);
-  const double log_all = std::lgamma(static_cast<double>(count) + 1.0);
   SlotExpectation expectation;
-  for (long rows = 1; rows <= count; ++rows) {
+  expectation.reached = -std::expm1(static_cast<double>(count) * log_q);  // 1 - (1 - p)^n
+  // E[ceil(X / 64)] over the binomial mass, in logs so large counts stay finite; beyond 12 standard
+  // deviations from the mean the mass is below 1e-30, so the sum runs over O(sqrt(n)) counts.
+  const double mean = static_cast<double>(count) * probability;
+  const double reach = 12.0 * std::sqrt(mean * (1.0 - probability)) + 2.0;
+  const long first = std::max(1L, static_cast<long>(mean - reach));
+  const long last = std::min(count, static_cast<long>(std::ceil(mean + reach)));
+  const double log_all = std::lgamma(static_cast<double>(count) + 1.0);
+  for (long rows = first; rows <= last; ++rows) {
     const auto k = static_cast<double>(rows);
     const double mass = std::exp(log_all - std::lgamma(k + 1.0) - std::lgamma(static_cast<double>(count - rows) + 1.0) +
                                  k * log_p + static_cast<double>(count - rows) * log_q);
     expectation.blocks += mass * std::ceil(k / kStreamingBlockRows);
-    expectation.reached += mass;
   }
   return expectation;
 }
 
-double library_bytes_per_weight_byte(double weight_element_bytes) {
-  // FP8 read, bf16 written and read back by cuBLAS; bf16 weights are read as they are.
-  return weight_element_bytes < 2.0 ? (1.0 + 2.0 + 2.0) / weight_element_bytes : 1.0;
+double weight_bytes_moved(ExpertPath path, double weight_element_bytes) {
+  if (path == ExpertPath::streaming || weight_element_bytes >= 2.0) return weight_element_bytes;
+  return 1.0 + 2.0 + 2.0;
+}
+
+ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
+                                  double bytes_per_weight) {
+  constexpr double kActivationBytes = 2.0;  // bf16 activations between the stages
+  ExpertStageWork work;
+  // doc 002: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
+  work.gate_up.flops = 2.0 * rows * 2.0 * intermediate * hidden;
+  work.gate_up.bytes = passes * 2.0 * intermediate * hidden * bytes_per_weight + rows * (hidden + intermediate) * kActivationBytes;
+  // doc 002: GEMM2 w2 [H, I] reads the activation and writes one hidden row per entry.
+  work.down.flops = 2.0 * rows * hidden * intermediate;
+  work.down.bytes = passes * hidden * intermediate * bytes_per_weight + rows * (intermediate + hidden) * kActivationBytes;
+  return work;
 }
 
 }  // namespace moeplan

@@ -2,6 +2,8 @@
 // What the fused-MoE layer's two grouped-GEMM paths stream, from expectations over uniform routing
 // (kernels.md §2.3): the weight-streaming kernel reads an expert's weights once per 64-row block of its
 // rows, the library path dequantizes each active expert to bf16 and runs one GEMM on it.
+#include "cost/compute.hpp"
+
 namespace moeplan {
 
 enum class ExpertPath { streaming, library };
@@ -16,8 +18,17 @@ struct SlotExpectation {
 };
 SlotExpectation expected_slot(double trials, double probability);
 
-// Bytes the path moves per weight element of an active expert: the streaming kernel reads it once per
-// block; the library path reads FP8 (1 byte), writes bf16 (2) and reads that back (2).
-double library_bytes_per_weight_byte(double weight_element_bytes);
+// Bytes a path moves per weight element of an expert it streams: the streaming kernel reads it as
+// stored; the library path reads FP8 (1 byte), writes bf16 (2) and reads that back (2).
+double weight_bytes_moved(ExpertPath path, double weight_element_bytes);
+
+// The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with each expert's
+// weights streamed `passes` times (blocks or active experts) at `bytes_per_weight` bytes per element
+// moved, plus the bf16 activations in and out of each stage.
+struct ExpertStageWork {
+  Work gate_up, down;
+};
+ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
+                                  double bytes_per_weight);
 
 }  // namespace moeplan

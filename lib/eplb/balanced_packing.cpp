@@ -16,15 +16,10 @@ std::int64_t Packing::heaviest_gpu() const {
 }
 
 std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
-  std::vector<std::int32_t> experts(weights.size());
-  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
-  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
-    return a < b;
-  });
   std::vector<std::int32_t> replicas;
-  for (const auto expert : experts) replicas.insert(replicas.end(), static_cast<std::size_t>(counts[expert]), expert);
+  for (const auto expert : experts_heaviest_first(weights, counts)) {
+    replicas.insert(replicas.end(), static_cast<std::size_t>(counts[expert]), expert);
+  }
   return replicas;
 }
 

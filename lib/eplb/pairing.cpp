@@ -33,17 +33,6 @@ bool PairingScore::better_than(const PairingScore& other) const {
   return largest <= other.largest * (1 + kPairTolerance) && gpus_at_largest < other.gpus_at_largest;
 }
 
-std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
-  std::vector<std::int32_t> experts(weights.size());
-  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
-  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
-    return a < b;
-  });
-  return experts;
-}
-
 namespace {
 
 // The pairs of the heaviest-with-lightest pairing, run by run: visit(heavy expert, light expert,

@@ -32,7 +32,4 @@ PairingScore score_pairing(std::span<const double> loads, std::span<const std::i
 std::vector<std::int32_t> experts_in_largest_pairs(std::span<const double> loads, std::span<const std::int64_t> counts,
                                                    std::span<const std::int32_t> order, double largest);
 
-// Experts sorted heaviest replica first, ties to the lower index: [n].
-std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
-
 }  // namespace moeplan::eplb

@@ -1,21 +1,47 @@
 #include "eplb/replication.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 
 namespace moeplan::eplb {
+namespace {
 
-std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t max_replicas) {
-  std::vector<std::int64_t> counts(weights.size(), 1);
-  // The top of the heap is the expert with the heaviest replica; on equal loads the lower index.
-  const auto lighter = [&](std::int32_t a, std::int32_t b) {
+std::vector<std::int32_t> every_expert(std::size_t count) {
+  std::vector<std::int32_t> experts(count);
+  std::iota(experts.begin(), experts.end(), 0);
+  return experts;
+}
+
+// Heap order with the expert of the heaviest replica on top; on equal loads the lower index.
+struct LighterReplica {
+  std::span<const TokenCount> weights;
+  const std::vector<std::int64_t>& counts;
+
+  bool operator()(std::int32_t a, std::int32_t b) const {
     if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return true;
     if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return false;
     return a > b;
-  };
-  std::vector<std::int32_t> experts(weights.size());
-  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
-  std::priority_queue<std::int32_t, std::vector<std::int32_t>, decltype(lighter)> heaviest(lighter, std::move(experts));
+  }
+};
+
+using ReplicaHeap = std::priority_queue<std::int32_t, std::vector<std::int32_t>, LighterReplica>;
+
+}  // namespace
+
+std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
+  std::vector<std::int32_t> experts = every_expert(weights.size());
+  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
+    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
+    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
+    return a < b;
+  });
+  return experts;
+}
+
+std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t max_replicas) {
+  std::vector<std::int64_t> counts(weights.size(), 1);
+  ReplicaHeap heaviest(LighterReplica{weights, counts}, every_expert(weights.size()));
   std::vector<std::int32_t> capped;
   for (auto extra = slots - static_cast<std::int64_t>(weights.size()); extra > 0; --extra) {
     if (heaviest.empty()) {  // every expert at the cap: the cap cannot hold, lift it
@@ -37,15 +63,7 @@ std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights
 
 std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots) {
   std::vector<std::int64_t> counts(weights.size(), 1);
-  // The top of the heap is the expert with the heaviest replica; on equal loads the lower index.
-  const auto lighter = [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return true;
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return false;
-    return a > b;
-  };
-  std::vector<std::int32_t> experts(weights.size());
-  for (std::size_t expert = 0; expert < experts.size(); ++expert) experts[expert] = static_cast<std::int32_t>(expert);
-  std::priority_queue<std::int32_t, std::vector<std::int32_t>, decltype(lighter)> heaviest(lighter, std::move(experts));
+  ReplicaHeap heaviest(LighterReplica{weights, counts}, every_expert(weights.size()));
   std::vector<ReplicaLoad> largest;
   largest.reserve(static_cast<std::size_t>(slots) - weights.size() + 1);
   for (auto used = static_cast<std::int64_t>(weights.size());; ++used) {

@@ -15,6 +15,9 @@ inline bool heavier_replica(TokenCount tokens_a, std::int64_t replicas_a, TokenC
   return tokens_a * replicas_b > tokens_b * replicas_a;
 }
 
+// Experts sorted heaviest replica first, ties to the lower index: weights [n], counts [n] -> [n].
+std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
+
 // Greedy min-max apportionment, weights [n] -> counts [n] (each >= 1, summing to `slots` >= n):
 // every slot beyond the first n goes to the expert with the largest tokens per replica, ties to the
 // lower expert index (eplb.md §1). This minimises max_e w_e / c_e exactly. An expert at

@@ -218,8 +218,8 @@ class SliceRun {
                          {"hidden", shape_.hidden},
                          {"intermediate", shape_.intermediate},
                          {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0}};
-    const calib::GroupedWork work = calib::grouped_work(measurement, calib::measured_path(measurement));
-    const calib::GroupedWork shared = calib::shared_work(measurement);
+    const ExpertStageWork work = calib::grouped_work(measurement, calib::measured_path(measurement));
+    const ExpertStageWork shared = calib::shared_work(measurement);
     measurement.flops = work.gate_up.flops + work.down.flops + shared.gate_up.flops + shared.down.flops;
     measurement.bytes = work.gate_up.bytes + work.down.bytes + (shared_ ? shared.gate_up.bytes + shared.down.bytes : 0.0);
     measurement.seconds = whole.median_seconds;

@@ -67,10 +67,10 @@ TEST_CASE("plan-deploy prices the MoE stages as the fit predicts them, from a co
     load.hidden = layer.dimension("hidden");
     load.intermediate = layer.dimension("intermediate");
     load.dtype = DType::fp8_e4m3;
-    const calib::GroupedWork work = calib::grouped_work(layer, fit.path_for(layer));
+    const ExpertStageWork work = calib::grouped_work(layer, fit.path_for(layer));
     const calib::PathFit& stages = fit.path_fit(fit.path_for(layer));
-    const double predicted = stages.gate_up.time(work.gate_up, calibration.coefficients.reference) +
-                             stages.down.time(work.down, calibration.coefficients.reference);
+    const double predicted = calib::stage_time(stages.gate_up, work.gate_up, calibration.coefficients.reference) +
+                             calib::stage_time(stages.down, work.down, calibration.coefficients.reference);
     const ExpertTimes priced = compute.experts(load);
     CHECK(priced.total() == doctest::Approx(predicted).epsilon(0.05));
     ++compared;

@@ -67,33 +67,33 @@ TEST_CASE("grouped GEMM traffic per path, worked by hand") {
   layer.shape = {{"tokens", 4},  {"local_experts", 8}, {"top_k", 8},
                  {"columns", 9}, {"hidden", 7168},     {"intermediate", 2048}};
   const double activations_gate_up = 36.0 * (7168 + 2048) * 2, w13 = 4096.0 * 7168;
-  const GroupedWork streaming = grouped_work(layer, ExpertPath::streaming);
+  const moeplan::ExpertStageWork streaming = grouped_work(layer, ExpertPath::streaming);
   CHECK(streaming.gate_up.flops == doctest::Approx(2.0 * 36 * 4096 * 7168));
   CHECK(streaming.gate_up.bytes == doctest::Approx(9 * w13 + activations_gate_up));
   CHECK(streaming.down.flops == doctest::Approx(2.0 * 36 * 7168 * 2048));
   CHECK(streaming.down.bytes == doctest::Approx(9 * w13 / 2 + activations_gate_up));
   // The library path reads FP8, writes bf16 and reads it back: 5 bytes per weight element.
-  const GroupedWork library = grouped_work(layer, ExpertPath::library);
+  const moeplan::ExpertStageWork library = grouped_work(layer, ExpertPath::library);
   CHECK(library.gate_up.bytes == doctest::Approx(9 * w13 * 5 + activations_gate_up));
 }
 
 TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exact points") {
   const RooflineReference reference{4.8e12, 989e12};
-  const AdditiveFit truth{20e-6, 0.6, 0.4};
-  std::vector<StageWork> work;
+  const moeplan::AdditiveCost truth{20e-6, 0.6, 0.4};
+  std::vector<moeplan::Work> work;
   std::vector<double> seconds;
   for (double rows : {8.0, 64.0, 512.0, 4096.0}) {
     for (double experts : {1.0, 16.0, 64.0}) {
       work.push_back({2.0 * rows * 4096 * 7168, experts * 4096 * 7168 + rows * 18432});
-      seconds.push_back(truth.time(work.back(), reference));
+      seconds.push_back(stage_time(truth, work.back(), reference));
     }
   }
-  const AdditiveFit fit = fit_additive(work, seconds, reference);
+  const moeplan::AdditiveCost fit = fit_additive(work, seconds, reference);
   CHECK(fit.floor_seconds == doctest::Approx(20e-6));
   CHECK(fit.memory_efficiency == doctest::Approx(0.6));
   CHECK(fit.compute_efficiency == doctest::Approx(0.4));
   // Hand check of one point: 16 experts at 64 rows.
-  const StageWork point{2.0 * 64 * 4096 * 7168, 16.0 * 4096 * 7168 + 64 * 18432};
-  CHECK(fit.time(point, reference) ==
+  const moeplan::Work point{2.0 * 64 * 4096 * 7168, 16.0 * 4096 * 7168 + 64 * 18432};
+  CHECK(stage_time(fit, point, reference) ==
         doctest::Approx(20e-6 + point.bytes / (4.8e12 * 0.6) + point.flops / (989e12 * 0.4)));
 }

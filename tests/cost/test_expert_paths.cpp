@@ -42,9 +42,15 @@ TEST_CASE("expected blocks and reach of one slot, worked by hand") {
   // Certain rows: 130 rows are three blocks.
   CHECK(expected_slot(130, 1.0).blocks == doctest::Approx(3.0));
   CHECK(expected_slot(0, 0.5).blocks == 0.0);
-  // FP8 on the library path: read 1 byte, write 2, read 2 per weight byte; bf16 is read once.
-  CHECK(library_bytes_per_weight_byte(1.0) == doctest::Approx(5.0));
-  CHECK(library_bytes_per_weight_byte(2.0) == doctest::Approx(1.0));
+  // 100000 rows at p = 1/2: spread far wider than a block, X mod 64 is uniform, so with X = 64 q + r
+  // E[ceil(X / 64)] = E[X] / 64 - E[r] / 64 + P(r > 0) = 781.25 - 31.5 / 64 + 63 / 64 = 781.742.
+  const SlotExpectation wide = expected_slot(100000, 0.5);
+  CHECK(wide.blocks == doctest::Approx(781.25 + 31.5 / 64).epsilon(1e-5));
+  CHECK(wide.reached == doctest::Approx(1.0));
+  // FP8 on the library path: read 1 byte, write 2, read 2 per weight; bf16 is read once; streaming reads as stored.
+  CHECK(weight_bytes_moved(ExpertPath::library, 1.0) == doctest::Approx(5.0));
+  CHECK(weight_bytes_moved(ExpertPath::library, 2.0) == doctest::Approx(2.0));
+  CHECK(weight_bytes_moved(ExpertPath::streaming, 1.0) == doctest::Approx(1.0));
 }
 
 TEST_CASE("a calibrated light load takes the streaming path, priced term by term") {
