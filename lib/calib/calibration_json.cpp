@@ -1,6 +1,7 @@
 #include "calib/calibration_json.hpp"
 
 #include <fstream>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "calib/collective_fit.hpp"
@@ -149,6 +150,39 @@ DeviceRecord read_device(const JsonFields& fields) {
   return device;
 }
 
+// What the fits read of each family: its shape keys (with their least value) and timed stages.
+void check_family_fields(const JsonFields& fields, const Measurement& measurement) {
+  const JsonFields shape = fields.object("shape");
+  const auto need = [&](std::initializer_list<const char*> keys, std::int64_t minimum) {
+    for (const char* key : keys) shape.integer(key, minimum);
+  };
+  switch (measurement.family) {
+    case Family::collective:
+      try {
+        parse_collective(measurement.kind);
+      } catch (const std::invalid_argument& error) {
+        fields.fail("kind", error.what());
+      }
+      fields.integer("ranks", 2);
+      return;
+    case Family::gemm:
+      need({"m", "n", "k"}, 1);
+      return;
+    case Family::otp:
+      if (measurement.kind != "x1" && measurement.kind != "x2") fields.fail("kind", "\"x1\" or \"x2\" (doc 004's schemes)");
+      fields.integer("ranks", 2);
+      need({"tokens", "input_width", "output_width"}, 1);
+      return;
+    case Family::moe_layer: {
+      need({"tokens", "local_experts", "top_k", "columns", "hidden", "intermediate"}, 1);
+      need({"shared_intermediate"}, 0);
+      const JsonFields stages = fields.object("stages");
+      for (const char* stage : {"routing", "align", "gate_up", "down", "combine"}) stages.positive(stage);
+      return;
+    }
+  }
+}
+
 Measurement read_measurement(const JsonFields& fields) {
   Measurement measurement;
   try {
@@ -170,13 +204,7 @@ Measurement read_measurement(const JsonFields& fields) {
   measurement.max_seconds = fields.positive("max_seconds");
   const JsonFields stages = fields.object("stages");
   for (const auto& [name, value] : stages.node().items()) measurement.stages[name] = stages.positive(name);
-  if (measurement.family == Family::collective) {
-    try {
-      parse_collective(measurement.kind);
-    } catch (const std::invalid_argument& error) {
-      fields.fail("kind", error.what());
-    }
-  }
+  check_family_fields(fields, measurement);
   return measurement;
 }
 

@@ -32,6 +32,13 @@ expect_failure(calibrate-from-truncated 2 "calibration-truncated.json: expected 
                calibrate --from ${bad}/calibration-truncated.json --report ${report})
 expect_failure(calibrate-from-missing-key 2 "calibration-missing-seconds.json: measurements[0].seconds: expected" ${report}
                calibrate --from ${bad}/calibration-missing-seconds.json --report ${report})
+# A measurement missing what its family's fit reads is refused by name, not priced as zero.
+expect_failure(calibrate-from-moe-without-stage 2
+               "calibration-moe-without-stage.json: measurements[0].stages.gate_up: expected" ${report}
+               calibrate --from ${bad}/calibration-moe-without-stage.json --report ${report})
+expect_failure(calibrate-from-moe-without-slots 2
+               "calibration-moe-without-slots.json: measurements[0].shape.local_experts: expected" ${report}
+               calibrate --from ${bad}/calibration-moe-without-slots.json --report ${report})
 
 # --from re-fits what was measured: the options that shape a live sweep make no sense beside it.
 expect_failure(calibrate-from-with-model 2 "--model excludes --from" ${report}
