@@ -2,15 +2,17 @@
 
 #include <algorithm>
 
+#include "spec/dtype.hpp"
+
 namespace moeplan::bench {
 namespace {
 
 constexpr double kBf16 = 2, kFloat = 4, kIndex = 4;
 
-// One expert matrix of rows x cols: fp8 adds one float scale per 128x128 block.
-double matrix_bytes(gpu::WeightFormat format, double rows, double cols) {
-  if (format == gpu::WeightFormat::bf16) return rows * cols * kBf16;
-  return rows * cols + (rows / 128) * (cols / 128) * kFloat;
+// One expert matrix of rows x cols as the weight inventory counts it (fp8: one float scale per 128 x 128 block).
+double expert_matrix_bytes(gpu::WeightFormat format, int rows, int cols) {
+  const DType dtype = format == gpu::WeightFormat::bf16 ? DType::bf16 : DType::fp8_e4m3;
+  return static_cast<double>(matrix_bytes(dtype, rows, cols, BlockShape{128, 128}));
 }
 
 }  // namespace
@@ -29,13 +31,13 @@ StageCost align_cost(const LayerTraffic& t) {
 }
 
 StageCost gate_up_cost(const LayerTraffic& t) {
-  const double weights = t.active_experts * matrix_bytes(t.format, 2.0 * t.intermediate, t.hidden);
+  const double weights = t.active_experts * expert_matrix_bytes(t.format, 2 * t.intermediate, t.hidden);
   const double activations = static_cast<double>(t.tokens) * t.hidden * kBf16 + static_cast<double>(t.rows) * t.intermediate * kBf16;
   return {weights + activations, 2.0 * t.rows * 2.0 * t.intermediate * t.hidden};
 }
 
 StageCost down_cost(const LayerTraffic& t) {
-  const double weights = t.active_experts * matrix_bytes(t.format, t.hidden, t.intermediate);
+  const double weights = t.active_experts * expert_matrix_bytes(t.format, t.hidden, t.intermediate);
   const double activations = static_cast<double>(t.rows) * (t.intermediate + t.hidden) * kBf16;
   return {weights + activations, 2.0 * t.rows * t.intermediate * t.hidden};
 }
