@@ -11,8 +11,8 @@
 #include "eplb/load_log.hpp"
 #include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
+#include "eplb/quality.hpp"
 #include "eplb/solve.hpp"
-#include "eplb/synthetic_loads.hpp"
 #include "validation_case.hpp"
 
 namespace moeplan::validation {
@@ -80,76 +80,17 @@ void add_ep320_case(CaseList& cases) {
                                 "max/bound", 1.0, worst, 1e-9, "58 layers of validation/data/eplb_deepseek_v3_synthetic.json"));
 }
 
-// One quality case of moeplan-bench-eplb: a deployment shape and the skew of its synthetic loads.
-struct SkewedShape {
-  DeploymentShape shape;
-  double expert_sigma = 1.0;
-  double group_sigma = 0.0;
-};
-
-struct GapTotals {
-  std::int64_t layers = 0;
-  std::int64_t worse_layers = 0;   // our maximum GPU load above EPLB's
-  std::int64_t gapped_layers = 0;  // EPLB more than 1 % above the bound
-  double closed_sum = 0;           // over gapped layers: (EPLB - ours) / (EPLB - bound)
-};
-
-// Adds one shape's 58 layers to `totals`, exactly as moeplan-bench-eplb scores them: the bound is
-// the group-local one under the hierarchical policy, the pooled one under the global policy.
-void add_gap_layers(const SkewedShape& skewed, GapTotals& totals) {
-  eplb::SkewModel model;
-  model.layers = 58;
-  model.experts = skewed.shape.experts;
-  model.groups = skewed.shape.groups;
-  model.dispatches_per_layer = 65536 * 8;  // 65536 tokens, each routed to 8 experts
-  model.expert_sigma = skewed.expert_sigma;
-  model.group_sigma = skewed.group_sigma;
-  model.seed = 11;
-  const auto log = eplb::synthetic_load_log(model);
-  const auto policy = eplb::automatic_policy(skewed.shape);
-  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
-    const auto weights = log.row(0, layer);
-    const double ours = eplb::max_load(eplb::gpu_loads(weights, eplb::place_layer(weights, skewed.shape, policy), skewed.shape));
-    const double reference =
-        eplb::max_load(eplb::gpu_loads(weights, eplb::place_layer(weights, skewed.shape, eplb::Policy::reference_eplb), skewed.shape));
-    const double bound = policy == eplb::Policy::hierarchical ? eplb::hierarchical_lower_bound(weights, skewed.shape)
-                                                              : eplb::pool_lower_bound(weights, skewed.shape.slots, skewed.shape.gpus);
-    ++totals.layers;
-    if (ours > reference * (1 + 1e-12)) ++totals.worse_layers;
-    if (reference > bound * 1.01) {
-      ++totals.gapped_layers;
-      totals.closed_sum += (reference - ours) / (reference - bound);
-    }
-  }
-}
-
-// Issue 5's quality target, recomputed from the inputs of moeplan-bench-eplb's balance table.
-void add_issue5_gap_cases(CaseList& cases) {
-  // The 13 shapes and skews of bench_eplb.cpp's print_quality, in its order: keep the two lists in step.
-  const std::vector<SkewedShape> shapes = {
-      {{4, 32, 288, 256, 8}, 0.6},       // EP32 prefill, 4x8, hierarchical
-      {{4, 32, 288, 256, 8}, 1.0},
-      {{4, 32, 288, 256, 8}, 1.5},
-      {{4, 32, 288, 256, 8}, 0.8, 0.6},  // hot groups
-      {{2, 32, 288, 256, 8}, 1.0},       // EP32, 2x16, hierarchical
-      {{1, 8, 288, 256, 8}, 1.0},        // EP8, one node
-      {{4, 32, 288, 256, 1}, 1.0},       // EP32, global
-      {{18, 144, 288, 256, 8}, 0.6},     // EP144 decode, 2 slots per GPU
-      {{18, 144, 288, 256, 8}, 1.0},
-      {{18, 144, 288, 256, 8}, 1.5},
-      {{40, 320, 320, 256, 8}, 1.0},     // EP320 decode, 1 slot per GPU
-      {{40, 320, 640, 384, 1}, 1.0},     // Kimi-K2 EP320, 2 slots per GPU, global
-      {{4, 32, 416, 384, 1}, 1.0},       // Kimi-K2 EP32, 13 slots per GPU, global
-  };
-  GapTotals totals;
-  for (const auto& skewed : shapes) add_gap_layers(skewed, totals);
+// Issue 5's quality target on the balance cases moeplan-bench-eplb prints (lib/eplb/quality.hpp).
+void add_quality_target_cases(CaseList& cases) {
+  eplb::QualityTotals totals;
+  for (const eplb::SkewedCase& skewed : eplb::quality_cases()) totals.add(eplb::score_against_eplb(skewed));
   const std::string source =
       "issue 5 target; synthetic skewed load logs (lib/eplb/synthetic_loads.hpp, seed 11, 58 layers, 65536 tokens x 8 "
       "experts) on the 13 shapes of moeplan-bench-eplb's balance table";
   cases.push_back(absolute_case("eplb.target.layers_worse_than_eplb", source + ": on every layer, max GPU load no higher than EPLB's",
                                 "layers", 0, static_cast<double>(totals.worse_layers), 0,
                                 fmt::format("{} layers compared against our re-implementation of EPLB", totals.layers)));
-  const double closed = totals.closed_sum / static_cast<double>(std::max<std::int64_t>(totals.gapped_layers, 1));
+  const double closed = totals.mean_closed();
   // The target is a floor (at least half), so the case checks the shortfall below it, which is 0 once met.
   cases.push_back(absolute_case("eplb.target.gap_closed_shortfall",
                                 source + ": at least half of EPLB's gap to the bound closed on average where EPLB is > 1 % above it",
@@ -165,7 +106,7 @@ void add_eplb_cases(CaseList& cases) {
   add_readme_cases(cases);
   add_deployment_unit_cases(cases);
   add_ep320_case(cases);
-  add_issue5_gap_cases(cases);
+  add_quality_target_cases(cases);
 }
 
 }  // namespace moeplan::validation
