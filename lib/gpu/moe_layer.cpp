@@ -1,5 +1,6 @@
 #include "gpu/moe_layer.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "gpu/combine_kernel.hpp"
@@ -26,6 +27,7 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
       expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden) {
   if (config.columns <= 0 || weights.num_experts <= 0) throw std::invalid_argument("MoeLayer: empty configuration");
+  allow_streaming_shared_memory();
 }
 
 GemmPath MoeLayer::choose_path(int tokens) const {
@@ -38,6 +40,8 @@ GemmPath MoeLayer::choose_path(int tokens) const {
 int MoeLayer::max_blocks(int tokens) const {
   return moe::max_aligned_blocks(tokens * config_.columns, weights_.num_experts, kStreamingBlockRows);
 }
+
+int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStreamingBlockRows); }
 
 AlignmentBuffers MoeLayer::alignment() const {
   return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
@@ -52,7 +56,7 @@ void MoeLayer::align(int tokens) {
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
   if (path == GemmPath::streaming) {
     launch_streaming_gate_up(hidden_states, config_.columns, sorted_entries_.data(), block_experts_.data(),
-                             max_blocks(tokens), weights_, activation_.data(), stream_);
+                             max_blocks(tokens), block_rows(tokens), weights_, activation_.data(), stream_);
     return;
   }
   if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, weights_);
@@ -64,7 +68,7 @@ void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath 
 void MoeLayer::down(int tokens, GemmPath path) {
   if (path == GemmPath::streaming) {
     launch_streaming_down(activation_.data(), sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
-                          weights_, expert_rows_.data(), stream_);
+                          block_rows(tokens), weights_, expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");

@@ -21,7 +21,7 @@ enum class GemmPath { streaming, library };
 // weights once per 64-row block: the crossovers measured on 1x H200 (validation/data/moe_sweep_h200.json).
 // FP8 crosses later since its cuBLAS path first dequantises each expert to bf16.
 constexpr int kStreamingMaxAverageRowsBf16 = 48;
-constexpr int kStreamingMaxAverageRowsFp8 = 192;
+constexpr int kStreamingMaxAverageRowsFp8 = 256;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
@@ -36,6 +36,7 @@ class MoeLayer {
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
   int max_blocks(int tokens) const;
+  int block_rows(int tokens) const;  // a token sends at most one row to a slot
 
   void align(int tokens);
   void gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path);

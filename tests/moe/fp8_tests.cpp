@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "moe/bfloat16.hpp"
 #include "moe/fp8.hpp"
 
 using namespace moeplan::moe;
@@ -33,6 +34,23 @@ TEST_CASE("every finite code survives a decode-encode round trip") {
     if ((code & 0x7F) == 0x7F || code == 0x80) continue;  // NaNs, and -0 which encodes as +0's twin
     CHECK(e4m3_bits(e4m3_value(static_cast<std::uint8_t>(code))) == code);
   }
+}
+
+TEST_CASE("the integer e4m3 pair decode gives each finite code's value times 2^-120, subnormals included") {
+  const auto sign_extended = [](int code) { return static_cast<std::uint32_t>(code >= 0x80 ? 0xFF00 | code : code); };
+  for (int low = 0; low < 256; ++low) {
+    const int high = 255 - low;  // every code in both halves, with mixed signs
+    if ((low & 0x7F) == 0x7F || (high & 0x7F) == 0x7F) continue;  // NaN codes decode to no NaN here
+    const std::uint32_t pair = e4m3_pair_as_scaled_bf16_pair(sign_extended(high) << 16 | sign_extended(low));
+    const float low_value = std::ldexp(bf16_value(static_cast<std::uint16_t>(pair & 0xFFFF)), -kE4m3InBf16Exponent);
+    const float high_value = std::ldexp(bf16_value(static_cast<std::uint16_t>(pair >> 16)), -kE4m3InBf16Exponent);
+    CHECK(low_value == e4m3_value(static_cast<std::uint8_t>(low)));
+    CHECK(high_value == e4m3_value(static_cast<std::uint8_t>(high)));
+  }
+  // 1.0 (0x38) -> bf16 exponent field 7, 2^(7 - 127); -1.0 (0xB8, sign-extended 0xFFB8) the same with the sign.
+  const std::uint32_t ones = e4m3_pair_as_scaled_bf16_pair(0xFFB80038u);
+  CHECK((ones & 0xFFFF) == 0x0380u);
+  CHECK((ones >> 16) == 0x8380u);
 }
 
 TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
