@@ -38,5 +38,6 @@ void add_plan_cases(CaseList& cases);
 void add_simulate_cases(CaseList& cases);
 void add_calib_cases(CaseList& cases);
 void add_eplb_cases(CaseList& cases);
+void add_moe_kernel_cases(CaseList& cases);
 
 }  // namespace moeplan::validation
