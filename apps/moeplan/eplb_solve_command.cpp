@@ -1,6 +1,7 @@
 // moeplan eplb-solve: place logical experts onto physical slots from expert-load logs (issue 5).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -213,6 +214,7 @@ struct SimulateOptions {
   eplb::SimulationOptions simulation;
   std::int64_t experts_per_token = 8;
   std::int64_t topk_groups = 4;
+  bool routing_given = false;  // --top-k or --topk-groups on the command line: checked, never narrowed
   std::string json;
 };
 
@@ -237,6 +239,11 @@ void run_simulation(SimulateOptions options) {
   }
   if (routing.groups < 1 || log.num_experts % routing.groups != 0) {
     throw InputError("command line", "--groups", fmt::format("a divisor of the number of experts ({})", log.num_experts));
+  }
+  if (!model && !options.routing_given) {
+    // DeepSeek's 8-of-4-groups defaults, narrowed to what fewer groups or experts allow.
+    routing.topk_groups = std::min(routing.topk_groups, routing.groups);
+    routing.experts_per_token = std::min(routing.experts_per_token, routing.topk_groups * (log.num_experts / routing.groups));
   }
   if (routing.topk_groups > routing.groups) {
     throw InputError("command line", "--topk-groups", fmt::format("at most --groups ({}), got {}", routing.groups, routing.topk_groups));
@@ -285,7 +292,10 @@ void add_eplb_simulate_command(CLI::App& app) {
   command->add_option("--layers", options->simulation.layers, "MoE layers sampled")->capture_default_str()->check(CLI::Range(1, 1000));
   command->add_option("--json", options->json, "also write the table as JSON");
   command->footer("Example:\n  moeplan eplb-simulate --model models/deepseek-v3.yaml --sigma 1.0 --tokens-per-gpu 256 --json utilisation.json");
-  command->callback([options] { run_simulation(*options); });
+  command->callback([options, command] {
+    options->routing_given = command->count("--top-k") > 0 || command->count("--topk-groups") > 0;
+    run_simulation(*options);
+  });
 }
 
 }  // namespace

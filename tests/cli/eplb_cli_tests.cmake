@@ -48,6 +48,11 @@ if(NOT rows EQUAL 61 OR NOT row_slots EQUAL 288)
 endif()
 
 expect_success(eplb-simulate "GPU utilisation" eplb-simulate --ep-sizes 8 64 --batches 1 --layers 1 --tokens-per-gpu 64)
+# Without a model, DeepSeek's 8-of-4-groups defaults narrow to fewer groups or experts; given flags are checked.
+expect_success(eplb-simulate-one-group "GPU utilisation" eplb-simulate --groups 1 --ep-sizes 8 --batches 1 --layers 1)
+expect_success(eplb-simulate-few-experts "GPU utilisation" eplb-simulate --experts 8 --groups 8 --ep-sizes 8 --batches 1 --layers 1)
+expect_failure(eplb-simulate-topk-groups 2 "--topk-groups: expected at most --groups (2), got 4" ${eplb_dir}/none.json
+               eplb-simulate --groups 2 --topk-groups 4 --ep-sizes 8 --batches 1 --layers 1)
 
 # Bad inputs.
 set(out ${eplb_dir}/bad.json)
