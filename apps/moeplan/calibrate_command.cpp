@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <stdexcept>
 
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
@@ -39,7 +40,11 @@ void finish(const CalibrateOptions& options, const calib::Calibration& calibrati
 // Re-fits a calibration file: no GPU needed, so it works in every build.
 void refit(const CalibrateOptions& options) {
   calib::Calibration calibration = calib::read_calibration(options.from);
-  calib::fit_calibration(calibration);
+  try {
+    calib::fit_calibration(calibration);
+  } catch (const std::invalid_argument& error) {  // well-formed measurements that a curve cannot be fitted to
+    throw InputError(options.from, "measurements", fmt::format("points a fit can use ({})", error.what()));
+  }
   const std::string html = report_html(options, calibration);
   if (!options.out.empty()) calib::write_calibration(options.out, calibration);
   finish(options, calibration, html);

@@ -8,6 +8,7 @@
 #include "calib/json_fields.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "spec/dtype.hpp"
 
 namespace moeplan::calib {
 namespace {
@@ -153,8 +154,11 @@ DeviceRecord read_device(const JsonFields& fields) {
 // What the fits read of each family: its shape keys (with their least value) and timed stages.
 void check_family_fields(const JsonFields& fields, const Measurement& measurement) {
   const JsonFields shape = fields.object("shape");
-  const auto need = [&](std::initializer_list<const char*> keys, std::int64_t minimum) {
-    for (const char* key : keys) shape.integer(key, minimum);
+  // Maximums past any real shape (scenario.cpp's 2^24 tokens, 2^16 experts and ranks) keep the
+  // routing expectations, which sum over a window of order sqrt(tokens), quick.
+  constexpr std::int64_t kMostTokens = std::int64_t{1} << 24, kMostUnits = std::int64_t{1} << 16;
+  const auto need = [&](std::initializer_list<const char*> keys, std::int64_t minimum, std::int64_t maximum) {
+    for (const char* key : keys) shape.integer(key, minimum, maximum);
   };
   switch (measurement.family) {
     case Family::collective:
@@ -163,19 +167,29 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
       } catch (const std::invalid_argument& error) {
         fields.fail("kind", error.what());
       }
-      fields.integer("ranks", 2);
+      fields.integer("ranks", 2, kMostUnits);
       return;
     case Family::gemm:
-      need({"m", "n", "k"}, 1);
+      need({"m", "n", "k"}, 1, kMostTokens);
       return;
     case Family::otp:
       if (measurement.kind != "x1" && measurement.kind != "x2") fields.fail("kind", "\"x1\" or \"x2\" (doc 004's schemes)");
-      fields.integer("ranks", 2);
-      need({"tokens", "input_width", "output_width"}, 1);
+      fields.integer("ranks", 2, kMostUnits);
+      need({"tokens", "input_width", "output_width"}, 1, kMostTokens);
       return;
     case Family::moe_layer: {
-      need({"tokens", "local_experts", "top_k", "columns", "hidden", "intermediate"}, 1);
-      need({"shared_intermediate"}, 0);
+      need({"tokens", "hidden", "intermediate"}, 1, kMostTokens);
+      need({"shared_intermediate"}, 0, kMostTokens);
+      need({"local_experts", "top_k", "columns"}, 1, kMostUnits);
+      if (shape.integer("columns", 1) < shape.integer("top_k", 1)) shape.fail("columns", "at least top_k (routed columns plus fused shared ones)");
+      if (measurement.label != "streaming" && measurement.label != "cublas") {
+        fields.fail("label", "\"streaming\" or \"cublas\" (the GEMM path the layer ran)");
+      }
+      try {
+        parse_dtype(measurement.dtype);
+      } catch (const std::invalid_argument& error) {
+        fields.fail("dtype", error.what());
+      }
       const JsonFields stages = fields.object("stages");
       for (const char* stage : {"routing", "align", "gate_up", "down", "combine"}) stages.positive(stage);
       return;
@@ -194,7 +208,7 @@ Measurement read_measurement(const JsonFields& fields) {
   measurement.label = fields.text("label");
   measurement.mode = fields.text("mode");
   measurement.dtype = fields.text("dtype");
-  measurement.ranks = static_cast<int>(fields.integer("ranks", 1));
+  measurement.ranks = static_cast<int>(fields.integer("ranks", 1, 1 << 16));
   const JsonFields shape = fields.object("shape");
   for (const auto& [name, value] : shape.node().items()) measurement.shape[name] = shape.integer(name, 0);
   measurement.bytes = fields.non_negative("bytes");

@@ -69,10 +69,10 @@ double JsonFields::non_negative(const std::string& key) const {
   return value;
 }
 
-std::int64_t JsonFields::integer(const std::string& key, std::int64_t minimum) const {
+std::int64_t JsonFields::integer(const std::string& key, std::int64_t minimum, std::int64_t maximum) const {
   const nlohmann::json& value = field(key);
-  if (!value.is_number_integer() || value.get<std::int64_t>() < minimum) {
-    fail(key, "an integer of at least " + std::to_string(minimum));
+  if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > maximum) {
+    fail(key, "an integer in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]");
   }
   return value.get<std::int64_t>();
 }

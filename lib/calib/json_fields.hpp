@@ -8,6 +8,9 @@
 
 namespace moeplan::calib {
 
+// Past any size a calibration measures (2^40 bytes or elements), so that products stay in 64 bits.
+constexpr std::int64_t kLargestCount = std::int64_t{1} << 40;
+
 class JsonFields {
  public:
   JsonFields(const nlohmann::json& node, std::string file, std::string path);
@@ -22,7 +25,7 @@ class JsonFields {
   double number(const std::string& key) const;           // finite
   double positive(const std::string& key) const;         // finite, > 0
   double non_negative(const std::string& key) const;     // finite, >= 0
-  std::int64_t integer(const std::string& key, std::int64_t minimum) const;
+  std::int64_t integer(const std::string& key, std::int64_t minimum, std::int64_t maximum = kLargestCount) const;
   bool flag(const std::string& key) const;
 
   const nlohmann::json& node() const { return node_; }

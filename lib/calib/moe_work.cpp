@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "spec/dtype.hpp"
+
 namespace moeplan::calib {
 namespace {
 
-double weight_bytes(const Measurement& layer) { return layer.dtype == "fp8_e4m3" ? 1.0 : 2.0; }
+double weight_bytes(const Measurement& layer) { return element_bytes(parse_dtype(layer.dtype)); }
 
 }  // namespace
 

@@ -19,7 +19,7 @@ struct SlotExpectation {
 SlotExpectation expected_slot(double trials, double probability);
 
 // Bytes a path moves per weight element of an expert it streams: the streaming kernel reads it as
-// stored; the library path reads FP8 (1 byte), writes bf16 (2) and reads that back (2).
+// stored; the library path reads a narrower format once, writes bf16 (2) and reads that back (2).
 double weight_bytes_moved(ExpertPath path, double weight_element_bytes);
 
 // The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with each expert's

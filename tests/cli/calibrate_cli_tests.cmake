@@ -39,6 +39,13 @@ expect_failure(calibrate-from-moe-without-stage 2
 expect_failure(calibrate-from-moe-without-slots 2
                "calibration-moe-without-slots.json: measurements[0].shape.local_experts: expected" ${report}
                calibrate --from ${bad}/calibration-moe-without-slots.json --report ${report})
+# Absurd shapes are refused before the routing expectations (a sum over ~sqrt(tokens) rows) could run long.
+expect_failure(calibrate-from-absurd-tokens 2
+               "calibration-moe-absurd-tokens.json: measurements[0].shape.tokens: expected an integer in [0, 1099511627776]"
+               ${report} calibrate --from ${bad}/calibration-moe-absurd-tokens.json --report ${report})
+expect_failure(calibrate-from-fewer-columns 2
+               "calibration-moe-fewer-columns.json: measurements[0].shape.columns: expected at least top_k" ${report}
+               calibrate --from ${bad}/calibration-moe-fewer-columns.json --report ${report})
 
 # --from re-fits what was measured: the options that shape a live sweep make no sense beside it.
 expect_failure(calibrate-from-with-model 2 "--model excludes --from" ${report}
