@@ -34,7 +34,12 @@ void run_calibration_sweep(const calib::SweepPlan& plan, int gpus, calib::Calibr
                             calibration.device.bf16_gemm_flops_per_second / 1e12,
                             processes.distributed() ? fmt::format(", {} processes", processes.size()) : ""));
   // NCCL first: a node whose GPUs cannot reach each other shows it within seconds.
+  const HostGroup everyone(processes.size());
+  bool stopped = false;
   for (int ranks : plan.group_sizes) {
+    // Agreed by every process, so that none waits in NCCL's set-up for one that stopped.
+    stopped = everyone.maximum(context.stopped() ? 1.0 : 0.0) > 0;
+    if (stopped) break;
     const NcclGroup group(ranks);
     if (group.member()) {
       sweep_collectives(group, plan.collective_bytes, context);
@@ -42,7 +47,7 @@ void run_calibration_sweep(const calib::SweepPlan& plan, int gpus, calib::Calibr
     }
     if (first) checkpoint();
   }
-  if (!first || context.stopped()) return;
+  if (!first || stopped || context.stopped()) return;
   sweep_gemms(plan.gemms, plan.gemm_rows, context);
   checkpoint();
   if (context.stopped()) return;

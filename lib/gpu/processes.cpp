@@ -1,7 +1,10 @@
 #include "gpu/processes.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,9 +36,12 @@ void see_only_own_gpu(int local_rank) {
       start = comma + 1;
     }
   }
-  const std::string own = static_cast<std::size_t>(local_rank) < devices.size()
-                              ? devices[static_cast<std::size_t>(local_rank)]
-                              : std::to_string(local_rank);
+  if (!devices.empty() && static_cast<std::size_t>(local_rank) >= devices.size()) {
+    // More processes on this node than GPUs the user left visible: none may take a hidden one.
+    throw std::runtime_error(fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES lists {}",
+                                         local_rank, devices.size()));
+  }
+  const std::string own = devices.empty() ? std::to_string(local_rank) : devices[static_cast<std::size_t>(local_rank)];
   setenv("CUDA_VISIBLE_DEVICES", own.c_str(), 1);
 }
 #endif
