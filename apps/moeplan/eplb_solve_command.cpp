@@ -221,9 +221,6 @@ struct SimulateOptions {
 std::string utilisation_text(double value) { return std::isnan(value) ? "-" : fmt::format("{:.3f}", value); }
 
 void run_simulation(SimulateOptions options) {
-  for (const auto& [flag, sigma] : {std::pair{"--sigma", options.skew.expert_sigma}, std::pair{"--group-sigma", options.skew.group_sigma}}) {
-    if (!std::isfinite(sigma)) throw InputError("command line", flag, "a finite spread in [0, 10]");
-  }
   std::optional<Model> model;
   if (!options.model.model_file.empty() || !options.model.hf_config_file.empty()) model = load_model(options.model);
   eplb::RoutingModel routing{options.experts_per_token, options.skew.groups, options.topk_groups};
@@ -282,8 +279,8 @@ void add_eplb_simulate_command(CLI::App& app) {
   command->add_option("--groups", options->skew.groups, "expert groups (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
   command->add_option("--top-k", options->experts_per_token, "experts per token (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
   command->add_option("--topk-groups", options->topk_groups, "groups a token may use (default: the model's)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  command->add_option("--sigma", options->skew.expert_sigma, "skew model: log-normal spread of expert popularity")->capture_default_str()->check(CLI::Range(0.0, 10.0));
-  command->add_option("--group-sigma", options->skew.group_sigma, "skew model: log-normal spread of group popularity")->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  command->add_option("--sigma", options->skew.expert_sigma, "skew model: log-normal spread of expert popularity")->capture_default_str()->check(finite_in(0.0, 10.0));
+  command->add_option("--group-sigma", options->skew.group_sigma, "skew model: log-normal spread of group popularity")->capture_default_str()->check(finite_in(0.0, 10.0));
   command->add_option("--ep-sizes", options->simulation.ep_sizes, "EP sizes to simulate")->capture_default_str()->check(CLI::Range(1, 4096));
   command->add_option("--gpus-per-node", options->simulation.gpus_per_node, "GPUs per node")->capture_default_str()->check(CLI::Range(1, 1024));
   command->add_option("--tokens-per-gpu", options->simulation.tokens_per_gpu, "tokens each GPU adds to a batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
@@ -321,7 +318,7 @@ void add_eplb_solve_command(CLI::App& app) {
   auto* max_moves = command->add_option("--max-moves", options->max_moves, "with --previous: at most this many slot changes per layer")
       ->check(CLI::NonNegativeNumber);
   auto* target = command->add_option("--target-balancedness", options->target_balancedness,
-                                     "with --previous: stop moving once a layer reaches this balancedness")->check(CLI::Range(0.0, 1.0));
+                                     "with --previous: stop moving once a layer reaches this balancedness")->check(finite_in(0.0, 1.0));
   command->add_option("--out", options->out, "placement JSON: phy2log, log2phy, logcnt, balancedness, max/bound, baseline")->required();
   command->add_option("--sglang-out", options->sglang_out, "also write SGLang's --init-expert-location file");
   command->add_option("--json", options->json, "also write the summary as JSON");

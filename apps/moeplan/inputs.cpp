@@ -2,12 +2,27 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
 #include "spec/hardware.hpp"
 #include "spec/hf_config.hpp"
 
 namespace moeplan::cli {
+
+CLI::Validator finite_in(double minimum, double maximum) {
+  const std::string expectation = fmt::format("a finite number in [{}, {}]", minimum, maximum);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < minimum || value > maximum) {
+          return "expected " + expectation + ", got " + text;
+        }
+        return {};
+      },
+      expectation);
+}
 
 void add_model_options(CLI::App& command, ModelInput& input) {
   auto* model = command.add_option("--model", input.model_file, "model YAML (see models/)");

@@ -20,6 +20,10 @@ struct ScenarioInput {
   std::string gpu = "H200";
 };
 
+// A real number in [minimum, maximum]: CLI::Range and CLI::PositiveNumber let NaN through, since
+// every comparison with it is false.
+CLI::Validator finite_in(double minimum, double maximum);
+
 void add_model_options(CLI::App& command, ModelInput& input);
 void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required);
 

@@ -124,7 +124,7 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--max-batch", options->max_batch, "running sequences per DP rank (default: the scenario's memory.max_batch)")
       ->check(CLI::PositiveNumber);
   command->add_option("--duration", options->duration, "stop after this many simulated seconds (default: serve every request)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_in(1e-9, 1e9));
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
   command->add_option("--compare", options->compare,

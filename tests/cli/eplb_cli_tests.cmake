@@ -51,6 +51,9 @@ expect_success(eplb-simulate "GPU utilisation" eplb-simulate --ep-sizes 8 64 --b
 # Without a model, DeepSeek's 8-of-4-groups defaults narrow to fewer groups or experts; given flags are checked.
 expect_success(eplb-simulate-one-group "GPU utilisation" eplb-simulate --groups 1 --ep-sizes 8 --batches 1 --layers 1)
 expect_success(eplb-simulate-few-experts "GPU utilisation" eplb-simulate --experts 8 --groups 8 --ep-sizes 8 --batches 1 --layers 1)
+# NaN fails every comparison, so CLI::Range alone would let it through.
+expect_failure(eplb-simulate-nan-sigma 2 "--sigma: expected a finite number in [0, 10], got nan" ${eplb_dir}/none.json
+               eplb-simulate --sigma nan --ep-sizes 8 --batches 1 --layers 1)
 expect_failure(eplb-simulate-topk-groups 2 "--topk-groups: expected at most --groups (2), got 4" ${eplb_dir}/none.json
                eplb-simulate --groups 2 --topk-groups 4 --ep-sizes 8 --batches 1 --layers 1)
 

@@ -77,6 +77,9 @@ expect_failure(negative 2 "num_layers: expected" ${out}
                memory --model ${bad}/negative-layers.yaml --layout tp=8 --json ${out})
 expect_failure(nan 2 "moe.routed_scaling_factor" ${out}
                memory --model ${bad}/nan-scaling.yaml --layout tp=8 --json ${out})
+expect_failure(simulate-nan-duration 2 "--duration: expected a finite number" ${out}
+               simulate --model ${models}/qwen3-235b-a22b.yaml --scenario ${scenarios}/qwen3-235b-rl-910b.yaml
+               --layout dp=16,ep=16 --duration nan --json ${out})
 expect_failure(unknown-model-key 2 "unknown-key.yaml: num_experts: expected a known key" ${out}
                memory --model ${bad}/unknown-key.yaml --layout tp=8 --json ${out})
 expect_failure(unknown-gpu 2 "cluster.gpu: expected a known GPU" ${out}
