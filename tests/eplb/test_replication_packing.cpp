@@ -1,6 +1,9 @@
 // Replication, packing, pairing and the lower bound on hand-worked cases.
 #include <doctest/doctest.h>
 
+#include <random>
+#include <vector>
+
 #include "eplb/balanced_packing.hpp"
 #include "eplb/lower_bound.hpp"
 #include "eplb/pairing.hpp"
@@ -77,4 +80,36 @@ TEST_CASE("the lower bound takes the largest of mean, best replica and pigeonhol
   CHECK(pool_lower_bound(std::vector<TokenCount>{12, 1, 1, 1}, 5, 5) == doctest::Approx(6.0));
   // Pigeonhole, 4 experts [7, 7, 7, 1] on 2 GPUs x 2 slots, no spare: 3 heaviest on 2 GPUs -> 7 + 7.
   CHECK(pool_lower_bound(std::vector<TokenCount>{7, 7, 7, 1}, 4, 2) == doctest::Approx(14.0));
+}
+
+TEST_CASE("the pairing score computed from the experts equals the largest GPU load of the built pairing") {
+  // Second method: pack_replicas_in_pairs builds every pair; score_pairing walks runs of equal
+  // replicas from both ends. Small weight ranges give long equal runs, odd ones meeting in the middle.
+  std::mt19937_64 random(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int experts = 1 + static_cast<int>(random() % 9);
+    const TokenCount largest_weight = trial % 2 == 0 ? 4 : 1000;
+    std::vector<TokenCount> weights(static_cast<std::size_t>(experts));
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(experts));
+    std::int64_t slots = 0;
+    for (int expert = 0; expert < experts; ++expert) {
+      weights[static_cast<std::size_t>(expert)] = 1 + static_cast<TokenCount>(random() % static_cast<std::uint64_t>(largest_weight));
+      counts[static_cast<std::size_t>(expert)] = 1 + static_cast<std::int64_t>(random() % 4);
+      slots += counts[static_cast<std::size_t>(expert)];
+    }
+    if (slots % 2 != 0) {
+      ++counts[0];
+      ++slots;
+    }
+    std::vector<double> loads(weights.size());
+    for (std::size_t expert = 0; expert < weights.size(); ++expert) loads[expert] = static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
+    const Packing packing = pack_replicas_in_pairs(weights, counts, slots / 2);
+    const PairingScore score = score_pairing(loads, counts, experts_heaviest_first(weights, counts));
+    const double built = packing.max_load();
+    std::int64_t gpus_at_built = 0;
+    for (double load : packing.gpu_loads) gpus_at_built += load >= built * (1 - 1e-12) ? 1 : 0;
+    CAPTURE(trial);
+    CHECK(score.largest == doctest::Approx(built).epsilon(1e-12));
+    CHECK(score.gpus_at_largest == gpus_at_built);
+  }
 }
