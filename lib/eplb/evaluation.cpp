@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 
 namespace moeplan::eplb {
@@ -19,8 +18,7 @@ LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const Slo
   LayerEvaluation result;
   result.max_load = max_load(loads);
   result.balancedness = balancedness(loads);
-  result.lower_bound = bound_policy == Policy::hierarchical ? hierarchical_lower_bound(weights, shape)
-                                                            : pool_lower_bound(weights, shape.slots, shape.gpus);
+  result.lower_bound = policy_lower_bound(weights, shape, bound_policy);
   result.max_over_bound = result.lower_bound > 0 ? result.max_load / result.lower_bound : 1.0;
   result.cross_node_share = cross_node_dispatch_share(weights, row, shape);
   result.window_score = window_score(log, layer, row, shape, objective);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 #include "eplb/solve.hpp"
 #include "eplb/synthetic_loads.hpp"
@@ -61,8 +60,7 @@ QualityTotals score_against_eplb(const SkewedCase& skewed) {
     const auto weights = log.row(0, layer);
     const double ours = max_load(gpu_loads(weights, place_layer(weights, shape, policy), shape));
     const double eplb = max_load(gpu_loads(weights, place_layer(weights, shape, Policy::reference_eplb), shape));
-    const double bound = policy == Policy::hierarchical ? hierarchical_lower_bound(weights, shape)
-                                                        : pool_lower_bound(weights, shape.slots, shape.gpus);
+    const double bound = policy_lower_bound(weights, shape, policy);
     ++totals.layers;
     if (ours > eplb * (1 + 1e-12)) ++totals.worse_layers;
     if (eplb > bound * 1.01) {

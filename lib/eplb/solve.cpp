@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 #include "eplb/policies.hpp"
 
@@ -23,6 +24,11 @@ SlotRow place_layer(std::span<const TokenCount> weights, const DeploymentShape& 
       break;
   }
   return place_layer_reference_eplb(weights, shape, shape.groups % shape.nodes == 0);
+}
+
+double policy_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape, Policy policy) {
+  return policy == Policy::hierarchical ? hierarchical_lower_bound(weights, shape)
+                                        : pool_lower_bound(weights, shape.slots, shape.gpus);
 }
 
 double window_score(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,

@@ -22,6 +22,10 @@ Policy automatic_policy(const DeploymentShape& shape);
 // algorithm (hierarchical when the groups divide by the nodes, as eplb.py decides).
 SlotRow place_layer(std::span<const TokenCount> weights, const DeploymentShape& shape, Policy policy);
 
+// The lower bound a placement under `policy` is measured against: hierarchical_lower_bound when
+// groups stay on nodes, pool_lower_bound otherwise. weights [experts] -> a scalar.
+double policy_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape, Policy policy);
+
 // The balancedness a row reaches in each window of one layer, scored by `objective`: the least
 // (worst) or the mean over windows. row [slots] -> a scalar in (0, 1].
 double window_score(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,

@@ -16,6 +16,7 @@
 #include "gpu/random_experts.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/streaming_gemm.hpp"
+#include "spec/dtype.hpp"
 #include "moe/bfloat16.hpp"
 #include "moe/expert_parallel.hpp"
 
@@ -44,10 +45,11 @@ DeviceBuffer<float> random_floats(std::size_t count, float amplitude, std::uint6
   return buffer;
 }
 
-// The streaming kernel's row blocks: each re-reads its expert's weights (calib/moe_fit.hpp).
+// The streaming kernel's row blocks as measured (the fit prices their expectation): each re-reads its
+// expert's weights (calib/moe_fit.hpp).
 std::int64_t aligned_blocks(const std::vector<std::int32_t>& counts) {
   std::int64_t blocks = 0;
-  for (std::int32_t count : counts) blocks += (count + kStreamingBlockRows - 1) / kStreamingBlockRows;
+  for (std::int32_t count : counts) blocks += divide_rounding_up(count, kStreamingBlockRows);
   return blocks;
 }
 
