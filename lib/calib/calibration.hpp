@@ -15,7 +15,8 @@
 
 namespace moeplan::calib {
 
-inline constexpr const char* kCalibrationSchema = "moeplan.calibration.v1";
+// v2: MoE coefficients per kernel path (coefficients.moe.streaming / library) and the OTP adjustment.
+inline constexpr const char* kCalibrationSchema = "moeplan.calibration.v2";
 
 // The shape facts the measured kernels depend on; a file is refused for a model that differs in any.
 struct ModelSignature {

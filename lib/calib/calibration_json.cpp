@@ -330,7 +330,11 @@ nlohmann::json calibration_to_json(const Calibration& calibration) {
 
 Calibration calibration_from_json(const nlohmann::json& document, const std::string& file) {
   const JsonFields fields(document, file, "");
-  if (fields.text("schema") != kCalibrationSchema) fields.fail("schema", std::string("\"") + kCalibrationSchema + "\"");
+  const std::string schema = fields.text("schema");
+  if (schema == "moeplan.calibration.v1") {
+    fields.fail("schema", std::string("\"") + kCalibrationSchema + "\"; a v1 file predates the per-path MoE fit: re-run moeplan calibrate");
+  }
+  if (schema != kCalibrationSchema) fields.fail("schema", std::string("\"") + kCalibrationSchema + "\"");
   Calibration calibration;
   calibration.command = fields.text("command");
   calibration.measured_on = fields.text("measured_on");

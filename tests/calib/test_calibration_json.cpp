@@ -55,7 +55,12 @@ TEST_CASE("a broken file names the file, the key and what was expected") {
   nlohmann::json document = calibration_to_json(test::small_calibration());
   SUBCASE("another schema") {
     document["schema"] = "moeplan.calibration.v0";
-    CHECK(error_of(document) == "cal.json: schema: expected \"moeplan.calibration.v1\"");
+    CHECK(error_of(document) == "cal.json: schema: expected \"moeplan.calibration.v2\"");
+  }
+  SUBCASE("a file from before the per-path MoE fit") {
+    document["schema"] = "moeplan.calibration.v1";
+    CHECK(error_of(document) ==
+          "cal.json: schema: expected \"moeplan.calibration.v2\"; a v1 file predates the per-path MoE fit: re-run moeplan calibrate");
   }
   SUBCASE("a negative time") {
     document["measurements"][1]["seconds"] = -1.0;
