@@ -18,7 +18,8 @@ void measure(const std::string& model_name, const std::string& scenario_name) {
   const moeplan::Scenario scenario = moeplan::load_scenario_yaml(root + "/scenarios/" + scenario_name);
   moeplan::SilentReporter reporter;
   const auto start = std::chrono::steady_clock::now();
-  const moeplan::StepModel steps(model, scenario.cluster.hardware);
+  const moeplan::StepModel steps(model, scenario.cluster.hardware,
+                                 moeplan::tuned_efficiency(scenario.cluster.efficiency));
   const moeplan::SearchResult result = moeplan::search_layouts(model, scenario, steps, reporter);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%-40s %6lld GPUs  %8lld (layout, role) pairs  %8.3f s  %10.0f pairs/s\n", scenario_name.c_str(),

@@ -33,7 +33,8 @@ int main() {
   const moeplan::Model model = moeplan::load_model_yaml(root + "/models/qwen3-235b-a22b.yaml");
   moeplan::Scenario scenario = moeplan::load_scenario_yaml(root + "/scenarios/qwen3-235b-rl-910b.yaml");
   scenario.workload.num_requests = 5000;
-  const moeplan::StepModel steps(model, scenario.cluster.hardware);
+  const moeplan::StepModel steps(model, scenario.cluster.hardware,
+                                 moeplan::tuned_efficiency(scenario.cluster.efficiency));
   const moeplan::ServingContext context{model, scenario, steps, moeplan::SkewModel{}};
   std::printf("serving simulation speed, one thread: %s, %lld requests of %lld in / %lld out, %lld concurrent (target %.0f s)\n",
               scenario.name.c_str(), static_cast<long long>(scenario.workload.num_requests),

@@ -1,14 +1,19 @@
 // The communication and compute models against doc 004 and kernels.md's measured collective times.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "calib/least_squares.hpp"
 #include "cost/moe_dispatch.hpp"
 #include "cost/otp.hpp"
 #include "spec/hardware.hpp"
+#include "spec/scenario.hpp"
 #include "validation_case.hpp"
 
 namespace moeplan::validation {
@@ -224,10 +229,47 @@ void add_deepep_cases(CaseList& cases) {
 
 }  // namespace
 
+// The 910B scenarios' GEMM figures against a fresh fit of doc 004's six O-projection matmuls:
+// seconds = floor + bytes / rate + FLOPs / rate, the additive form the scenarios select.
+void add_ascend_gemm_fit_cases(CaseList& cases) {
+  std::vector<std::vector<double>> terms;
+  std::vector<double> seconds;
+  for (const OperatorRow& row : kOperatorTable) {
+    // X1 splits the O matrix's input rows: each rank multiplies [tokens x 8192/OTP] by [8192/OTP x 4096].
+    const Work work =
+        ComputeModel::gemm_work(row.tokens, kOutput.output_width, kOutput.input_width / row.otp, DType::bf16, {});
+    terms.push_back({1.0, work.bytes, work.flops});
+    seconds.push_back(row.matmul * kMicrosecond);
+  }
+  const std::vector<double> fit = calib::fit_nonnegative_relative(terms, seconds);
+  double error = 0;
+  for (std::size_t index = 0; index < seconds.size(); ++index) {
+    const double modelled = fit[0] + fit[1] * terms[index][1] + fit[2] * terms[index][2];
+    error = std::max(error, std::abs(modelled / seconds[index] - 1));
+  }
+  const std::string source = "doc 004 §引入通信开销 operator table: the six O matmul timings, fitted here";
+  for (const char* name :
+       {"qwen3-235b-rl-910b.yaml", "qwen3-235b-mixed-128-4k-910b.yaml", "qwen3-235b-decode-3k-910b.yaml"}) {
+    const Scenario scenario = load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/" + name);
+    const Efficiency efficiency = tuned_efficiency(scenario.cluster.efficiency);
+    const Hardware& hardware = scenario.cluster.hardware;
+    const std::string note = fmt::format("{}: additive GEMMs {}; the fit's worst point is off by {:.1f} %", name,
+                                         efficiency.additive_gemm ? "yes" : "no", error * 100);
+    const std::string stem = std::string(name).substr(0, std::string(name).find(".yaml"));
+    cases.push_back(relative_case(fmt::format("doc004.910b_fit.{}.floor", stem), source, "us", fit[0] / kMicrosecond,
+                                  efficiency.kernel_floor / kMicrosecond, 0.01, note));
+    cases.push_back(relative_case(fmt::format("doc004.910b_fit.{}.stream", stem), source, "GB/s", 1e-9 / fit[1],
+                                  hardware.hbm_bandwidth * efficiency.gemm_memory / 1e9, 0.01, note));
+    cases.push_back(relative_case(fmt::format("doc004.910b_fit.{}.compute", stem), source, "TFLOPS", 1e-12 / fit[2],
+                                  hardware.bf16_flops * efficiency.gemm_compute / 1e12, 0.01, note));
+  }
+}
+
 void add_cost_cases(CaseList& cases) {
   add_volume_cases(cases);
   add_selection_cases(cases);
   add_operator_cases(cases);
+  add_ascend_gemm_fit_cases(cases);
   add_collective_cases(cases);
   add_deepep_cases(cases);
 }

@@ -68,7 +68,7 @@ void add_itl_cases(CaseList& cases) {
   const char* scenarios[] = {"deepseek-v3-8xh200-qps1.yaml", "deepseek-v3-8xh200.yaml", "deepseek-v3-8xh200-qps8.yaml"};
   for (int index = 0; index < 3; ++index) {
     const Scenario scenario = load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/" + scenarios[index]);
-    const StepModel steps(deepseek, scenario.cluster.hardware);
+    const StepModel steps(deepseek, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
     const ServingContext context{deepseek, scenario, steps, SkewModel{}, nullptr};
     const Layout layout = parse_layout("tp=8", "validation");
     const MemoryPlan memory = plan_memory(deepseek, layout, scenario.cluster.hardware, scenario.memory, 519);

@@ -38,9 +38,12 @@ struct PlanOptions {
 };
 
 // The step model: calibrated coefficients when a calibration file is given (checked against the
-// model and GPU unless --force), datasheet rooflines otherwise.
+// model and GPU unless --force, and replacing the scenario's efficiencies), datasheet rooflines at the
+// scenario's efficiencies otherwise.
 StepModel step_model(const PlanOptions& options, const Model& model, const Scenario& scenario) {
-  if (options.calibration.empty()) return StepModel(model, scenario.cluster.hardware);
+  if (options.calibration.empty()) {
+    return StepModel(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
+  }
   const calib::Calibration file = calib::read_calibration(options.calibration);
   if (!options.force) {
     calib::check_model_matches(file, model, options.calibration);
@@ -104,7 +107,7 @@ void run(const PlanOptions& options) {
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
   fmt::print("workload: {} in / {} out tokens; {}; expert load: {}\n", scenario.workload.input_tokens,
              scenario.workload.output_tokens,
-             result.calibrated ? result.calibration_source : "uncalibrated: datasheet roofline", result.load_source);
+             result.estimates, result.load_source);
   if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};

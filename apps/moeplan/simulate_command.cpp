@@ -67,10 +67,10 @@ SimulationResult simulate(const ServingContext& context, const SimulateOptions& 
 void run(const SimulateOptions& options) {
   const Model model = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
-  const StepModel steps(model, scenario.cluster.hardware);
+  const StepModel steps(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const SimulationResult result = simulate(context, options);
-  const std::string estimates = steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline";
+  const std::string& estimates = steps.compute().efficiency().source;
   const std::string run_label = options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
   std::vector<SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
   compared.reserve(options.compare.size());
@@ -89,6 +89,7 @@ void run(const SimulateOptions& options) {
   json["model"] = model.name;
   json["scenario"] = scenario.name;
   json["calibrated"] = steps.calibrated();
+  json["estimates"] = estimates;
   write_json_output(options.json, json);
   if (!report_html.empty()) write_file_atomically(options.report, report_html);
   const Workload& workload = scenario.workload;
@@ -98,7 +99,7 @@ void run(const SimulateOptions& options) {
              workload.num_requests, workload.input_tokens, workload.output_tokens,
              workload.request_rate ? fmt::format("Poisson {:.3g} req/s", *workload.request_rate)
                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
-             steps.calibrated() ? steps.compute().efficiency().source : "uncalibrated: datasheet roofline");
+             estimates);
   fmt::print("{}\n{}", simulation_summary_text(result), simulation_series_table(result, kPrintedRows));
   for (std::size_t index = 1; index < runs.size(); ++index) {
     fmt::print("\ncompared with --layout {}:\n{}", runs[index].label, simulation_summary_text(runs[index].result));

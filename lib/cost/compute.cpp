@@ -29,6 +29,21 @@ double ComputeModel::peak(DType weight) const {
   return weight == DType::fp8_e4m3 ? hardware_.fp8_flops : hardware_.bf16_flops;
 }
 
+Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
+  Efficiency efficiency;
+  if (!overrides.any()) return efficiency;
+  efficiency.additive_gemm = overrides.additive_gemm.value_or(efficiency.additive_gemm);
+  efficiency.gemm_compute = overrides.gemm_compute.value_or(efficiency.gemm_compute);
+  efficiency.fp8_compute = overrides.fp8_compute.value_or(efficiency.fp8_compute);
+  efficiency.gemm_memory = overrides.gemm_memory.value_or(efficiency.gemm_memory);
+  efficiency.attention_compute = overrides.attention_compute.value_or(efficiency.attention_compute);
+  efficiency.attention_memory = overrides.attention_memory.value_or(efficiency.attention_memory);
+  efficiency.elementwise_memory = overrides.elementwise_memory.value_or(efficiency.elementwise_memory);
+  efficiency.kernel_floor = overrides.kernel_floor.value_or(efficiency.kernel_floor);
+  efficiency.source = "uncalibrated: datasheet roofline at the scenario's efficiencies (" + overrides.source + ")";
+  return efficiency;
+}
+
 double ComputeModel::compute_efficiency(DType weight) const {
   return weight == DType::fp8_e4m3 ? efficiency_.fp8_compute : efficiency_.gemm_compute;
 }
@@ -45,10 +60,14 @@ Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, D
 
 double ComputeModel::gemm_time(const Work& work, DType weight, double prefetched_bytes) const {
   if (work.flops <= 0) return 0.0;
+  const Work streamed{work.flops, std::max(0.0, work.bytes - prefetched_bytes)};
+  if (efficiency_.additive_gemm) {
+    const AdditiveCost cost{efficiency_.kernel_floor, efficiency_.gemm_memory, compute_efficiency(weight)};
+    return cost.time(streamed, hardware_.hbm_bandwidth, peak(weight));
+  }
   // Roofline: max(FLOPs / (peak x efficiency), bytes / (HBM x efficiency)), at least one launch.
-  const double compute = work.flops / (peak(weight) * compute_efficiency(weight));
-  const double memory =
-      std::max(0.0, work.bytes - prefetched_bytes) / (hardware_.hbm_bandwidth * efficiency_.gemm_memory);
+  const double compute = streamed.flops / (peak(weight) * compute_efficiency(weight));
+  const double memory = streamed.bytes / (hardware_.hbm_bandwidth * efficiency_.gemm_memory);
   return std::max({efficiency_.kernel_floor, compute, memory});
 }
 

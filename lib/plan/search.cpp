@@ -95,7 +95,7 @@ SearchResult search_layouts(const Model& model, const Scenario& scenario, const 
   SearchResult result;
   result.context_length = context_length(scenario);
   result.calibrated = steps.calibrated();
-  result.calibration_source = steps.compute().efficiency().source;
+  result.estimates = steps.compute().efficiency().source;
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   result.load_source = measured_loads != nullptr
                            ? "placements solved by eplb-solve from " + measured_loads->file()

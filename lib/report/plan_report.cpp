@@ -56,7 +56,7 @@ std::vector<std::pair<std::string, std::string>> facts(const PlanReportInput& in
           {"workload", fmt::format("{} in / {} out tokens, {}", workload.input_tokens, workload.output_tokens, offered)},
           {"SLOs", slo.empty() ? "none" : slo},
           {"expert load", result.load_source.empty() ? "skew model (no load log)" : result.load_source},
-          {"estimates", result.calibrated ? "calibrated: " + result.calibration_source : "uncalibrated: datasheet roofline"},
+          {"estimates", result.estimates},
           {"search", fmt::format("{} (layout, role) pairs evaluated, {} kept, {} rejected", result.evaluated, kept,
                                  result.rejections.size())}};
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Accelerator and cluster-link figures: datasheet presets, every number overridable from a scenario.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,17 @@ struct Hardware {
   double inter_node_bandwidth = 0;  // bytes/s per GPU per direction (IB/RoCE)
   double inter_node_latency = 0;    // s
   std::int64_t gpus_per_node = 8;
+};
+
+// Achievable fractions of the ceilings above, as a scenario tunes them for a device the datasheet
+// roofline does not describe (cost/compute.hpp's Efficiency holds the defaults; unset keys keep them).
+struct EfficiencyOverrides {
+  std::string source;  // where the numbers come from
+  std::optional<bool> additive_gemm;
+  std::optional<double> gemm_compute, fp8_compute, gemm_memory, attention_compute, attention_memory, elementwise_memory;
+  std::optional<double> kernel_floor;  // s
+
+  bool any() const;
 };
 
 // Throws InputError naming `file` and `key` when the name is unknown.

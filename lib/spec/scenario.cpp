@@ -27,16 +27,46 @@ void read_hardware_overrides(const YamlView& view, Hardware& hardware) {
   hardware.inter_node_latency = view.number_or("inter_node_latency_us", hardware.inter_node_latency * 1e6, 0, 1e6) / 1e6;
 }
 
+std::optional<double> optional_fraction(const YamlView& view, const std::string& key) {
+  if (!view.has(key)) return std::nullopt;
+  return view.number(key, 1e-3, 1.0);
+}
+
+// A source is required: tuned numbers without their provenance cannot be checked or re-derived.
+EfficiencyOverrides read_efficiency(const YamlView& view) {
+  view.expect_only({"source", "gemm", "gemm_compute", "fp8_compute", "gemm_memory", "attention_compute",
+                    "attention_memory",
+                    "elementwise_memory", "kernel_floor_us"});
+  EfficiencyOverrides efficiency;
+  efficiency.source = view.text("source");
+  if (view.has("gemm")) {
+    const std::string form = view.text("gemm");
+    if (form != "roofline" && form != "additive") {
+      throw InputError(view.file(), view.key_path("gemm"), "roofline or additive, got '" + form + "'");
+    }
+    efficiency.additive_gemm = form == "additive";
+  }
+  efficiency.gemm_compute = optional_fraction(view, "gemm_compute");
+  efficiency.fp8_compute = optional_fraction(view, "fp8_compute");
+  efficiency.gemm_memory = optional_fraction(view, "gemm_memory");
+  efficiency.attention_compute = optional_fraction(view, "attention_compute");
+  efficiency.attention_memory = optional_fraction(view, "attention_memory");
+  efficiency.elementwise_memory = optional_fraction(view, "elementwise_memory");
+  if (view.has("kernel_floor_us")) efficiency.kernel_floor = view.number("kernel_floor_us", 0, 1e4) / 1e6;
+  return efficiency;
+}
+
 Cluster read_cluster(const YamlView& view) {
   view.expect_only({"gpu", "nodes", "gpus_per_node", "memory_gib", "hbm_bandwidth_gb_s", "bf16_tflops", "fp8_tflops",
                     "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
-                    "inter_node_latency_us"});
+                    "inter_node_latency_us", "efficiency"});
   Cluster cluster;
   cluster.hardware = hardware_preset(view.text("gpu"), view.file(), view.key_path("gpu"));
   read_hardware_overrides(view, cluster.hardware);
   cluster.nodes = view.integer_or("nodes", 1, 1, kMaxGpus);
   cluster.gpus_per_node = view.integer_or("gpus_per_node", cluster.hardware.gpus_per_node, 1, 1024);
   cluster.hardware.gpus_per_node = cluster.gpus_per_node;
+  if (const auto efficiency = view.optional_child("efficiency")) cluster.efficiency = read_efficiency(*efficiency);
   return cluster;
 }
 

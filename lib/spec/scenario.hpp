@@ -13,6 +13,7 @@ namespace moeplan {
 
 struct Cluster {
   Hardware hardware;  // a preset with the scenario's overrides applied
+  EfficiencyOverrides efficiency;
   std::int64_t nodes = 1;
   std::int64_t gpus_per_node = 8;
 

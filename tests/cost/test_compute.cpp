@@ -29,6 +29,36 @@ TEST_CASE("a large GEMM is compute-bound, FP8 at the FP8 rate") {
   CHECK(model.gemm(8192, 8192, 8192, DType::fp8_e4m3, {}) == doctest::Approx(flops / (1979e12 * 0.55)));
 }
 
+TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name their source") {
+  EfficiencyOverrides overrides;
+  CHECK(tuned_efficiency(overrides).source == "uncalibrated: datasheet roofline");
+  overrides.source = "bench X";
+  overrides.gemm_memory = 0.5;
+  overrides.kernel_floor = 9e-6;
+  const Efficiency tuned = tuned_efficiency(overrides);
+  CHECK(tuned.gemm_memory == 0.5);
+  CHECK(tuned.kernel_floor == 9e-6);
+  CHECK(tuned.gemm_compute == Efficiency{}.gemm_compute);
+  CHECK(tuned.attention_memory == Efficiency{}.attention_memory);
+  CHECK_FALSE(tuned.additive_gemm);
+  CHECK_FALSE(tuned.calibrated);
+  CHECK(tuned.source == "uncalibrated: datasheet roofline at the scenario's efficiencies (bench X)");
+}
+
+TEST_CASE("additive GEMMs pay the floor, the bytes and the FLOPs in turn") {
+  Efficiency efficiency;
+  efficiency.additive_gemm = true;
+  efficiency.kernel_floor = 10e-6;
+  efficiency.gemm_memory = 0.5;
+  efficiency.gemm_compute = 0.25;
+  const ComputeModel model{hardware_preset("H200", "test", "hardware"), efficiency};
+  // 48 tokens x [4096 -> 8192]: 2 x 48 x 4096 x 8192 FLOPs; 8192 x 4096 x 2 weight bytes + 48 x 12288 x 2.
+  const double flops = 2.0 * 48 * 4096 * 8192;
+  const double bytes = 8192.0 * 4096 * 2 + 48.0 * (4096 + 8192) * 2;
+  const double expected = 10e-6 + bytes / (4.8e12 * 0.5) + flops / (989e12 * 0.25);
+  CHECK(model.gemm(48, 8192, 4096, DType::bf16, {}) == doctest::Approx(expected));
+}
+
 TEST_CASE("a tiny op costs at least one launch") {
   const ComputeModel model = h200_model();
   CHECK(model.gemm(1, 16, 16, DType::bf16, {}) == doctest::Approx(3e-6));

@@ -17,7 +17,9 @@ struct Setting {
   ServingContext context;
 
   explicit Setting(Scenario chosen)
-      : scenario(std::move(chosen)), steps(model, scenario.cluster.hardware), context{model, scenario, steps, SkewModel{}} {}
+      : scenario(std::move(chosen)),
+        steps(model, scenario.cluster.hardware, moeplan::tuned_efficiency(scenario.cluster.efficiency)),
+        context{model, scenario, steps, SkewModel{}} {}
 
   PoolSpec pool(const std::string& text, Role role = Role::aggregated) const {
     const Layout layout = parse_layout(text, "test");

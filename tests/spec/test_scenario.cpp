@@ -67,3 +67,32 @@ memory: {utilization: 1.5}
   CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("memory.utilization"),
                        moeplan::InputError);
 }
+
+TEST_CASE("a scenario tunes the efficiencies, with a source and fractions in (0, 1]") {
+  const std::string path = write_temporary("efficiency.yaml", R"(schema_version: 1
+name: efficiency
+cluster:
+  gpu: Ascend-910B
+  efficiency: {source: "doc 004", gemm: additive, gemm_memory: 1.0, attention_memory: 0.25, kernel_floor_us: 9.5}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+)");
+  const auto efficiency = moeplan::load_scenario_yaml(path).cluster.efficiency;
+  CHECK(efficiency.source == "doc 004");
+  CHECK(efficiency.additive_gemm == true);
+  CHECK(efficiency.gemm_memory == 1.0);
+  CHECK(efficiency.attention_memory == 0.25);
+  CHECK(efficiency.kernel_floor == doctest::Approx(9.5e-6));
+  CHECK_FALSE(efficiency.gemm_compute.has_value());
+
+  const auto rejects = [](const std::string& name, const std::string& efficiency_map, const std::string& key) {
+    const std::string text = "schema_version: 1\nname: bad\ncluster: {gpu: H200, efficiency: " + efficiency_map +
+                             "}\nworkload: {input_tokens: 1, output_tokens: 1, concurrency: 1}\n";
+    const std::string bad = write_temporary(name, text);
+    CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(bad), doctest::Contains(key.c_str()), moeplan::InputError);
+  };
+  rejects("efficiency-over-one.yaml", "{source: x, gemm_memory: 1.5}", "cluster.efficiency.gemm_memory");
+  rejects("efficiency-zero.yaml", "{source: x, attention_memory: 0}", "cluster.efficiency.attention_memory");
+  rejects("efficiency-form.yaml", "{source: x, gemm: sum}", "cluster.efficiency.gemm");
+  rejects("efficiency-no-source.yaml", "{gemm_memory: 0.5}", "cluster.efficiency.source");
+  rejects("efficiency-unknown.yaml", "{source: x, gemm_efficiency: 0.5}", "gemm_efficiency");
+}
