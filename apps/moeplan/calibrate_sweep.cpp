@@ -38,14 +38,6 @@ extern "C" void request_stop(int) {
   std::signal(SIGINT, SIG_DFL);
 }
 
-// The other processes of an mpirun launch: the first one speaks for the run.
-class SilentReporter final : public Reporter {
- public:
-  void note(std::string_view) override {}
-  void warning(std::string_view) override {}
-  void progress(std::string_view, double) override {}
-};
-
 // One line per stage and per tenth of the sweep, with the time left extrapolated from the time so far.
 class ProgressReporter final : public Reporter {
  public:
@@ -75,9 +67,12 @@ std::string command_line(const CalibrateOptions& options) {
   std::string environment;
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "NCCL_RUNTIME_CONNECT", "NCCL_LAUNCH_MODE",
                            "NCCL_P2P_DISABLE", "NCCL_P2P_DIRECT_DISABLE", "NCCL_CUMEM_ENABLE"}) {
-    // Under mpirun each process's CUDA_VISIBLE_DEVICES was narrowed to its own GPU here.
-    if (processes.distributed() && std::string(name) == "CUDA_VISIBLE_DEVICES") continue;
-    if (const char* value = std::getenv(name)) environment += fmt::format("{}={} ", name, value);
+    // Under mpirun each process's CUDA_VISIBLE_DEVICES was narrowed to its own GPU: the user's list is kept.
+    if (std::string(name) == "CUDA_VISIBLE_DEVICES") {
+      if (processes.visible_at_start()) environment += fmt::format("{}={} ", name, *processes.visible_at_start());
+    } else if (const char* value = std::getenv(name)) {
+      environment += fmt::format("{}={} ", name, value);
+    }
   }
   if (processes.distributed()) environment += fmt::format("mpirun -np {} ", processes.size());
   const std::string model = options.model.model_file.empty() ? "--hf-config " + options.model.hf_config_file
@@ -89,9 +84,10 @@ std::string command_line(const CalibrateOptions& options) {
 int usable_gpus(const CalibrateOptions& options) {
   const gpu::Processes& processes = gpu::Processes::instance();
   if (processes.launched_without_mpi()) {
-    throw CLI::RuntimeError("moeplan: calibrate: started by mpirun, but this build has no MPI (mpi.h was not found when "
-                            "it was configured): run one process, which drives every GPU of the node, or rebuild "
-                            "with MPI", kUnavailableExit);
+    throw CLI::RuntimeError("moeplan: calibrate: started by mpirun, but this process joined no MPI job: the build has "
+                            "no MPI (mpi.h was not found when it was configured) or another MPI than the launcher's; "
+                            "run one process, which drives every GPU of the node, or rebuild with the launcher's MPI",
+                            kUnavailableExit);
   }
   if (processes.distributed()) {
     if (gpu::visible_gpu_count() == 0) {
@@ -141,7 +137,7 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
   const calib::SweepPlan plan = calib::sweep_plan(model, gpus, options.quick);
   ProgressReporter progress;
   SilentReporter silent;
-  Reporter& reporter = writer ? static_cast<Reporter&>(progress) : silent;
+  Reporter& reporter = writer ? static_cast<Reporter&>(progress) : silent;  // the first process speaks for the run
   bool written = false;
   const auto checkpoint = [&] {
     if (!writer || measured.measurements.empty()) return;
@@ -150,8 +146,9 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
   };
   stop_requested = false;
   std::signal(SIGINT, request_stop);
+  bool interrupted = false;
   try {
-    gpu::run_calibration_sweep(plan, gpus, measured, reporter, stop_requested, checkpoint);
+    interrupted = gpu::run_calibration_sweep(plan, gpus, measured, reporter, stop_requested, checkpoint);
   } catch (const std::exception& error) {
     std::signal(SIGINT, SIG_DFL);
     if (processes.distributed()) {
@@ -164,7 +161,6 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
                             1);
   }
   std::signal(SIGINT, SIG_DFL);
-  const bool interrupted = stop_requested.load();
   processes.finish();
   if (!writer) return {measured, interrupted, false};
   SweepResult result{fitted(measured, !interrupted), interrupted, true};

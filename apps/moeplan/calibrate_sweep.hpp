@@ -18,8 +18,8 @@ struct CalibrateOptions {
 };
 
 struct SweepResult {
-  calib::Calibration calibration;  // fitted, already written to options.out
-  bool interrupted = false;        // Ctrl-C: the calibration holds what was measured
+  calib::Calibration calibration;  // fitted; the first process has written it to options.out
+  bool interrupted = false;        // Ctrl-C on any process: the calibration holds what was measured
   bool writer = true;              // false on the other processes of an mpirun launch: they print nothing
 };
 

@@ -15,7 +15,8 @@ namespace moeplan::gpu {
 // CUDA devices this process sees; 0 when there is no driver or no GPU.
 int visible_gpu_count();
 
-void run_calibration_sweep(const calib::SweepPlan& plan, int gpus, calib::Calibration& calibration, Reporter& reporter,
+// True when the sweep stopped early: a stop this process saw, or one another process of the run saw.
+bool run_calibration_sweep(const calib::SweepPlan& plan, int gpus, calib::Calibration& calibration, Reporter& reporter,
                            const std::atomic<bool>& stop, const std::function<void()>& checkpoint);
 
 }  // namespace moeplan::gpu

@@ -1,11 +1,10 @@
 #pragma once
-// The GPUs one process drives (one stream each, addressed by slot: 0 .. size-1), the host-clock timer
-// that waits for all of them, and CUDA graphs captured on every stream at once.
+// The GPUs one process drives (one stream each, addressed by slot: 0 .. size-1) and CUDA graphs captured
+// on every stream at once (the timer that waits for them is in group_timing.hpp).
 #include <functional>
 #include <vector>
 
 #include <cuda_runtime.h>
-
 
 namespace moeplan::gpu {
 
@@ -18,6 +17,7 @@ class DeviceGroup {
 
   int size() const { return static_cast<int>(streams_.size()); }
   int device(int slot) const { return devices_[static_cast<std::size_t>(slot)]; }
+  const std::vector<int>& devices() const { return devices_; }
   cudaStream_t stream(int slot) const { return streams_[static_cast<std::size_t>(slot)]; }
   void synchronize() const;
 

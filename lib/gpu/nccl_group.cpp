@@ -36,7 +36,7 @@ NcclGroup::NcclGroup(int ranks)
       comms_(local_ranks_.size()),
       exceptions_at_start_(std::uncaught_exceptions()) {
   if (!Processes::instance().distributed()) {
-    std::vector<int> device_list = devices_for(local_ranks_);
+    std::vector<int> device_list = devices_.devices();  // a copy: NCCL takes a mutable list
     check_nccl(ncclCommInitAll(comms_.data(), ranks, device_list.data()), "ncclCommInitAll");
     return;
   }

@@ -32,7 +32,7 @@ class NcclGroup {
   // call(rank) for every local rank between ncclGroupStart and ncclGroupEnd.
   void on_every_rank(const std::function<void(int rank)>& call) const;
   // True on every process when it is true on any (a stop request, a failed check).
-  bool any(bool flag) const { return host_.maximum(flag ? 1.0 : 0.0) > 0; }
+  bool any(bool flag) const { return host_.any(flag); }
 
  private:
   int slot(int rank) const;

@@ -203,8 +203,10 @@ void sweep_otp(const NcclGroup& group, const std::vector<calib::OtpShape>& shape
   const int ranks = group.size();
   const TimingPlan plan{2, 5, 2e-3, 50};
   for (const calib::OtpShape& shape : shapes) {
-    // Each rank's slice of both widths must be whole and, for the reorder kernel's 16-byte lanes, a multiple of 8.
-    const auto sliceable = [ranks](std::int64_t width) { return width % ranks == 0 && (width / ranks) % 8 == 0; };
+    // Each rank's slice of both widths must be whole and a width the reorder kernel accepts.
+    const auto sliceable = [ranks](std::int64_t width) {
+      return width % ranks == 0 && (width / ranks) % kSwapWidthMultiple == 0;
+    };
     if (!sliceable(shape.input_width) || !sliceable(shape.output_width)) {
       context.skip(tokens_per_rank.size() * 2);
       continue;

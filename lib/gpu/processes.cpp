@@ -15,7 +15,8 @@
 namespace moeplan::gpu {
 namespace {
 
-// mpirun (Open MPI, MPICH, PMIx launchers) tells its processes how many they are.
+// How many processes the launcher started: Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE, PMI launchers
+// (MPICH's hydra, srun --mpi=pmi2) PMI_SIZE. A launcher that sets neither is taken for one process.
 int mpirun_processes() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
@@ -28,7 +29,11 @@ int mpirun_processes() {
 // index in the sweep then means this process's GPU. NCCL still reaches the others through IPC.
 void see_only_own_gpu(int local_rank) {
   std::vector<std::string> devices;
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible != nullptr && *visible == '\0') {
+    throw std::runtime_error(fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES is empty", local_rank));
+  }
+  if (visible != nullptr) {
     std::string list = visible;
     for (std::size_t start = 0; start <= list.size();) {
       const std::size_t comma = std::min(list.find(',', start), list.size());
@@ -55,6 +60,7 @@ Processes& Processes::instance() {
 
 Processes::Processes() {
   launched_ = mpirun_processes();
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) visible_at_start_ = visible;
 #ifdef MOEPLAN_HAVE_MPI
   if (launched_ == 1) return;
   MPI_Init(nullptr, nullptr);

@@ -8,7 +8,7 @@ namespace moeplan::gpu {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kVector = 8;  // bf16 per 16-byte access
+constexpr int kVector = kSwapWidthMultiple;
 
 // One CTA per row: source row (o, i) lands at target row (i, o).
 __global__ void swap_leading_axes_kernel(const std::uint16_t* source, int outer, int inner, int width,

@@ -7,7 +7,10 @@
 
 namespace moeplan::gpu {
 
-// `width` must be a multiple of 8 (16-byte accesses); throws std::invalid_argument otherwise.
+// bf16 values per 16-byte access: `width` must be a multiple of it.
+constexpr int kSwapWidthMultiple = 8;
+
+// Throws std::invalid_argument when `width` is not a multiple of kSwapWidthMultiple.
 void launch_swap_leading_axes(const std::uint16_t* source, int outer, int inner, int width, std::uint16_t* target,
                               cudaStream_t stream);
 

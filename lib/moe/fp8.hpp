@@ -5,8 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "moe/e4m3_pair_decode.hpp"
-
 namespace moeplan::moe {
 
 constexpr int kScaleBlock = 128;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "moe/bfloat16.hpp"
+#include "moe/e4m3_pair_decode.hpp"
 #include "moe/fp8.hpp"
 
 using namespace moeplan::moe;
