@@ -31,7 +31,7 @@ double ComputeModel::peak(DType weight) const {
 
 Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
   Efficiency efficiency;
-  if (!overrides.any()) return efficiency;
+  if (overrides.source.empty()) return efficiency;
   efficiency.additive_gemm = overrides.additive_gemm.value_or(efficiency.additive_gemm);
   efficiency.gemm_compute = overrides.gemm_compute.value_or(efficiency.gemm_compute);
   efficiency.fp8_compute = overrides.fp8_compute.value_or(efficiency.fp8_compute);

@@ -32,11 +32,6 @@ std::vector<Hardware> presets() {
 
 }  // namespace
 
-bool EfficiencyOverrides::any() const {
-  return additive_gemm || gemm_compute || fp8_compute || gemm_memory || attention_compute || attention_memory ||
-         elementwise_memory || kernel_floor;
-}
-
 Hardware hardware_preset(const std::string& name, const std::string& file, const std::string& key) {
   for (const Hardware& hardware : presets()) {
     if (hardware.name == name) return hardware;

@@ -24,12 +24,10 @@ struct Hardware {
 // Achievable fractions of the ceilings above, as a scenario tunes them for a device the datasheet
 // roofline does not describe (cost/compute.hpp's Efficiency holds the defaults; unset keys keep them).
 struct EfficiencyOverrides {
-  std::string source;  // where the numbers come from
+  std::string source;  // where the numbers come from; empty when the scenario tunes nothing
   std::optional<bool> additive_gemm;
   std::optional<double> gemm_compute, fp8_compute, gemm_memory, attention_compute, attention_memory, elementwise_memory;
   std::optional<double> kernel_floor;  // s
-
-  bool any() const;
 };
 
 // Throws InputError naming `file` and `key` when the name is unknown.

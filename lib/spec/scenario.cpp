@@ -35,8 +35,7 @@ std::optional<double> optional_fraction(const YamlView& view, const std::string&
 // A source is required: tuned numbers without their provenance cannot be checked or re-derived.
 EfficiencyOverrides read_efficiency(const YamlView& view) {
   view.expect_only({"source", "gemm", "gemm_compute", "fp8_compute", "gemm_memory", "attention_compute",
-                    "attention_memory",
-                    "elementwise_memory", "kernel_floor_us"});
+                    "attention_memory", "elementwise_memory", "kernel_floor_us"});
   EfficiencyOverrides efficiency;
   efficiency.source = view.text("source");
   if (view.has("gemm")) {

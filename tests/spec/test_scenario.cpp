@@ -94,5 +94,6 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
   rejects("efficiency-zero.yaml", "{source: x, attention_memory: 0}", "cluster.efficiency.attention_memory");
   rejects("efficiency-form.yaml", "{source: x, gemm: sum}", "cluster.efficiency.gemm");
   rejects("efficiency-no-source.yaml", "{gemm_memory: 0.5}", "cluster.efficiency.source");
+  rejects("efficiency-empty-source.yaml", "{source: '', gemm_memory: 0.5}", "cluster.efficiency.source");
   rejects("efficiency-unknown.yaml", "{source: x, gemm_efficiency: 0.5}", "gemm_efficiency");
 }
