@@ -1,7 +1,9 @@
 #include "calib/calibration_json.hpp"
 
 #include <fstream>
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 
 #include "calib/collective_fit.hpp"
@@ -14,6 +16,11 @@ namespace moeplan::calib {
 namespace {
 
 using nlohmann::json;
+
+// Maximums past any real shape (scenario.cpp's 2^24 tokens, 2^16 experts and ranks): they keep the
+// routing expectations, which sum over a window of order sqrt(tokens), quick.
+constexpr std::int64_t kMostTokens = std::int64_t{1} << 24, kMostUnits = std::int64_t{1} << 16;
+constexpr std::int64_t kMostInt = std::numeric_limits<int>::max();
 
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
@@ -137,15 +144,19 @@ ModelSignature read_signature(const JsonFields& fields) {
 
 DeviceRecord read_device(const JsonFields& fields) {
   DeviceRecord device;
+  // Fields held in an int take an int's range, so a large value is refused rather than wrapped.
+  const auto small = [&](const char* key, std::int64_t minimum, std::int64_t maximum = kMostInt) {
+    return static_cast<int>(fields.integer(key, minimum, maximum));
+  };
   device.name = fields.text("name");
-  device.count = static_cast<int>(fields.integer("count", 1));
+  device.count = small("count", 1, kMostUnits);
   device.memory_bytes = fields.integer("memory_bytes", 0);
-  device.multiprocessors = static_cast<int>(fields.integer("multiprocessors", 0));
-  device.sm_clock_khz = static_cast<int>(fields.integer("sm_clock_khz", 0));
-  device.memory_clock_khz = static_cast<int>(fields.integer("memory_clock_khz", 0));
-  device.driver_version = static_cast<int>(fields.integer("driver_version", 0));
-  device.runtime_version = static_cast<int>(fields.integer("cuda_runtime_version", 0));
-  device.nccl_version = static_cast<int>(fields.integer("nccl_version", 0));
+  device.multiprocessors = small("multiprocessors", 0);
+  device.sm_clock_khz = small("sm_clock_khz", 0);
+  device.memory_clock_khz = small("memory_clock_khz", 0);
+  device.driver_version = small("driver_version", 0);
+  device.runtime_version = small("cuda_runtime_version", 0);
+  device.nccl_version = small("nccl_version", 0);
   device.copy_bytes_per_second = fields.positive("copy_bytes_per_second");
   device.bf16_gemm_flops_per_second = fields.positive("bf16_gemm_flops_per_second");
   return device;
@@ -154,9 +165,6 @@ DeviceRecord read_device(const JsonFields& fields) {
 // What the fits read of each family: its shape keys (with their least value) and timed stages.
 void check_family_fields(const JsonFields& fields, const Measurement& measurement) {
   const JsonFields shape = fields.object("shape");
-  // Maximums past any real shape (scenario.cpp's 2^24 tokens, 2^16 experts and ranks) keep the
-  // routing expectations, which sum over a window of order sqrt(tokens), quick.
-  constexpr std::int64_t kMostTokens = std::int64_t{1} << 24, kMostUnits = std::int64_t{1} << 16;
   const auto need = [&](std::initializer_list<const char*> keys, std::int64_t minimum, std::int64_t maximum) {
     for (const char* key : keys) shape.integer(key, minimum, maximum);
   };
@@ -182,13 +190,14 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
       need({"shared_intermediate"}, 0, kMostTokens);
       need({"local_experts", "top_k", "columns"}, 1, kMostUnits);
       if (shape.integer("columns", 1) < shape.integer("top_k", 1)) shape.fail("columns", "at least top_k (routed columns plus fused shared ones)");
+      if (shape.integer("top_k", 1) > shape.integer("local_experts", 1)) {
+        shape.fail("top_k", "at most local_experts (a token picks distinct routed slots)");
+      }
       if (measurement.label != "streaming" && measurement.label != "cublas") {
         fields.fail("label", "\"streaming\" or \"cublas\" (the GEMM path the layer ran)");
       }
-      try {
-        parse_dtype(measurement.dtype);
-      } catch (const std::invalid_argument& error) {
-        fields.fail("dtype", error.what());
+      if (measurement.dtype != "bf16" && measurement.dtype != "fp8_e4m3") {
+        fields.fail("dtype", "\"bf16\" or \"fp8_e4m3\" (the weight formats the MoE layer runs)");
       }
       const JsonFields stages = fields.object("stages");
       for (const char* stage : {"routing", "align", "gate_up", "down", "combine"}) stages.positive(stage);
@@ -208,7 +217,7 @@ Measurement read_measurement(const JsonFields& fields) {
   measurement.label = fields.text("label");
   measurement.mode = fields.text("mode");
   measurement.dtype = fields.text("dtype");
-  measurement.ranks = static_cast<int>(fields.integer("ranks", 1, 1 << 16));
+  measurement.ranks = static_cast<int>(fields.integer("ranks", 1, kMostUnits));
   const JsonFields shape = fields.object("shape");
   for (const auto& [name, value] : shape.node().items()) measurement.shape[name] = shape.integer(name, 0);
   measurement.bytes = fields.non_negative("bytes");
@@ -262,7 +271,7 @@ CollectiveFit read_curve(const JsonFields& fields) {
   fit.mode = fields.text("mode");
   if (fit.mode != "eager" && fit.mode != "graph") fields.fail("mode", "\"eager\" or \"graph\"");
   fit.curve.fabric = Fabric::intra_node;
-  fit.curve.ranks = fields.integer("ranks", 2);
+  fit.curve.ranks = fields.integer("ranks", 2, kMostUnits);
   fit.curve.floor_time = fields.positive("floor_seconds");
   fit.curve.floor_until = fields.positive("floor_until_wire_bytes");
   fit.curve.line_latency = fields.number("line_latency_seconds");

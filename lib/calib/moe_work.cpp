@@ -16,11 +16,10 @@ ExpertPath measured_path(const Measurement& layer) {
 }
 
 RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots) {
-  const double picks = std::min(top_k, routed_slots);
-  const SlotExpectation routed = expected_slot(tokens, picks / routed_slots);
+  const SlotExpectation routed = expected_slot(tokens, top_k / routed_slots);
   const SlotExpectation shared = expected_slot(tokens, 1.0);
   RoutingExpectation expectation;
-  expectation.rows = tokens * (picks + shared_slots);
+  expectation.rows = tokens * (top_k + shared_slots);
   expectation.active_experts = routed_slots * routed.reached + shared_slots * shared.reached;
   expectation.blocks = routed_slots * routed.blocks + shared_slots * shared.blocks;
   return expectation;

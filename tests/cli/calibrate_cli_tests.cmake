@@ -41,8 +41,14 @@ expect_failure(calibrate-from-moe-without-slots 2
                calibrate --from ${bad}/calibration-moe-without-slots.json --report ${report})
 # Absurd shapes are refused before the routing expectations (a sum over ~sqrt(tokens) rows) could run long.
 expect_failure(calibrate-from-absurd-tokens 2
-               "calibration-moe-absurd-tokens.json: measurements[0].shape.tokens: expected an integer in [0, 1099511627776]"
+               "calibration-moe-absurd-tokens.json: measurements[0].shape.tokens: expected an integer in [1, 16777216]"
                ${report} calibrate --from ${bad}/calibration-moe-absurd-tokens.json --report ${report})
+expect_failure(calibrate-from-device-count-wraps 2
+               "calibration-device-count-wraps.json: device.count: expected an integer in [1, 65536]" ${report}
+               calibrate --from ${bad}/calibration-device-count-wraps.json --report ${report})
+expect_failure(calibrate-from-topk-over-experts 2
+               "calibration-moe-topk-over-experts.json: measurements[0].shape.top_k: expected at most local_experts"
+               ${report} calibrate --from ${bad}/calibration-moe-topk-over-experts.json --report ${report})
 expect_failure(calibrate-from-fewer-columns 2
                "calibration-moe-fewer-columns.json: measurements[0].shape.columns: expected at least top_k" ${report}
                calibrate --from ${bad}/calibration-moe-fewer-columns.json --report ${report})
