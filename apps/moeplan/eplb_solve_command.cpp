@@ -214,7 +214,8 @@ struct SimulateOptions {
   eplb::SimulationOptions simulation;
   std::int64_t experts_per_token = 8;
   std::int64_t topk_groups = 4;
-  bool routing_given = false;  // --top-k or --topk-groups on the command line: checked, never narrowed
+  // Flags given on the command line: they override the model's values and are checked, never narrowed.
+  bool groups_given = false, top_k_given = false, topk_groups_given = false;
   std::string json;
 };
 
@@ -224,7 +225,11 @@ void run_simulation(SimulateOptions options) {
   std::optional<Model> model;
   if (!options.model.model_file.empty() || !options.model.hf_config_file.empty()) model = load_model(options.model);
   eplb::RoutingModel routing{options.experts_per_token, options.skew.groups, options.topk_groups};
-  if (model) routing = {model->moe.experts_per_token, model->moe.num_groups, model->moe.topk_groups};
+  if (model) {
+    if (!options.top_k_given) routing.experts_per_token = model->moe.experts_per_token;
+    if (!options.groups_given) routing.groups = model->moe.num_groups;
+    if (!options.topk_groups_given) routing.topk_groups = model->moe.topk_groups;
+  }
   eplb::LoadLog log;
   if (!options.loads.empty()) {
     log = eplb::read_load_log(options.loads, {model ? model->dense_layers : -1, model ? model->num_layers : 0});
@@ -237,10 +242,11 @@ void run_simulation(SimulateOptions options) {
   if (routing.groups < 1 || log.num_experts % routing.groups != 0) {
     throw InputError("command line", "--groups", fmt::format("a divisor of the number of experts ({})", log.num_experts));
   }
-  if (!model && !options.routing_given) {
+  if (!model) {
     // DeepSeek's 8-of-4-groups defaults, narrowed to what fewer groups or experts allow.
-    routing.topk_groups = std::min(routing.topk_groups, routing.groups);
-    routing.experts_per_token = std::min(routing.experts_per_token, routing.topk_groups * (log.num_experts / routing.groups));
+    if (!options.topk_groups_given) routing.topk_groups = std::min(routing.topk_groups, routing.groups);
+    const std::int64_t kept_experts = routing.topk_groups * (log.num_experts / routing.groups);
+    if (!options.top_k_given) routing.experts_per_token = std::min(routing.experts_per_token, kept_experts);
   }
   if (routing.topk_groups > routing.groups) {
     throw InputError("command line", "--topk-groups", fmt::format("at most --groups ({}), got {}", routing.groups, routing.topk_groups));
@@ -290,7 +296,9 @@ void add_eplb_simulate_command(CLI::App& app) {
   command->add_option("--json", options->json, "also write the table as JSON");
   command->footer("Example:\n  moeplan eplb-simulate --model models/deepseek-v3.yaml --sigma 1.0 --tokens-per-gpu 256 --json utilisation.json");
   command->callback([options, command] {
-    options->routing_given = command->count("--top-k") > 0 || command->count("--topk-groups") > 0;
+    options->groups_given = command->count("--groups") > 0;
+    options->top_k_given = command->count("--top-k") > 0;
+    options->topk_groups_given = command->count("--topk-groups") > 0;
     run_simulation(*options);
   });
 }
