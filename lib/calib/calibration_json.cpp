@@ -162,7 +162,8 @@ DeviceRecord read_device(const JsonFields& fields) {
   return device;
 }
 
-// What the fits read of each family: its shape keys (with their least value) and timed stages.
+// What the fits, the report and the held-out split read of each family: its shape keys (with their least
+// value) and timed stages.
 void check_family_fields(const JsonFields& fields, const Measurement& measurement) {
   const JsonFields shape = fields.object("shape");
   const auto need = [&](std::initializer_list<const char*> keys, std::int64_t minimum, std::int64_t maximum) {

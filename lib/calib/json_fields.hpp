@@ -8,7 +8,7 @@
 
 namespace moeplan::calib {
 
-// Past any size a calibration measures (2^40 bytes or elements), so that products stay in 64 bits.
+// Past any size a calibration measures (2^40 bytes or elements).
 constexpr std::int64_t kLargestCount = std::int64_t{1} << 40;
 
 class JsonFields {

@@ -7,14 +7,10 @@
 
 namespace moeplan {
 
-namespace {
-constexpr double kActivationBytes = 2.0;  // BF16 activations between ops
-}  // namespace
-
 double active_experts(double pairs, double experts) {
   if (pairs <= 0 || experts <= 0) return 0.0;
   // kernels.md §2.3: distinct experts touched under uniform routing = E (1 - (1 - 1/E)^rows).
-  return experts * (1.0 - std::pow(1.0 - 1.0 / std::max(experts, 1.0), pairs));
+  return experts * reach_probability(pairs, 1.0 / std::max(experts, 1.0));
 }
 
 double ExpertLoad::active() const {

@@ -22,6 +22,9 @@ struct PathAdjustment {
   double compute_scale = 0;
 };
 
+// Activations (hidden states, expert rows, doc 004's OTP exchanges) move as BF16 between ops.
+inline constexpr double kActivationBytes = 2.0;
+
 // FLOPs and HBM bytes of one op.
 struct Work {
   double flops = 0;

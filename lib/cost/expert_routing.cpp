@@ -5,15 +5,22 @@
 
 namespace moeplan {
 
+double reach_probability(double trials, double probability) {
+  if (trials <= 0 || probability <= 0) return 0.0;
+  if (probability >= 1.0) return 1.0;
+  return -std::expm1(trials * std::log1p(-probability));
+}
+
 SlotExpectation expected_slot(double trials, double probability) {
   const long count = std::lround(trials);
   if (count <= 0 || probability <= 0) return {};
   if (probability >= 1.0) return {std::ceil(static_cast<double>(count) / kStreamingBlockRows), 1.0};
   const double log_p = std::log(probability), log_q = std::log1p(-probability);
   SlotExpectation expectation;
-  expectation.reached = -std::expm1(static_cast<double>(count) * log_q);  // 1 - (1 - p)^n
-  // E[ceil(X / 64)] over the binomial mass, in logs so large counts stay finite; beyond 12 standard
-  // deviations from the mean the mass is below 1e-30, so the sum runs over O(sqrt(n)) counts.
+  expectation.reached = reach_probability(static_cast<double>(count), probability);
+  // E[ceil(X / 64)] over the binomial mass, in logs so large counts stay finite. The window of 12
+  // standard deviations (+2) either side of the mean leaves out a negligible share of the mass (about
+  // 1e-13 at the smallest means, far less at large ones), so the sum runs over O(sqrt(n)) counts.
   const double mean = static_cast<double>(count) * probability;
   const double reach = 12.0 * std::sqrt(mean * (1.0 - probability)) + 2.0;
   const long first = std::max(1L, static_cast<long>(mean - reach));
@@ -35,7 +42,6 @@ double weight_bytes_moved(ExpertPath path, double weight_element_bytes) {
 
 ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
                                   double bytes_per_weight) {
-  constexpr double kActivationBytes = 2.0;  // bf16 activations between the stages
   ExpertStageWork work;
   // doc 002: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
   work.gate_up.flops = 2.0 * rows * 2.0 * intermediate * hidden;

@@ -18,13 +18,17 @@ struct SlotExpectation {
 };
 SlotExpectation expected_slot(double trials, double probability);
 
+// Probability that `trials` uniform picks reach a given slot, each with `probability`: 1 - (1 - p)^n,
+// in logs so that many picks at a small probability stay exact.
+double reach_probability(double trials, double probability);
+
 // Bytes a path moves per weight element of an expert it streams: the streaming kernel reads it as
 // stored; the library path reads a narrower format once, writes bf16 (2) and reads that back (2).
 double weight_bytes_moved(ExpertPath path, double weight_element_bytes);
 
-// The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with each expert's
-// weights streamed `passes` times (blocks or active experts) at `bytes_per_weight` bytes per element
-// moved, plus the bf16 activations in and out of each stage.
+// The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with one expert's
+// weights streamed `passes` times in all (summed over the experts: blocks, or experts reached) at
+// `bytes_per_weight` bytes per element moved, plus the bf16 activations in and out of each stage.
 struct ExpertStageWork {
   Work gate_up, down;
 };

@@ -3,7 +3,6 @@
 namespace moeplan {
 
 namespace {
-constexpr double kActivationBytes = 2.0;  // doc 004 moves BF16 activations
 
 OtpSchemeCost adjusted(OtpSchemeCost cost, const PathAdjustment& adjustment, const Hardware& hardware) {
   if (!adjustment.calibrated) return cost;

@@ -5,10 +5,6 @@
 
 namespace moeplan {
 
-namespace {
-constexpr double kActivationBytes = 2.0;  // BF16 hidden states
-}  // namespace
-
 // One forward pass as one attention DP rank sees it.
 struct StepModel::Pass {
   double tokens = 0;     // new tokens per DP rank

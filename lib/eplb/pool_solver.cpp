@@ -58,11 +58,8 @@ std::vector<std::int32_t> experts_on_gpu(std::span<const TokenCount> weights, st
                                          const Packing& packing, std::int64_t gpu) {
   std::vector<std::int32_t> experts(packing.slot_experts.begin() + gpu * packing.slots_per_gpu,
                                     packing.slot_experts.begin() + (gpu + 1) * packing.slots_per_gpu);
-  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
-    return a < b;
-  });
+  std::sort(experts.begin(), experts.end(),
+            [&](std::int32_t a, std::int32_t b) { return replica_before(weights, counts, a, b); });
   experts.erase(std::unique(experts.begin(), experts.end()), experts.end());
   return experts;
 }
@@ -92,11 +89,7 @@ void reorder(std::span<const TokenCount> weights, std::span<const std::int64_t> 
              std::int32_t first, std::int32_t second, std::vector<std::int32_t>& result) {
   result = order;
   for (const auto expert : {first, second}) result.erase(std::find(result.begin(), result.end(), expert));
-  const auto heavier_first = [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
-    return a < b;
-  };
+  const auto heavier_first = [&](std::int32_t a, std::int32_t b) { return replica_before(weights, counts, a, b); };
   for (const auto expert : {first, second}) {
     result.insert(std::upper_bound(result.begin(), result.end(), expert, heavier_first), expert);
   }

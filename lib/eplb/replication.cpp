@@ -18,11 +18,7 @@ struct LighterReplica {
   std::span<const TokenCount> weights;
   const std::vector<std::int64_t>& counts;
 
-  bool operator()(std::int32_t a, std::int32_t b) const {
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return true;
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return false;
-    return a > b;
-  }
+  bool operator()(std::int32_t a, std::int32_t b) const { return replica_before(weights, counts, b, a); }
 };
 
 using ReplicaHeap = std::priority_queue<std::int32_t, std::vector<std::int32_t>, LighterReplica>;
@@ -31,11 +27,8 @@ using ReplicaHeap = std::priority_queue<std::int32_t, std::vector<std::int32_t>,
 
 std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
   std::vector<std::int32_t> experts = every_expert(weights.size());
-  std::sort(experts.begin(), experts.end(), [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
-    if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
-    return a < b;
-  });
+  std::sort(experts.begin(), experts.end(),
+            [&](std::int32_t a, std::int32_t b) { return replica_before(weights, counts, a, b); });
   return experts;
 }
 

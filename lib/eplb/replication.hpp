@@ -15,6 +15,15 @@ inline bool heavier_replica(TokenCount tokens_a, std::int64_t replicas_a, TokenC
   return tokens_a * replicas_b > tokens_b * replicas_a;
 }
 
+// The heaviest-first order of experts: a's replica carries more tokens than b's, or as many and a is
+// the lower index (weights [n], counts [n]).
+inline bool replica_before(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int32_t a,
+                           std::int32_t b) {
+  if (heavier_replica(weights[a], counts[a], weights[b], counts[b])) return true;
+  if (heavier_replica(weights[b], counts[b], weights[a], counts[a])) return false;
+  return a < b;
+}
+
 // Experts sorted heaviest replica first, ties to the lower index: weights [n], counts [n] -> [n].
 std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
 
