@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
@@ -126,8 +127,17 @@ calib::Calibration fitted(const calib::Calibration& measured, bool complete) {
 
 #if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
 
+// Under mpirun this picks the process's GPU, so it runs first; a node with fewer GPUs than processes says so.
+gpu::Processes& started_processes() {
+  try {
+    return gpu::Processes::instance();
+  } catch (const std::runtime_error& error) {
+    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: {}", error.what()), kUnavailableExit);
+  }
+}
+
 SweepResult measure_and_fit(const CalibrateOptions& options) {
-  gpu::Processes& processes = gpu::Processes::instance();  // first: under mpirun it picks this process's GPU
+  gpu::Processes& processes = started_processes();
   const Model model = load_model(options.model);
   const int gpus = usable_gpus(options);
   const bool writer = processes.rank() == 0;
