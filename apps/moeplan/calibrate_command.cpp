@@ -19,8 +19,6 @@ namespace moeplan::cli {
 
 namespace {
 
-constexpr int kInterruptedExit = 130;  // 128 + SIGINT, as shells report it
-
 std::string report_html(const CalibrateOptions& options, const calib::Calibration& calibration) {
   if (options.report.empty()) return "";
   return report::calibration_report_html(report::calibration_report_input(calibration));

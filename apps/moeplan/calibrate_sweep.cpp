@@ -173,6 +173,10 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
   std::signal(SIGINT, SIG_DFL);
   processes.finish();
   if (!writer) return {measured, interrupted, false};
+  if (interrupted && measured.measurements.empty()) {
+    throw CLI::RuntimeError("moeplan: calibrate: interrupted before anything was measured; nothing was written",
+                            kInterruptedExit);
+  }
   SweepResult result{fitted(measured, !interrupted), interrupted, true};
   calib::write_calibration(options.out, result.calibration);
   return result;

@@ -17,6 +17,8 @@ struct CalibrateOptions {
   bool quick = false;
 };
 
+constexpr int kInterruptedExit = 130;  // 128 + SIGINT, as shells report it
+
 struct SweepResult {
   calib::Calibration calibration;  // fitted; the first process has written it to options.out
   bool interrupted = false;        // Ctrl-C on any process: the calibration holds what was measured
