@@ -96,7 +96,10 @@ std::string otp_table(const calib::Calibration& calibration) {
 }  // namespace
 
 std::string calibration_summary(const calib::Calibration& calibration) {
-  return heldout_table(calibration.heldout) + collective_table(calibration) + fit_lines(calibration.coefficients) +
+  // A re-fit of an interrupted file says so, as the live run's exit message does.
+  const std::string incomplete =
+      calibration.complete ? "" : "interrupted calibration (\"complete\": false): the stages it did not reach are missing\n";
+  return incomplete + heldout_table(calibration.heldout) + collective_table(calibration) + fit_lines(calibration.coefficients) +
          otp_table(calibration);
 }
 

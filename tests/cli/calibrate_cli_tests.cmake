@@ -8,6 +8,9 @@ set(report ${calibrate_dir}/report.html)
 
 # expect_success and expect_failure come from run_cli_tests.cmake, which includes this file.
 expect_success(calibrate-from "held-out error" calibrate --from ${two_h200} --report ${report})
+# An interrupted run's file (mpirun -np 2 on 2xH200, SIGINT to the second process during the OTP stage) says so.
+expect_success(calibrate-from-interrupted "interrupted calibration (\"complete\": false)" calibrate
+               --from ${SOURCE_DIR}/tests/data/calib/calibration-interrupted-2xh200.json)
 file(READ ${report} report_html)
 foreach(expected "<svg" "2x NVIDIA H200" "all_reduce, eager")
   string(FIND "${report_html}" "${expected}" found)
