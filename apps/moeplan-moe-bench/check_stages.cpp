@@ -6,6 +6,7 @@
 #include "check_tally.hpp"
 #include "gpu/streaming_gemm.hpp"
 #include "moe/expert_parallel.hpp"
+#include "moe/fp8.hpp"
 
 namespace moeplan::bench {
 namespace {
@@ -20,6 +21,13 @@ std::vector<T> download(const T* data, std::size_t count, cudaStream_t stream) {
   gpu::check_cuda(cudaMemcpyAsync(host.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "download");
   gpu::check_cuda(cudaStreamSynchronize(stream), "download");
   return host;
+}
+
+// What a path's GEMM multiplies: the rows themselves, or (e4m3 weights on the streaming path) the
+// rows as e4m3 token groups, rounded the way the device rounds them.
+std::vector<float> as_read(std::vector<float> rows, int width, bool token_groups) {
+  if (!token_groups || rows.empty()) return rows;
+  return moe::dequantize(moe::quantize_token_groups(rows, static_cast<int>(rows.size()) / width, width));
 }
 
 bool segments_hold_same_entries(const moe::Alignment& cpu, const moe::Alignment& gpu) {
@@ -147,18 +155,24 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
                                                const std::vector<double>& layer_reference) {
   const std::size_t rows = gpu_alignment_.sorted_entries.size();
   const int hidden = layer_.hidden, intermediate = layer_.intermediate;
+  const bool token_groups = moe_->quantizes_activations(path);
   StageErrors errors;
   poison(moe_->mutable_activation(), rows * intermediate * 2);
+  if (token_groups) poison(moe_->hidden_codes().data(), moe_->hidden_codes().bytes());
   moe_->gate_up(hidden_states_.data(), layer_.tokens, path);
   const std::vector<double> activation = bf16_bits_to_double(download(moe_->activation(), rows * intermediate, stream_));
-  const std::vector<double> activation_reference =
-      moe::reference_gate_up_activation(host_.hidden_states, layer_.columns(), gpu_alignment_, weights);
+  const std::vector<double> activation_reference = moe::reference_gate_up_activation(
+      as_read(host_.hidden_states, hidden, token_groups), layer_.columns(), gpu_alignment_, weights);
   errors.gate_up = relative_error(activation, activation_reference, valid_elements(intermediate));
 
   poison(moe_->mutable_expert_rows(), rows * hidden * 2);
+  if (token_groups) poison(moe_->activation_codes().data(), moe_->activation_codes().bytes());
   moe_->down(layer_.tokens, path);
   const std::vector<double> expert_rows = bf16_bits_to_double(download(moe_->expert_rows(), rows * hidden, stream_));
-  const std::vector<double> rows_reference = moe::reference_down_projection(activation, gpu_alignment_, weights);
+  const std::vector<float> activation_read =
+      as_read(std::vector<float>(activation.begin(), activation.end()), intermediate, token_groups);
+  const std::vector<double> rows_reference = moe::reference_down_projection(
+      std::vector<double>(activation_read.begin(), activation_read.end()), gpu_alignment_, weights);
   errors.down = relative_error(expert_rows, rows_reference, valid_elements(hidden));
 
   poison(output_.data(), output_.bytes());

@@ -28,6 +28,18 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden) {
   if (config.columns <= 0 || weights.num_experts <= 0) throw std::invalid_argument("MoeLayer: empty configuration");
   allow_streaming_shared_memory();
+  if (weights.format == WeightFormat::fp8_block_scaled) {
+    const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / kTokenGroupElements;
+    const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / kTokenGroupElements;
+    hidden_codes_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(max_tokens) * weights.hidden);
+    hidden_scales_ = DeviceBuffer<float>(static_cast<std::size_t>(max_tokens) * groups_per_token);
+    activation_codes_ = DeviceBuffer<std::uint8_t>(activation_.size());
+    activation_scales_ = DeviceBuffer<float>(static_cast<std::size_t>(max_rows_) * groups_per_row);
+  }
+}
+
+bool MoeLayer::quantizes_activations(GemmPath path) const {
+  return path == GemmPath::streaming && weights_.format == WeightFormat::fp8_block_scaled;
 }
 
 GemmPath MoeLayer::choose_path(int tokens) const {
@@ -54,8 +66,16 @@ void MoeLayer::align(int tokens) {
 }
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
+  if (quantizes_activations(path)) {
+    launch_token_group_quantize(hidden_states, tokens, weights_.hidden, nullptr, {hidden_codes_.data(), hidden_scales_.data()},
+                                stream_);
+    launch_streaming_gate_up({hidden_codes_.data(), hidden_scales_.data()}, config_.columns, sorted_entries_.data(),
+                             block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_, activation_.data(),
+                             stream_);
+    return;
+  }
   if (path == GemmPath::streaming) {
-    launch_streaming_gate_up(hidden_states, config_.columns, sorted_entries_.data(), block_experts_.data(),
+    launch_streaming_gate_up({hidden_states, nullptr}, config_.columns, sorted_entries_.data(), block_experts_.data(),
                              max_blocks(tokens), block_rows(tokens), weights_, activation_.data(), stream_);
     return;
   }
@@ -66,8 +86,17 @@ void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath 
 }
 
 void MoeLayer::down(int tokens, GemmPath path) {
+  if (quantizes_activations(path)) {
+    const int rows = max_blocks(tokens) * kStreamingBlockRows;
+    launch_token_group_quantize(activation_.data(), rows, weights_.intermediate, sorted_entries_.data(),
+                                {activation_codes_.data(), activation_scales_.data()}, stream_);
+    launch_streaming_down({activation_codes_.data(), activation_scales_.data()}, sorted_entries_.data(),
+                          block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_, expert_rows_.data(),
+                          stream_);
+    return;
+  }
   if (path == GemmPath::streaming) {
-    launch_streaming_down(activation_.data(), sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
+    launch_streaming_down({activation_.data(), nullptr}, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
                           block_rows(tokens), weights_, expert_rows_.data(), stream_);
     return;
   }

@@ -12,6 +12,7 @@
 #include "gpu/expert_weights_view.hpp"
 #include "gpu/library_gemm.hpp"
 #include "gpu/routing_kernels.hpp"
+#include "gpu/token_group_quantize.hpp"
 
 namespace moeplan::gpu {
 
@@ -19,9 +20,10 @@ enum class GemmPath { streaming, library };
 
 // Past these many rows per local expert on average, per-expert cuBLAS calls beat streaming the
 // weights once per 64-row block: the crossovers measured on 1x H200 (validation/data/moe_sweep_h200.json).
-// FP8 crosses later since its cuBLAS path first dequantises each expert to bf16.
+// FP8 crosses later (streaming still ahead at 312 rows, behind at 512) since its cuBLAS path first
+// dequantises each expert to bf16, while streaming multiplies on FP8 tensor cores.
 constexpr int kStreamingMaxAverageRowsBf16 = 48;
-constexpr int kStreamingMaxAverageRowsFp8 = 256;
+constexpr int kStreamingMaxAverageRowsFp8 = 384;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
@@ -35,6 +37,9 @@ class MoeLayer {
 
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
+  // e4m3 weights on the streaming path read e4m3 token groups: the hidden states and the activation
+  // are quantized first (kernels.md: the FP8 fused-MoE paths); the library path reads bf16.
+  bool quantizes_activations(GemmPath path) const;
   int max_blocks(int tokens) const;
   int block_rows(int tokens) const;  // a token sends at most one row to a slot
 
@@ -49,6 +54,9 @@ class MoeLayer {
   const std::uint16_t* expert_rows() const { return expert_rows_.data(); }
   std::uint16_t* mutable_activation() { return activation_.data(); }
   std::uint16_t* mutable_expert_rows() { return expert_rows_.data(); }
+  // The e4m3 codes of the quantized hidden states and activation (empty for bf16 weights).
+  DeviceBuffer<std::uint8_t>& hidden_codes() { return hidden_codes_; }
+  DeviceBuffer<std::uint8_t>& activation_codes() { return activation_codes_; }
   int columns() const { return config_.columns; }
   const ExpertWeightsView& weights() const { return weights_; }
 
@@ -61,6 +69,8 @@ class MoeLayer {
   DeviceBuffer<float> router_weights_;
   DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
   DeviceBuffer<std::uint16_t> activation_, expert_rows_;
+  DeviceBuffer<std::uint8_t> hidden_codes_, activation_codes_;
+  DeviceBuffer<float> hidden_scales_, activation_scales_;
   std::unique_ptr<LibraryGemm> library_;
 };
 

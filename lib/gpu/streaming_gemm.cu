@@ -9,11 +9,11 @@ namespace moeplan::gpu {
 namespace {
 
 constexpr int kWarps = 4;
-constexpr int kTokenTiles = kStreamingBlockRows / 8;  // mma n = 8 token rows per tile
 
 struct StreamingParams {
-  const std::uint16_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
-  int gather_top_k;             // > 0: source row = entry / top_k; 0: source row = aligned row
+  const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
+  const float* source_scales;  // e4m3 token groups: [source rows][reduction / 128]
+  int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
   const std::int32_t* sorted_entries;
   const std::int32_t* block_experts;
   const std::uint8_t* weights;
@@ -28,9 +28,9 @@ struct StreamingParams {
 
 __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 
-__device__ long source_row(const StreamingParams& params, int block, int row) {
+__device__ int source_row(const StreamingParams& params, int block, int row) {
   if (params.gather_top_k > 0) return params.sorted_entries[block * kStreamingBlockRows + row] / params.gather_top_k;
-  return static_cast<long>(block) * kStreamingBlockRows + row;
+  return block * kStreamingBlockRows + row;
 }
 
 template <bool Gated>
@@ -51,15 +51,31 @@ __device__ void store_tile(const StreamingParams& params, const float (&result)[
   }
 }
 
+// One staging buffer: the token rows of one scale block, then (e4m3 token groups) their scales.
+template <class Rows>
+__host__ __device__ constexpr int stage_bytes(int staged_rows) {
+  return staged_rows * (Rows::kStagedRowBytes + (Rows::kScaledTokens ? static_cast<int>(sizeof(float)) : 0));
+}
+
 // Token rows of one scale block into shared memory, shared by the CTA's four warps; only the block's
 // valid rows: whatever the others hold only reaches output columns never stored.
 template <class Rows>
-__device__ void stage_block(std::uint16_t* buffer, const std::uint16_t* const* row_sources, int valid, int k0) {
-  constexpr int kPieces = kScaleBlockElements / 8;  // 16-byte pieces of a row's block
+__device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int valid,
+                            int scale_block) {
+  constexpr int kPieces = kScaleBlockElements * Rows::kTokenBytes / 16;  // 16-byte pieces of a row's block
   constexpr int kRowsPerRound = kWarps * 32 / kPieces;
+  const long row_bytes = static_cast<long>(params.reduction) * Rows::kTokenBytes;
   const int piece = threadIdx.x % kPieces;
+  const long offset = static_cast<long>(scale_block) * kScaleBlockElements * Rows::kTokenBytes + piece * 16;
   for (int row = threadIdx.x / kPieces; row < valid; row += kRowsPerRound) {
-    copy_async_16(buffer + row * Rows::kStagedRowElements + piece * 8, row_sources[row] + k0 + piece * 8);
+    copy_async_16(buffer + row * Rows::kStagedRowBytes + piece * 16, params.source + source_rows[row] * row_bytes + offset);
+  }
+  if constexpr (Rows::kScaledTokens) {
+    float* scales = reinterpret_cast<float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
+    const int groups = params.reduction / kScaleBlockElements;
+    if (threadIdx.x < valid) {
+      copy_async_4(scales + threadIdx.x, params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
+    }
   }
 }
 
@@ -68,20 +84,20 @@ __device__ void stage_block(std::uint16_t* buffer, const std::uint16_t* const* r
 template <WeightFormat Format>
 int staged_bytes(int staged_rows) {
   using Rows = WeightRows<Format>;
-  return Rows::kStages * staged_rows * Rows::kStagedRowElements * static_cast<int>(sizeof(std::uint16_t));
+  return Rows::kStages * stage_bytes<Rows>(staged_rows);
 }
 
 // One warp: 16 weight rows (row_a = its lane group's row; row_b 8 rows on, or the matching up
 // row) against every token tile of the block. While a step is multiplied, the next step's
 // weights are in flight to registers and the token rows of the blocks ahead to the ring.
 template <WeightFormat Format, bool Gated>
-__global__ void __launch_bounds__(kWarps * 32, 3) streaming_kernel(StreamingParams params) {
+__global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm) streaming_kernel(StreamingParams params) {
   using Rows = WeightRows<Format>;
   constexpr int kBlocksPerStep = Rows::kStep / kScaleBlockElements;
-  extern __shared__ uint4 shared_words[];  // [Rows::kStages][params.staged_rows][Rows::kStagedRowElements] bf16
-  __shared__ const std::uint16_t* row_sources[kStreamingBlockRows];
-  std::uint16_t* staged = reinterpret_cast<std::uint16_t*>(shared_words);
-  const int buffer_elements = params.staged_rows * Rows::kStagedRowElements;
+  extern __shared__ uint4 shared_words[];  // [Rows::kStages][stage_bytes<Rows>(params.staged_rows)]
+  __shared__ int source_rows[kStreamingBlockRows];
+  std::uint8_t* staged = reinterpret_cast<std::uint8_t*>(shared_words);
+  const int buffer_bytes = stage_bytes<Rows>(params.staged_rows);
   const int block = blockIdx.x;
   const int expert = params.block_experts[block];
   if (expert < 0) return;
@@ -91,7 +107,7 @@ __global__ void __launch_bounds__(kWarps * 32, 3) streaming_kernel(StreamingPara
                     __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
   if (valid > params.staged_rows) __trap();  // the launcher promised fewer rows per block
   const int tiles = (valid + 7) / 8;
-  if (threadIdx.x < valid) row_sources[threadIdx.x] = params.source + source_row(params, block, threadIdx.x) * params.reduction;
+  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, block, threadIdx.x);
   __syncthreads();
   int row_a, row_b;
   if constexpr (Gated) {
@@ -105,10 +121,10 @@ __global__ void __launch_bounds__(kWarps * 32, 3) streaming_kernel(StreamingPara
   const int blocks = params.reduction / kScaleBlockElements;
 #pragma unroll
   for (int ahead = 0; ahead < Rows::kStages - 1; ++ahead) {
-    if (ahead < blocks) stage_block<Rows>(staged + ahead * buffer_elements, row_sources, valid, ahead * kScaleBlockElements);
+    if (ahead < blocks) stage_block<Rows>(staged + ahead * buffer_bytes, params, source_rows, valid, ahead);
     commit_copies();
   }
-  float accumulators[kTokenTiles][4] = {};
+  float sums[kTokenTiles][4] = {};
   typename Rows::Raw current = rows.load(0, quad, min(kBlocksPerStep, blocks)), next = current;
   for (int first = 0; first < blocks; first += kBlocksPerStep) {
     const int next_blocks = min(kBlocksPerStep, blocks - first - kBlocksPerStep);
@@ -121,39 +137,20 @@ __global__ void __launch_bounds__(kWarps * 32, 3) streaming_kernel(StreamingPara
       // Past this barrier every warp is done with the previous block, so its buffer takes the refill.
       __syncthreads();
       const int refill = scale_block + Rows::kStages - 1;
-      if (refill < blocks) {
-        stage_block<Rows>(staged + (refill % Rows::kStages) * buffer_elements, row_sources, valid,
-                          refill * kScaleBlockElements);
-      }
+      if (refill < blocks) stage_block<Rows>(staged + (refill % Rows::kStages) * buffer_bytes, params, source_rows, valid, refill);
       commit_copies();
-      const std::uint16_t* buffer = staged + (scale_block % Rows::kStages) * buffer_elements;
-      std::uint32_t words_a[16], words_b[16];
-      Rows::to_bf16_words(current, local, words_a, words_b);
-      float partial[kTokenTiles][4] = {};
-#pragma unroll
-      for (int tile = 0; tile < kTokenTiles; ++tile) {
-        if (tile < tiles) {
-          multiply_block<Rows>(words_a, words_b, buffer + (tile * 8 + group) * Rows::kStagedRowElements, quad,
-                               partial[tile]);
-        }
-      }
-      // fp8: partial sums of one scale block take that block's scale.
+      const std::uint8_t* buffer = staged + (scale_block % Rows::kStages) * buffer_bytes;
+      const float* token_scales = reinterpret_cast<const float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
       const int k = scale_block * kScaleBlockElements;
-      const float scale_a = rows.scale(params.scales, expert, params.weight_rows, row_a, k);
-      const float scale_b = rows.scale(params.scales, expert, params.weight_rows, row_b, k);
-#pragma unroll
-      for (int tile = 0; tile < kTokenTiles; ++tile) {
-        accumulators[tile][0] += scale_a * partial[tile][0];
-        accumulators[tile][1] += scale_a * partial[tile][1];
-        accumulators[tile][2] += scale_b * partial[tile][2];
-        accumulators[tile][3] += scale_b * partial[tile][3];
-      }
+      Rows::accumulate_block(current, local, buffer, token_scales, tiles, group, quad,
+                             rows.scale(params.scales, expert, params.weight_rows, row_a, k),
+                             rows.scale(params.scales, expert, params.weight_rows, row_b, k), sums);
     }
     current = next;
   }
 #pragma unroll
   for (int tile = 0; tile < kTokenTiles; ++tile) {
-    if (tile < tiles) store_tile<Gated>(params, accumulators[tile], block, tile, valid, row_a, row_b);
+    if (tile < tiles) store_tile<Gated>(params, sums[tile], block, tile, valid, row_a, row_b);
   }
 }
 
@@ -199,24 +196,26 @@ void allow_streaming_shared_memory() {
   allow_staged_bytes<WeightFormat::fp8_block_scaled, false>();
 }
 
-void launch_streaming_gate_up(const std::uint16_t* hidden_states, int top_k, const std::int32_t* sorted_entries,
+void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std::int32_t* sorted_entries,
                               const std::int32_t* block_experts, int max_blocks, int block_rows,
                               const ExpertWeightsView& weights, std::uint16_t* activation, cudaStream_t stream) {
   require_shape(weights);
   if (max_blocks == 0) return;
-  const StreamingParams params{hidden_states, top_k, sorted_entries, block_experts,
+  const StreamingParams params{static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
+                               top_k, sorted_entries, block_experts,
                                static_cast<const std::uint8_t*>(weights.w13), weights.w13_scales, weights.hidden,
                                2 * weights.intermediate, weights.intermediate, activation, weights.intermediate,
                                staged_rows(block_rows)};
   launch<true>(params, weights.format, dim3(max_blocks, weights.intermediate / (kWarps * 8)), stream);
 }
 
-void launch_streaming_down(const std::uint16_t* activation, const std::int32_t* sorted_entries,
+void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_entries,
                            const std::int32_t* block_experts, int max_blocks, int block_rows,
                            const ExpertWeightsView& weights, std::uint16_t* expert_rows, cudaStream_t stream) {
   require_shape(weights);
   if (max_blocks == 0) return;
-  const StreamingParams params{activation, 0, sorted_entries, block_experts,
+  const StreamingParams params{static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
+                               sorted_entries, block_experts,
                                static_cast<const std::uint8_t*>(weights.w2), weights.w2_scales, weights.intermediate,
                                weights.hidden, 0, expert_rows, weights.hidden, staged_rows(block_rows)};
   launch<false>(params, weights.format, dim3(max_blocks, weights.hidden / (kWarps * 16)), stream);

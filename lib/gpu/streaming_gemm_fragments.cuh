@@ -1,23 +1,23 @@
 #pragma once
-// Register fragments of the streaming GEMM (mma.sync m16n8k16, bf16 in, fp32 accumulate).
-// Weights are operand A (16 weight rows), token rows operand B (8 tokens): with few tokens the
-// weights fill the wide side of the instruction.
+// Register fragments of the streaming GEMM: mma.sync m16n8k16 with bf16 weights and tokens, or
+// m16n8k32 with e4m3 weights and e4m3 token groups; fp32 accumulate. Weights are operand A (16
+// weight rows), token rows operand B (8 tokens): with few tokens the weights fill the wide side.
 //
-// A reduction is free to visit k in any order as long as both operands agree, so each lane
-// loads 16 contiguous bytes per row and the fragment registers are assigned from them: word w of
-// quad t (lane % 4) holds elements group_offset(w / 4, t) + 2 * (w % 4) + {0, 1} of its scale block; mma m
-// of a scale block takes words 2m and 2m + 1 as its k {2t, 2t+1} and {2t+8, 2t+9} pairs, for A and
-// B alike.
+// A reduction is free to visit k in any order as long as both operands agree, so each lane loads
+// 16 contiguous bytes per row and assigns the fragment registers from them, for A and B alike: of
+// a lane's words, mma takes two consecutive ones as its k {2t, 2t+1} and {2t+8, 2t+9} pairs (bf16)
+// or k {4t .. 4t+3} and {4t+16 .. 4t+19} quads (e4m3), t = lane % 4 (PTX ISA, mma fragments).
 #include <cstdint>
 
 #include <cuda_bf16.h>
 
 #include "gpu/expert_weights_view.hpp"
-#include "moe/e4m3_pair_decode.hpp"
+#include "gpu/streaming_gemm.hpp"
 
 namespace moeplan::gpu {
 
-constexpr int kScaleBlockElements = 128;  // one fp8 scale block along the reduction; one mma pass
+constexpr int kScaleBlockElements = 128;  // one fp8 scale block along the reduction; one staged token block
+constexpr int kTokenTiles = kStreamingBlockRows / 8;  // mma n = 8 token rows per tile
 
 __device__ inline std::uint16_t bf16_bits_of(float value) {
   return __bfloat16_as_ushort(__float2bfloat16_rn(value));
@@ -32,10 +32,13 @@ __device__ inline uint4 load_streaming_16(const void* address) {
   return value;
 }
 
-__device__ inline uint2 load_streaming_8(const void* address) {
-  uint2 value;
-  asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(value.x), "=r"(value.y) : "l"(address));
-  return value;
+__device__ inline void mma_e4m3(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2, std::uint32_t a3,
+                                std::uint32_t b0, std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
 __device__ inline void mma_bf16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2, std::uint32_t a3,
@@ -47,27 +50,6 @@ __device__ inline void mma_bf16(float (&d)[4], std::uint32_t a0, std::uint32_t a
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// Selected byte sign-extended: prmt's selector nibble with its top bit set copies the byte's sign
-// bit over the whole byte (PTX ISA, prmt default mode).
-__device__ inline std::uint32_t permute_bytes(std::uint32_t word, std::uint32_t selector) {
-  std::uint32_t result;
-  asm("prmt.b32 %0, %1, 0, %2;" : "=r"(result) : "r"(word), "r"(selector));
-  return result;
-}
-
-// Four e4m3 codes (one word) to two bf16 pairs: each pair of codes sign-extended to 16 bits by one
-// prmt, moe/e4m3_pair_decode.hpp's shift and mask, then one exact bf16 multiply by 2^120.
-__device__ inline void e4m3_quad_to_bf16(std::uint32_t codes, std::uint32_t& low_pair, std::uint32_t& high_pair) {
-  constexpr unsigned short kUnscaleBits = (127 - moe::kE4m3InBf16Exponent) << 7;  // bf16 2^120
-  const __nv_bfloat162 unscale = __nv_bfloat162(__nv_bfloat162_raw{kUnscaleBits, kUnscaleBits});
-  const std::uint32_t scaled_low = moe::e4m3_pair_as_scaled_bf16_pair(permute_bytes(codes, 0x9180));
-  const std::uint32_t scaled_high = moe::e4m3_pair_as_scaled_bf16_pair(permute_bytes(codes, 0xB3A2));
-  const __nv_bfloat162 low = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&scaled_low), unscale);
-  const __nv_bfloat162 high = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&scaled_high), unscale);
-  low_pair = *reinterpret_cast<const std::uint32_t*>(&low);
-  high_pair = *reinterpret_cast<const std::uint32_t*>(&high);
-}
-
 template <WeightFormat Format>
 struct WeightRows;
 
@@ -75,9 +57,12 @@ struct WeightRows;
 // group_offset places group g of quad t within a scale block, for the weights and the staged tokens alike.
 template <>
 struct WeightRows<WeightFormat::bf16> {
-  static constexpr int kStep = 128;               // reduction elements per pipeline step of the weights
-  static constexpr int kStages = 2;               // staged token blocks: the one multiplied, the next in flight
-  static constexpr int kStagedRowElements = 160;  // 320 bytes: 8 lanes of a shared-memory phase on distinct banks
+  static constexpr int kStep = 128;            // reduction elements per pipeline step of the weights
+  static constexpr int kStages = 2;            // staged token blocks: the one multiplied, the next in flight
+  static constexpr int kTokenBytes = 2;        // bf16 token rows
+  static constexpr int kStagedRowBytes = 320;  // 8 lanes of a shared-memory phase on distinct banks
+  static constexpr bool kScaledTokens = false;
+  static constexpr int kBlocksPerSm = 3;
   struct Raw {
     uint4 a[4], b[4];
   };
@@ -100,32 +85,45 @@ struct WeightRows<WeightFormat::bf16> {
     return raw;
   }
 
-  __device__ static void to_bf16_words(const Raw& raw, int, std::uint32_t (&a)[16], std::uint32_t (&b)[16]) {
+  __device__ float scale(const float*, int, int, int, int) const { return 1.0f; }
+
+  // One scale block into every token tile's accumulators: eight mma per tile over its four groups.
+  __device__ static void accumulate_block(const Raw& raw, int, const std::uint8_t* staged, const float*, int tiles,
+                                          int group, int quad, float, float, float (&sums)[kTokenTiles][4]) {
+    const std::uint32_t* a = reinterpret_cast<const std::uint32_t*>(raw.a);
+    const std::uint32_t* b = reinterpret_cast<const std::uint32_t*>(raw.b);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      a[4 * j] = raw.a[j].x, a[4 * j + 1] = raw.a[j].y, a[4 * j + 2] = raw.a[j].z, a[4 * j + 3] = raw.a[j].w;
-      b[4 * j] = raw.b[j].x, b[4 * j + 1] = raw.b[j].y, b[4 * j + 2] = raw.b[j].z, b[4 * j + 3] = raw.b[j].w;
+    for (int tile = 0; tile < kTokenTiles; ++tile) {
+      if (tile >= tiles) break;
+      const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(staged + (tile * 8 + group) * kStagedRowBytes);
+#pragma unroll
+      for (int word_group = 0; word_group < 4; ++word_group) {
+        const uint4 tokens = *reinterpret_cast<const uint4*>(row + group_offset(word_group, quad));
+        const int w = 4 * word_group;
+        mma_bf16(sums[tile], a[w], b[w], a[w + 1], b[w + 1], tokens.x, tokens.y);
+        mma_bf16(sums[tile], a[w + 2], b[w + 2], a[w + 3], b[w + 3], tokens.z, tokens.w);
+      }
     }
   }
-
-  __device__ static float scale(const float*, int, int, int, int) { return 1.0f; }
 };
 
-// A step spans two scale blocks, so that each load is 16 bytes as for bf16: a step's latency is
-// spent on as many bytes in flight (8-byte loads over one block left fp8 at half bf16's bandwidth).
+// e4m3 weights against e4m3 token groups. A step spans two scale blocks, so that each load is 16
+// bytes as for bf16: a step's latency is spent on as many bytes in flight. Load j of a row holds
+// elements 64 j + 16 quad .. + 15 of the step; the staged token rows hold theirs at the same offsets.
 template <>
 struct WeightRows<WeightFormat::fp8_block_scaled> {
   static constexpr int kStep = 256;
-  static constexpr int kStages = 3;               // staged token blocks: one multiplied, a step's worth in flight
-  static constexpr int kStagedRowElements = 136;  // 272 bytes: 8 lanes of a shared-memory phase on distinct banks
+  static constexpr int kStages = 3;            // staged token blocks: one multiplied, a step's worth in flight
+  static constexpr int kTokenBytes = 1;        // e4m3 token groups
+  static constexpr int kStagedRowBytes = 192;  // 8 lanes of a shared-memory phase on distinct banks
+  static constexpr bool kScaledTokens = true;  // one float per staged row follows the rows
+  static constexpr int kBlocksPerSm = 3;       // 4 would spill: 128 registers hold less than two steps of weights
   struct Raw {
-    uint4 a[4], b[4];  // load j: elements 64 j + 16 quad .. + 15, i.e. groups 2 j and 2 j + 1
+    uint4 a[4], b[4];
   };
   const std::uint8_t* row_a;
   const std::uint8_t* row_b;
   int reduction;
-
-  __device__ static constexpr int group_offset(int group, int quad) { return 64 * (group / 2) + 16 * quad + 8 * (group % 2); }
 
   __device__ WeightRows(const void* weights, long first_row, int a, int b, int reduction_length)
       : row_a(static_cast<const std::uint8_t*>(weights) + (first_row + a) * reduction_length),
@@ -144,25 +142,37 @@ struct WeightRows<WeightFormat::fp8_block_scaled> {
     return raw;
   }
 
-  // The 16 words of scale block `block` of the step: loads 2 block and 2 block + 1.
-  __device__ static void to_bf16_words(const Raw& raw, int block, std::uint32_t (&a)[16], std::uint32_t (&b)[16]) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const uint4 codes_a = raw.a[2 * block + half], codes_b = raw.b[2 * block + half];
-      std::uint32_t* words_a = a + 8 * half;
-      std::uint32_t* words_b = b + 8 * half;
-      e4m3_quad_to_bf16(codes_a.x, words_a[0], words_a[1]), e4m3_quad_to_bf16(codes_a.y, words_a[2], words_a[3]);
-      e4m3_quad_to_bf16(codes_a.z, words_a[4], words_a[5]), e4m3_quad_to_bf16(codes_a.w, words_a[6], words_a[7]);
-      e4m3_quad_to_bf16(codes_b.x, words_b[0], words_b[1]), e4m3_quad_to_bf16(codes_b.y, words_b[2], words_b[3]);
-      e4m3_quad_to_bf16(codes_b.z, words_b[4], words_b[5]), e4m3_quad_to_bf16(codes_b.w, words_b[6], words_b[7]);
-    }
-  }
-
   // The 128x128 block holding (row, k) of this expert: scales are [experts][rows / 128][K / 128].
   __device__ float scale(const float* scales, int expert, int rows_per_expert, int row, int k) const {
     const int blocks_per_row = reduction / kScaleBlockElements;
     const long block_row = static_cast<long>(expert) * (rows_per_expert / kScaleBlockElements) + row / kScaleBlockElements;
     return scales[block_row * blocks_per_row + k / kScaleBlockElements];
+  }
+
+  // Scale block `block` of the step (loads 2 block and 2 block + 1): four mma per tile into a
+  // partial sum that takes the weight block's and each token group's scale (kernels.md, DeepGEMM's
+  // promotion of each 128-deep partial to the fp32 accumulator).
+  __device__ static void accumulate_block(const Raw& raw, int block, const std::uint8_t* staged,
+                                          const float* token_scales, int tiles, int group, int quad, float scale_a,
+                                          float scale_b, float (&sums)[kTokenTiles][4]) {
+#pragma unroll
+    for (int tile = 0; tile < kTokenTiles; ++tile) {
+      if (tile >= tiles) break;
+      const std::uint8_t* row = staged + (tile * 8 + group) * kStagedRowBytes;
+      float partial[4] = {};
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint4 tokens = *reinterpret_cast<const uint4*>(row + 64 * half + 16 * quad);
+        const uint4 a = raw.a[2 * block + half], b = raw.b[2 * block + half];
+        mma_e4m3(partial, a.x, b.x, a.y, b.y, tokens.x, tokens.y);
+        mma_e4m3(partial, a.z, b.z, a.w, b.w, tokens.z, tokens.w);
+      }
+      const float2 token_scale = *reinterpret_cast<const float2*>(token_scales + tile * 8 + 2 * quad);
+      sums[tile][0] += scale_a * token_scale.x * partial[0];
+      sums[tile][1] += scale_a * token_scale.y * partial[1];
+      sums[tile][2] += scale_b * token_scale.x * partial[2];
+      sums[tile][3] += scale_b * token_scale.y * partial[3];
+    }
   }
 };
 
@@ -170,27 +180,15 @@ __device__ inline void copy_async_16(void* shared_target, const void* global_sou
   const unsigned target = static_cast<unsigned>(__cvta_generic_to_shared(shared_target));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(target), "l"(global_source));
 }
+__device__ inline void copy_async_4(void* shared_target, const void* global_source) {
+  const unsigned target = static_cast<unsigned>(__cvta_generic_to_shared(shared_target));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(target), "l"(global_source));
+}
 __device__ inline void commit_copies() { asm volatile("cp.async.commit_group;"); }
 // Waits until at most the newest `Pending` committed groups are still in flight.
 template <int Pending>
 __device__ inline void wait_all_but_newest() {
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending));
-}
-
-// One scale block of one token tile: eight mma over its four groups, B read from the staged row
-// at the same offsets as A.
-template <class Rows>
-__device__ inline void multiply_block(const std::uint32_t (&a)[16], const std::uint32_t (&b)[16],
-                                      const std::uint16_t* staged_row, int quad, float (&partial)[4]) {
-  std::uint32_t tokens[16];
-#pragma unroll
-  for (int group = 0; group < 4; ++group) {
-    const uint4 loaded = *reinterpret_cast<const uint4*>(staged_row + Rows::group_offset(group, quad));
-    tokens[4 * group] = loaded.x, tokens[4 * group + 1] = loaded.y;
-    tokens[4 * group + 2] = loaded.z, tokens[4 * group + 3] = loaded.w;
-  }
-#pragma unroll
-  for (int m = 0; m < 8; ++m) mma_bf16(partial, a[2 * m], b[2 * m], a[2 * m + 1], b[2 * m + 1], tokens[2 * m], tokens[2 * m + 1]);
 }
 
 }  // namespace moeplan::gpu

@@ -50,29 +50,29 @@ std::uint8_t e4m3_bits(float value) {
   return static_cast<std::uint8_t>(sign | code);
 }
 
-BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols) {
-  if (rows <= 0 || cols <= 0 || matrix.size() != static_cast<std::size_t>(rows) * cols) {
+BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols, int block_rows) {
+  if (rows <= 0 || cols <= 0 || block_rows <= 0 || matrix.size() != static_cast<std::size_t>(rows) * cols) {
     throw std::invalid_argument("fp8: matrix size does not match rows x cols");
   }
   BlockScaledMatrix result;
   result.rows = rows;
   result.cols = cols;
+  result.block_rows = block_rows;
   result.values.resize(matrix.size());
-  const int scale_rows = (rows + kScaleBlock - 1) / kScaleBlock;
-  result.scales.assign(static_cast<std::size_t>(scale_rows) * result.scale_cols(), 1.0f);
-  for (int block_row = 0; block_row < scale_rows; ++block_row) {
+  result.scales.assign(static_cast<std::size_t>(result.scale_rows()) * result.scale_cols(), 1.0f);
+  for (int block_row = 0; block_row < result.scale_rows(); ++block_row) {
     for (int block_col = 0; block_col < result.scale_cols(); ++block_col) {
-      const int row_end = std::min(rows, (block_row + 1) * kScaleBlock);
+      const int row_end = std::min(rows, (block_row + 1) * block_rows);
       const int col_end = std::min(cols, (block_col + 1) * kScaleBlock);
       float largest = 0;
-      for (int row = block_row * kScaleBlock; row < row_end; ++row) {
+      for (int row = block_row * block_rows; row < row_end; ++row) {
         for (int col = block_col * kScaleBlock; col < col_end; ++col) {
           largest = std::max(largest, std::fabs(matrix[static_cast<std::size_t>(row) * cols + col]));
         }
       }
       const float scale = largest > 0 ? largest / kE4m3Max : 1.0f;
       result.scales[static_cast<std::size_t>(block_row) * result.scale_cols() + block_col] = scale;
-      for (int row = block_row * kScaleBlock; row < row_end; ++row) {
+      for (int row = block_row * block_rows; row < row_end; ++row) {
         for (int col = block_col * kScaleBlock; col < col_end; ++col) {
           const std::size_t index = static_cast<std::size_t>(row) * cols + col;
           result.values[index] = e4m3_bits(matrix[index] / scale);
@@ -88,7 +88,7 @@ std::vector<float> dequantize(const BlockScaledMatrix& matrix) {
   for (int row = 0; row < matrix.rows; ++row) {
     for (int col = 0; col < matrix.cols; ++col) {
       const std::size_t index = static_cast<std::size_t>(row) * matrix.cols + col;
-      const float scale = matrix.scales[static_cast<std::size_t>(row / kScaleBlock) * matrix.scale_cols() + col / kScaleBlock];
+      const float scale = matrix.scales[static_cast<std::size_t>(row / matrix.block_rows) * matrix.scale_cols() + col / kScaleBlock];
       values[index] = e4m3_value(matrix.values[index]) * scale;
     }
   }

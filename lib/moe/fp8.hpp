@@ -9,6 +9,9 @@ namespace moeplan::moe {
 
 constexpr int kScaleBlock = 128;
 constexpr float kE4m3Max = 448.0f;  // largest finite e4m3 (OCP FP8: S.1111.110)
+// Normwise relative error that e4m3 rounding may add to a layer's output: half a unit in the last
+// place is 2^-4 of a value, and an FP8 path rounds up to three operands (weights, hidden states, activation).
+constexpr double kE4m3LayerBound = 1e-1;
 
 // OCP FP8 e4m3 ("fn": no infinities; S.1111.111 is NaN): bias 7, three mantissa bits.
 float e4m3_value(std::uint8_t bits);
@@ -18,14 +21,22 @@ std::uint8_t e4m3_bits(float value);
 struct BlockScaledMatrix {
   int rows = 0;
   int cols = 0;
+  int block_rows = kScaleBlock;      // 128 for weights; 1 for activations (one scale per token and 128 columns)
   std::vector<std::uint8_t> values;  // [rows][cols] e4m3
-  std::vector<float> scales;         // [ceil(rows / 128)][ceil(cols / 128)]
+  std::vector<float> scales;         // [ceil(rows / block_rows)][ceil(cols / 128)]
 
+  int scale_rows() const { return (rows + block_rows - 1) / block_rows; }
   int scale_cols() const { return (cols + kScaleBlock - 1) / kScaleBlock; }
 };
 
 // Each block's scale maps its largest magnitude onto 448, so no block saturates.
-BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols);
+BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols, int block_rows = kScaleBlock);
+
+// Activations as FP8 GEMMs take them (kernels.md, DeepGEMM and the fused-MoE FP8 paths): e4m3 with
+// one scale per row and 128 columns, computed from the values at run time.
+inline BlockScaledMatrix quantize_token_groups(std::span<const float> matrix, int rows, int cols) {
+  return quantize_block_scaled(matrix, rows, cols, 1);
+}
 std::vector<float> dequantize(const BlockScaledMatrix& matrix);
 
 }  // namespace moeplan::moe

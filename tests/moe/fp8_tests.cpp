@@ -5,8 +5,6 @@
 #include <random>
 #include <vector>
 
-#include "moe/bfloat16.hpp"
-#include "moe/e4m3_pair_decode.hpp"
 #include "moe/fp8.hpp"
 
 using namespace moeplan::moe;
@@ -37,23 +35,6 @@ TEST_CASE("every finite code survives a decode-encode round trip") {
   }
 }
 
-TEST_CASE("the integer e4m3 pair decode gives each finite code's value times 2^-120, subnormals included") {
-  const auto sign_extended = [](int code) { return static_cast<std::uint32_t>(code >= 0x80 ? 0xFF00 | code : code); };
-  for (int low = 0; low < 256; ++low) {
-    const int high = 255 - low;  // every code in both halves, with mixed signs
-    if ((low & 0x7F) == 0x7F || (high & 0x7F) == 0x7F) continue;  // NaN codes decode to no NaN here
-    const std::uint32_t pair = e4m3_pair_as_scaled_bf16_pair(sign_extended(high) << 16 | sign_extended(low));
-    const float low_value = std::ldexp(bf16_value(static_cast<std::uint16_t>(pair & 0xFFFF)), -kE4m3InBf16Exponent);
-    const float high_value = std::ldexp(bf16_value(static_cast<std::uint16_t>(pair >> 16)), -kE4m3InBf16Exponent);
-    CHECK(low_value == e4m3_value(static_cast<std::uint8_t>(low)));
-    CHECK(high_value == e4m3_value(static_cast<std::uint8_t>(high)));
-  }
-  // 1.0 (0x38) -> bf16 exponent field 7, 2^(7 - 127); -1.0 (0xB8, sign-extended 0xFFB8) the same with the sign.
-  const std::uint32_t ones = e4m3_pair_as_scaled_bf16_pair(0xFFB80038u);
-  CHECK((ones & 0xFFFF) == 0x0380u);
-  CHECK((ones >> 16) == 0x8380u);
-}
-
 TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
   const int rows = 256, cols = 128;
   std::vector<float> matrix(static_cast<std::size_t>(rows) * cols);
@@ -73,4 +54,27 @@ TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
     const double bound = std::max(std::fabs(matrix[index]) / 16.0, std::ldexp(1.0, -10) * scale);
     CHECK(std::fabs(restored[index] - matrix[index]) <= bound * 1.0001);
   }
+}
+
+TEST_CASE("token groups: one scale per row and 128 columns, each row's own largest magnitude onto 448") {
+  const int rows = 3, cols = 256;
+  std::vector<float> matrix(static_cast<std::size_t>(rows) * cols, 0.25f);
+  matrix[0 * cols + 3] = -7.0f;    // row 0, first group
+  matrix[1 * cols + 130] = 44.8f;  // row 1, second group
+  std::fill(matrix.begin() + 2 * cols, matrix.begin() + 2 * cols + 128, 0.0f);  // row 2, first group all zero
+  const BlockScaledMatrix quantized = quantize_token_groups(matrix, rows, cols);
+  REQUIRE(quantized.scales.size() == 6);
+  CHECK(quantized.scales[0] == doctest::Approx(7.0 / 448.0));
+  CHECK(quantized.scales[1] == doctest::Approx(0.25 / 448.0));
+  CHECK(quantized.scales[2] == doctest::Approx(0.25 / 448.0));
+  CHECK(quantized.scales[3] == doctest::Approx(0.1));
+  CHECK(quantized.scales[4] == 1.0f);  // an all-zero group keeps scale 1 and codes 0
+  CHECK(quantized.values[0 * cols + 3] == 0xFE);  // -448: S.1111.110
+  CHECK(quantized.values[1 * cols + 130] == 0x7E);
+  // 0.25 in row 0's first group is 0.25 / (7 / 448) = 16 exactly: e4m3 1.000 x 2^4 = 0.1011.000.
+  CHECK(quantized.values[0] == 0x58);
+  CHECK(quantized.values[2 * cols] == 0x00);
+  const std::vector<float> restored = dequantize(quantized);
+  CHECK(restored[0] == doctest::Approx(0.25));
+  CHECK(restored[1 * cols + 130] == doctest::Approx(44.8));
 }
