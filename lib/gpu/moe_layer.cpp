@@ -67,11 +67,11 @@ void MoeLayer::align(int tokens) {
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
   if (quantizes_activations(path)) {
-    launch_token_group_quantize(hidden_states, tokens, weights_.hidden, nullptr, {hidden_codes_.data(), hidden_scales_.data()},
-                                stream_);
+    launch_token_group_quantize(hidden_states, tokens, weights_.hidden, nullptr,
+                                {hidden_codes_.data(), hidden_scales_.data()}, stream_);
     launch_streaming_gate_up({hidden_codes_.data(), hidden_scales_.data()}, config_.columns, sorted_entries_.data(),
-                             block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_, activation_.data(),
-                             stream_);
+                             block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_,
+                             activation_.data(), stream_);
     return;
   }
   if (path == GemmPath::streaming) {
@@ -96,8 +96,8 @@ void MoeLayer::down(int tokens, GemmPath path) {
     return;
   }
   if (path == GemmPath::streaming) {
-    launch_streaming_down({activation_.data(), nullptr}, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
-                          block_rows(tokens), weights_, expert_rows_.data(), stream_);
+    launch_streaming_down({activation_.data(), nullptr}, sorted_entries_.data(), block_experts_.data(),
+                          max_blocks(tokens), block_rows(tokens), weights_, expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");

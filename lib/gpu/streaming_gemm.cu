@@ -68,13 +68,15 @@ __device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params,
   const int piece = threadIdx.x % kPieces;
   const long offset = static_cast<long>(scale_block) * kScaleBlockElements * Rows::kTokenBytes + piece * 16;
   for (int row = threadIdx.x / kPieces; row < valid; row += kRowsPerRound) {
-    copy_async_16(buffer + row * Rows::kStagedRowBytes + piece * 16, params.source + source_rows[row] * row_bytes + offset);
+    copy_async_16(buffer + row * Rows::kStagedRowBytes + piece * 16,
+                  params.source + source_rows[row] * row_bytes + offset);
   }
   if constexpr (Rows::kScaledTokens) {
     float* scales = reinterpret_cast<float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
     const int groups = params.reduction / kScaleBlockElements;
     if (threadIdx.x < valid) {
-      copy_async_4(scales + threadIdx.x, params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
+      const long first_group = static_cast<long>(source_rows[threadIdx.x]) * groups;
+      copy_async_4(scales + threadIdx.x, params.source_scales + first_group + scale_block);
     }
   }
 }
@@ -91,7 +93,8 @@ int staged_bytes(int staged_rows) {
 // row) against every token tile of the block. While a step is multiplied, the next step's
 // weights are in flight to registers and the token rows of the blocks ahead to the ring.
 template <WeightFormat Format, bool Gated>
-__global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm) streaming_kernel(StreamingParams params) {
+__global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
+    streaming_kernel(StreamingParams params) {
   using Rows = WeightRows<Format>;
   constexpr int kBlocksPerStep = Rows::kStep / kScaleBlockElements;
   extern __shared__ uint4 shared_words[];  // [Rows::kStages][stage_bytes<Rows>(params.staged_rows)]
@@ -137,7 +140,9 @@ __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
       // Past this barrier every warp is done with the previous block, so its buffer takes the refill.
       __syncthreads();
       const int refill = scale_block + Rows::kStages - 1;
-      if (refill < blocks) stage_block<Rows>(staged + (refill % Rows::kStages) * buffer_bytes, params, source_rows, valid, refill);
+      if (refill < blocks) {
+        stage_block<Rows>(staged + (refill % Rows::kStages) * buffer_bytes, params, source_rows, valid, refill);
+      }
       commit_copies();
       const std::uint8_t* buffer = staged + (scale_block % Rows::kStages) * buffer_bytes;
       const float* token_scales = reinterpret_cast<const float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);

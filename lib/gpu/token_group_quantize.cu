@@ -45,7 +45,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 
 void launch_token_group_quantize(const std::uint16_t* rows, int row_count, int width,
                                  const std::int32_t* sorted_entries, TokenGroups output, cudaStream_t stream) {
-  if (width % kTokenGroupElements != 0) throw std::invalid_argument("token group quantize: width must be a multiple of 128");
+  if (width % kTokenGroupElements != 0) {
+    throw std::invalid_argument("token group quantize: width must be a multiple of 128");
+  }
   if (row_count <= 0) return;
   const long groups = static_cast<long>(row_count) * (width / kTokenGroupElements);
   const auto blocks = static_cast<unsigned>((groups + kWarpsPerBlock - 1) / kWarpsPerBlock);
