@@ -33,8 +33,9 @@ ValidationCase marked(ValidationCase entry) {
         "and at one token for Mixtral (down: 128 CTAs of 4 warps for 132 SMs) and Qwen3-235B on H200";
     const std::string fp8_decode =
         "the fp8 streaming kernel (FP8 MMA on e4m3 token groups) levels off near 180 TFLOPS from about 16 rows per "
-        "slot, where fp8's half-size weights need twice bf16's FLOP rate per byte; at one token Mixtral's down (128 "
-        "CTAs for 132 SMs) and Qwen3-235B's short down reduction (12 scale blocks) leave too few warps in flight";
+        "slot, where fp8's half-size weights need twice bf16's FLOP rate per byte, latency-bound in 12 warps per SM "
+        "(validation/data/ncu_streaming_fp8_64tokens_h200.txt); at one token Mixtral's down (128 CTAs for 132 SMs) "
+        "and Qwen3-235B's short down reduction (12 scale blocks) leave too few warps in flight";
     const std::string fp8_prefill = "the FP8 prefill path dequantises each expert to bf16 before cuBLAS; Qwen3-235B at "
                                     "16384 tokens stays below 50 % (0.44-0.46), and two H100 DeepSeek-V3 points just under";
     return std::map<std::string, std::string>{
