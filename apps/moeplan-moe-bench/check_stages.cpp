@@ -23,13 +23,6 @@ std::vector<T> download(const T* data, std::size_t count, cudaStream_t stream) {
   return host;
 }
 
-// What a path's GEMM multiplies: the rows themselves, or (e4m3 weights on the streaming path) the
-// rows as e4m3 token groups, rounded the way the device rounds them.
-std::vector<float> as_read(std::vector<float> rows, int width, bool token_groups) {
-  if (!token_groups || rows.empty()) return rows;
-  return moe::dequantize(moe::quantize_token_groups(rows, static_cast<int>(rows.size()) / width, width));
-}
-
 bool segments_hold_same_entries(const moe::Alignment& cpu, const moe::Alignment& gpu) {
   for (int expert = 0; expert < cpu.num_local_experts; ++expert) {
     const auto begin = static_cast<std::ptrdiff_t>(cpu.expert_offsets[static_cast<std::size_t>(expert)]);
@@ -142,6 +135,32 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
                       " blocks" + (passed ? "" : " (layout, tail, segment or position mismatch)")};
 }
 
+TokenGroupBuffers StageRunner::poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes, gpu::DeviceBuffer<float>& scales) {
+  codes.fill_bytes(0xFF, stream_);  // e4m3 NaN
+  scales.fill_bytes(0xFF, stream_);
+  return {&codes, &scales};
+}
+
+std::vector<float> StageRunner::rows_read(const std::vector<float>& rows, int width, const TokenGroupBuffers& groups,
+                                          bool aligned_rows, int& mismatches) const {
+  if (groups.codes == nullptr) return rows;
+  const int row_count = static_cast<int>(rows.size()) / width;
+  const moe::BlockScaledMatrix want = moe::quantize_token_groups(rows, row_count, width);
+  const std::vector<std::uint8_t> codes = download(groups.codes->data(), want.values.size(), stream_);
+  const std::vector<float> scales = download(groups.scales->data(), want.scales.size(), stream_);
+  for (int row = 0; row < row_count; ++row) {
+    if (aligned_rows && gpu_alignment_.sorted_entries[static_cast<std::size_t>(row)] == moe::kPaddingEntry) continue;
+    const auto first_code = static_cast<std::ptrdiff_t>(row) * width;
+    const auto first_scale = static_cast<std::ptrdiff_t>(row) * want.scale_cols();
+    const bool same = std::equal(codes.begin() + first_code, codes.begin() + first_code + width,
+                                 want.values.begin() + first_code) &&
+                      std::equal(scales.begin() + first_scale, scales.begin() + first_scale + want.scale_cols(),
+                                 want.scales.begin() + first_scale);
+    mismatches += same ? 0 : 1;
+  }
+  return moe::dequantize(want);
+}
+
 std::vector<std::size_t> StageRunner::valid_elements(int width) const {
   std::vector<std::size_t> elements;
   for (std::size_t row = 0; row < gpu_alignment_.sorted_entries.size(); ++row) {
@@ -158,19 +177,24 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   const bool token_groups = moe_->quantizes_activations(path);
   StageErrors errors;
   poison(moe_->mutable_activation(), rows * intermediate * 2);
-  if (token_groups) poison(moe_->hidden_codes().data(), moe_->hidden_codes().bytes());
+  const TokenGroupBuffers hidden_groups =
+      token_groups ? poison_token_groups(moe_->hidden_codes(), moe_->hidden_scales()) : TokenGroupBuffers{};
   moe_->gate_up(hidden_states_.data(), layer_.tokens, path);
   const std::vector<double> activation = bf16_bits_to_double(download(moe_->activation(), rows * intermediate, stream_));
-  const std::vector<double> activation_reference = moe::reference_gate_up_activation(
-      as_read(host_.hidden_states, hidden, token_groups), layer_.columns(), gpu_alignment_, weights);
+  const std::vector<float> hidden_read =
+      rows_read(host_.hidden_states, hidden, hidden_groups, false, errors.token_group_mismatches);
+  const std::vector<double> activation_reference =
+      moe::reference_gate_up_activation(hidden_read, layer_.columns(), gpu_alignment_, weights);
   errors.gate_up = relative_error(activation, activation_reference, valid_elements(intermediate));
 
   poison(moe_->mutable_expert_rows(), rows * hidden * 2);
-  if (token_groups) poison(moe_->activation_codes().data(), moe_->activation_codes().bytes());
+  const TokenGroupBuffers activation_groups =
+      token_groups ? poison_token_groups(moe_->activation_codes(), moe_->activation_scales()) : TokenGroupBuffers{};
   moe_->down(layer_.tokens, path);
   const std::vector<double> expert_rows = bf16_bits_to_double(download(moe_->expert_rows(), rows * hidden, stream_));
-  const std::vector<float> activation_read =
-      as_read(std::vector<float>(activation.begin(), activation.end()), intermediate, token_groups);
+  const std::vector<float> activation_read = rows_read(std::vector<float>(activation.begin(), activation.end()),
+                                                       intermediate, activation_groups, true,
+                                                       errors.token_group_mismatches);
   const std::vector<double> rows_reference = moe::reference_down_projection(
       std::vector<double>(activation_read.begin(), activation_read.end()), gpu_alignment_, weights);
   errors.down = relative_error(expert_rows, rows_reference, valid_elements(hidden));

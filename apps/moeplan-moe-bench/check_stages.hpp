@@ -24,6 +24,13 @@ struct StageErrors {
   double down = 0;
   double combine = 0;
   double layer = 0;
+  int token_group_mismatches = 0;  // rows whose e4m3 codes or scales differ from the host's
+};
+
+// The device buffers of one GEMM's e4m3 token groups; null where the path reads bf16 rows.
+struct TokenGroupBuffers {
+  gpu::DeviceBuffer<std::uint8_t>* codes = nullptr;
+  gpu::DeviceBuffer<float>* scales = nullptr;
 };
 
 class StageRunner {
@@ -43,6 +50,12 @@ class StageRunner {
 
  private:
   std::vector<std::size_t> valid_elements(int width) const;
+  TokenGroupBuffers poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes, gpu::DeviceBuffer<float>& scales);
+  // What a GEMM multiplied: `rows`, or with token groups their e4m3 rounding, after comparing the
+  // device's codes and scales with moe::quantize_token_groups bit for bit (the same float divide and
+  // round-to-nearest-even); aligned_rows: padding rows are not compared.
+  std::vector<float> rows_read(const std::vector<float>& rows, int width, const TokenGroupBuffers& groups,
+                               bool aligned_rows, int& mismatches) const;
   void poison(void* data, std::size_t bytes);
 
   const LayerCase& layer_;

@@ -14,6 +14,7 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
     : config_(config),
       weights_(weights),
       stream_(stream),
+      max_tokens_(max_tokens),
       max_rows_(moe::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
                 kStreamingBlockRows),
       expert_ids_(static_cast<std::size_t>(max_tokens) * config.columns),
@@ -26,11 +27,19 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       entry_positions_(expert_ids_.size()),
       activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
       expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden) {
-  if (config.columns <= 0 || weights.num_experts <= 0) throw std::invalid_argument("MoeLayer: empty configuration");
-  allow_streaming_shared_memory();
+  if (config.columns <= 0 || weights.num_experts <= 0 || max_tokens <= 0) {
+    throw std::invalid_argument("MoeLayer: empty configuration");
+  }
+  // The streaming GEMM stages at most one row per token in a slot's block: no two experts share a slot.
+  std::vector<int> experts_per_slot(static_cast<std::size_t>(weights.num_experts));
+  for (std::int32_t slot : config.global_to_local) {
+    if (slot >= weights.num_experts || (slot >= 0 && ++experts_per_slot[static_cast<std::size_t>(slot)] > 1)) {
+      throw std::invalid_argument("MoeLayer: global_to_local maps past the slots or two experts to one slot");
+    }
+  }
   if (weights.format == WeightFormat::fp8_block_scaled) {
-    const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / kTokenGroupElements;
-    const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / kTokenGroupElements;
+    const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / moe::kScaleBlock;
+    const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / moe::kScaleBlock;
     hidden_codes_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(max_tokens) * weights.hidden);
     hidden_scales_ = DeviceBuffer<float>(static_cast<std::size_t>(max_tokens) * groups_per_token);
     activation_codes_ = DeviceBuffer<std::uint8_t>(activation_.size());
@@ -40,6 +49,14 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
 
 bool MoeLayer::quantizes_activations(GemmPath path) const {
   return path == GemmPath::streaming && weights_.format == WeightFormat::fp8_block_scaled;
+}
+
+StreamingRows MoeLayer::streaming_input(const std::uint16_t* rows, int count, int width,
+                                        const std::int32_t* sorted_entries, DeviceBuffer<std::uint8_t>& codes,
+                                        DeviceBuffer<float>& scales) {
+  if (!quantizes_activations(GemmPath::streaming)) return {rows, nullptr};
+  launch_token_group_quantize(rows, count, width, sorted_entries, codes.data(), scales.data(), stream_);
+  return {codes.data(), scales.data()};
 }
 
 GemmPath MoeLayer::choose_path(int tokens) const {
@@ -60,23 +77,23 @@ AlignmentBuffers MoeLayer::alignment() const {
           entry_positions_.data()};
 }
 
+void MoeLayer::require_tokens(int tokens) const {
+  if (tokens < 1 || tokens > max_tokens_) throw std::invalid_argument("MoeLayer: tokens outside 1 .. max_tokens");
+}
+
 void MoeLayer::align(int tokens) {
+  require_tokens(tokens);
   launch_align(expert_ids_.data(), tokens * config_.columns, global_to_local_.data(), weights_.num_experts,
                kStreamingBlockRows, max_blocks(tokens), alignment(), stream_);
 }
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
-  if (quantizes_activations(path)) {
-    launch_token_group_quantize(hidden_states, tokens, weights_.hidden, nullptr,
-                                {hidden_codes_.data(), hidden_scales_.data()}, stream_);
-    launch_streaming_gate_up({hidden_codes_.data(), hidden_scales_.data()}, config_.columns, sorted_entries_.data(),
-                             block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_,
-                             activation_.data(), stream_);
-    return;
-  }
+  require_tokens(tokens);
   if (path == GemmPath::streaming) {
-    launch_streaming_gate_up({hidden_states, nullptr}, config_.columns, sorted_entries_.data(), block_experts_.data(),
-                             max_blocks(tokens), block_rows(tokens), weights_, activation_.data(), stream_);
+    const StreamingRows input =
+        streaming_input(hidden_states, tokens, weights_.hidden, nullptr, hidden_codes_, hidden_scales_);
+    launch_streaming_gate_up(input, config_.columns, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
+                             block_rows(tokens), weights_, activation_.data(), stream_);
     return;
   }
   if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, weights_);
@@ -86,18 +103,13 @@ void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath 
 }
 
 void MoeLayer::down(int tokens, GemmPath path) {
-  if (quantizes_activations(path)) {
-    const int rows = max_blocks(tokens) * kStreamingBlockRows;
-    launch_token_group_quantize(activation_.data(), rows, weights_.intermediate, sorted_entries_.data(),
-                                {activation_codes_.data(), activation_scales_.data()}, stream_);
-    launch_streaming_down({activation_codes_.data(), activation_scales_.data()}, sorted_entries_.data(),
-                          block_experts_.data(), max_blocks(tokens), block_rows(tokens), weights_, expert_rows_.data(),
-                          stream_);
-    return;
-  }
+  require_tokens(tokens);
   if (path == GemmPath::streaming) {
-    launch_streaming_down({activation_.data(), nullptr}, sorted_entries_.data(), block_experts_.data(),
-                          max_blocks(tokens), block_rows(tokens), weights_, expert_rows_.data(), stream_);
+    const StreamingRows input = streaming_input(activation_.data(), max_blocks(tokens) * kStreamingBlockRows,
+                                                weights_.intermediate, sorted_entries_.data(), activation_codes_,
+                                                activation_scales_);
+    launch_streaming_down(input, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens), block_rows(tokens),
+                          weights_, expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");

@@ -12,6 +12,7 @@
 #include "gpu/expert_weights_view.hpp"
 #include "gpu/library_gemm.hpp"
 #include "gpu/routing_kernels.hpp"
+#include "gpu/streaming_gemm.hpp"
 #include "gpu/token_group_quantize.hpp"
 
 namespace moeplan::gpu {
@@ -54,16 +55,25 @@ class MoeLayer {
   const std::uint16_t* expert_rows() const { return expert_rows_.data(); }
   std::uint16_t* mutable_activation() { return activation_.data(); }
   std::uint16_t* mutable_expert_rows() { return expert_rows_.data(); }
-  // The e4m3 codes of the quantized hidden states and activation (empty for bf16 weights).
+  // The token groups the streaming path last read (empty for bf16 weights): hidden states
+  // [max_tokens][hidden / 128] groups, activation [aligned rows][intermediate / 128] groups.
   DeviceBuffer<std::uint8_t>& hidden_codes() { return hidden_codes_; }
+  DeviceBuffer<float>& hidden_scales() { return hidden_scales_; }
   DeviceBuffer<std::uint8_t>& activation_codes() { return activation_codes_; }
+  DeviceBuffer<float>& activation_scales() { return activation_scales_; }
   int columns() const { return config_.columns; }
   const ExpertWeightsView& weights() const { return weights_; }
 
  private:
+  void require_tokens(int tokens) const;
+  // What the streaming GEMM reads: bf16 rows as they are, or for e4m3 weights their token groups.
+  StreamingRows streaming_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
+                                DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
+
   MoeLayerConfig config_;
   ExpertWeightsView weights_;
   cudaStream_t stream_;
+  int max_tokens_;
   int max_rows_;
   DeviceBuffer<std::int32_t> expert_ids_, global_to_local_;
   DeviceBuffer<float> router_weights_;

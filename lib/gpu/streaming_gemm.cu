@@ -4,6 +4,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/streaming_gemm_fragments.cuh"
+#include "spec/dtype.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -38,7 +39,7 @@ __device__ void store_tile(const StreamingParams& params, const float (&result)[
                            int row_a, int row_b) {
   const int quad = threadIdx.x % 4;
   for (int column = 0; column < 2; ++column) {
-    const int row = tile * 8 + 2 * quad + column;
+    const int row = tile * kTileRows + 2 * quad + column;
     if (row >= valid) continue;
     std::uint16_t* out = params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
     if constexpr (Gated) {
@@ -62,18 +63,18 @@ __host__ __device__ constexpr int stage_bytes(int staged_rows) {
 template <class Rows>
 __device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int valid,
                             int scale_block) {
-  constexpr int kPieces = kScaleBlockElements * Rows::kTokenBytes / 16;  // 16-byte pieces of a row's block
+  constexpr int kPieces = moe::kScaleBlock * Rows::kTokenBytes / 16;  // 16-byte pieces of a row's block
   constexpr int kRowsPerRound = kWarps * 32 / kPieces;
   const long row_bytes = static_cast<long>(params.reduction) * Rows::kTokenBytes;
   const int piece = threadIdx.x % kPieces;
-  const long offset = static_cast<long>(scale_block) * kScaleBlockElements * Rows::kTokenBytes + piece * 16;
+  const long offset = static_cast<long>(scale_block) * moe::kScaleBlock * Rows::kTokenBytes + piece * 16;
   for (int row = threadIdx.x / kPieces; row < valid; row += kRowsPerRound) {
     copy_async_16(buffer + row * Rows::kStagedRowBytes + piece * 16,
                   params.source + source_rows[row] * row_bytes + offset);
   }
   if constexpr (Rows::kScaledTokens) {
     float* scales = reinterpret_cast<float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
-    const int groups = params.reduction / kScaleBlockElements;
+    const int groups = params.reduction / moe::kScaleBlock;
     if (threadIdx.x < valid) {
       const long first_group = static_cast<long>(source_rows[threadIdx.x]) * groups;
       copy_async_4(scales + threadIdx.x, params.source_scales + first_group + scale_block);
@@ -84,10 +85,14 @@ __device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params,
 // A ring of staged blocks. Kept to the rows a block can hold: what shared memory takes, L1 loses,
 // and L1 holds the weight loads in flight (a 64-row, 228 KiB carveout halved bf16's streaming rate).
 template <WeightFormat Format>
-int staged_bytes(int staged_rows) {
+constexpr int staged_bytes(int staged_rows) {
   using Rows = WeightRows<Format>;
   return Rows::kStages * stage_bytes<Rows>(staged_rows);
 }
+// Both rings fit the 48 KiB a launch may take without opting in, beside the static row table.
+constexpr int kSharedWithoutOptIn = 48 * 1024 - kStreamingBlockRows * static_cast<int>(sizeof(int));
+static_assert(staged_bytes<WeightFormat::bf16>(kStreamingBlockRows) <= kSharedWithoutOptIn);
+static_assert(staged_bytes<WeightFormat::fp8_block_scaled>(kStreamingBlockRows) <= kSharedWithoutOptIn);
 
 // One warp: 16 weight rows (row_a = its lane group's row; row_b 8 rows on, or the matching up
 // row) against every token tile of the block. While a step is multiplied, the next step's
@@ -96,7 +101,7 @@ template <WeightFormat Format, bool Gated>
 __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
     streaming_kernel(StreamingParams params) {
   using Rows = WeightRows<Format>;
-  constexpr int kBlocksPerStep = Rows::kStep / kScaleBlockElements;
+  constexpr int kBlocksPerStep = Rows::kStep / moe::kScaleBlock;
   extern __shared__ uint4 shared_words[];  // [Rows::kStages][stage_bytes<Rows>(params.staged_rows)]
   __shared__ int source_rows[kStreamingBlockRows];
   std::uint8_t* staged = reinterpret_cast<std::uint8_t*>(shared_words);
@@ -109,7 +114,7 @@ __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
   const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
                     __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
   if (valid > params.staged_rows) __trap();  // the launcher promised fewer rows per block
-  const int tiles = (valid + 7) / 8;
+  const int tiles = (valid + kTileRows - 1) / kTileRows;
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, block, threadIdx.x);
   __syncthreads();
   int row_a, row_b;
@@ -121,7 +126,7 @@ __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
     row_b = row_a + 8;
   }
   const Rows rows(params.weights, static_cast<long>(expert) * params.weight_rows, row_a, row_b, params.reduction);
-  const int blocks = params.reduction / kScaleBlockElements;
+  const int blocks = params.reduction / moe::kScaleBlock;
 #pragma unroll
   for (int ahead = 0; ahead < Rows::kStages - 1; ++ahead) {
     if (ahead < blocks) stage_block<Rows>(staged + ahead * buffer_bytes, params, source_rows, valid, ahead);
@@ -131,7 +136,7 @@ __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
   typename Rows::Raw current = rows.load(0, quad, min(kBlocksPerStep, blocks)), next = current;
   for (int first = 0; first < blocks; first += kBlocksPerStep) {
     const int next_blocks = min(kBlocksPerStep, blocks - first - kBlocksPerStep);
-    if (next_blocks > 0) next = rows.load((first + kBlocksPerStep) * kScaleBlockElements, quad, next_blocks);
+    if (next_blocks > 0) next = rows.load((first + kBlocksPerStep) * moe::kScaleBlock, quad, next_blocks);
 #pragma unroll
     for (int local = 0; local < kBlocksPerStep; ++local) {
       const int scale_block = first + local;
@@ -146,7 +151,7 @@ __global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
       commit_copies();
       const std::uint8_t* buffer = staged + (scale_block % Rows::kStages) * buffer_bytes;
       const float* token_scales = reinterpret_cast<const float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
-      const int k = scale_block * kScaleBlockElements;
+      const int k = scale_block * moe::kScaleBlock;
       Rows::accumulate_block(current, local, buffer, token_scales, tiles, group, quad,
                              rows.scale(params.scales, expert, params.weight_rows, row_a, k),
                              rows.scale(params.scales, expert, params.weight_rows, row_b, k), sums);
@@ -174,37 +179,30 @@ void launch(const StreamingParams& params, WeightFormat format, dim3 grid, cudaS
   }
 }
 
-template <WeightFormat Format, bool Gated>
-void allow_staged_bytes() {
-  check_cuda(cudaFuncSetAttribute(streaming_kernel<Format, Gated>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  staged_bytes<Format>(kStreamingBlockRows)),
-             "cudaFuncSetAttribute(streaming_kernel)");
-}
-
 int staged_rows(int block_rows) {
-  if (block_rows < 1 || block_rows > kStreamingBlockRows) throw std::invalid_argument("streaming GEMM: block_rows out of range");
-  return (block_rows + 7) / 8 * 8;
+  if (block_rows < 1 || block_rows > kStreamingBlockRows) {
+    throw std::invalid_argument("streaming GEMM: block_rows out of range");
+  }
+  return static_cast<int>(divide_rounding_up(block_rows, kTileRows) * kTileRows);
 }
 
-void require_shape(const ExpertWeightsView& weights) {
-  if (weights.hidden % kScaleBlockElements != 0 || weights.intermediate % kScaleBlockElements != 0) {
-    throw std::invalid_argument("streaming GEMM: hidden and intermediate must be multiples of 128");
+void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows) {
+  if (weights.hidden <= 0 || weights.intermediate <= 0 || weights.hidden % moe::kScaleBlock != 0 ||
+      weights.intermediate % moe::kScaleBlock != 0) {
+    throw std::invalid_argument("streaming GEMM: hidden and intermediate must be positive multiples of 128");
+  }
+  if ((weights.format == WeightFormat::fp8_block_scaled) != (rows.group_scales != nullptr)) {
+    throw std::invalid_argument(
+        "streaming GEMM: e4m3 weights read e4m3 token groups (codes and scales), bf16 weights bf16 rows");
   }
 }
 
 }  // namespace
 
-void allow_streaming_shared_memory() {
-  allow_staged_bytes<WeightFormat::bf16, true>();
-  allow_staged_bytes<WeightFormat::bf16, false>();
-  allow_staged_bytes<WeightFormat::fp8_block_scaled, true>();
-  allow_staged_bytes<WeightFormat::fp8_block_scaled, false>();
-}
-
 void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std::int32_t* sorted_entries,
                               const std::int32_t* block_experts, int max_blocks, int block_rows,
                               const ExpertWeightsView& weights, std::uint16_t* activation, cudaStream_t stream) {
-  require_shape(weights);
+  require_inputs(weights, hidden_states);
   if (max_blocks == 0) return;
   const StreamingParams params{static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
                                top_k, sorted_entries, block_experts,
@@ -217,7 +215,7 @@ void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std:
 void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_entries,
                            const std::int32_t* block_experts, int max_blocks, int block_rows,
                            const ExpertWeightsView& weights, std::uint16_t* expert_rows, cudaStream_t stream) {
-  require_shape(weights);
+  require_inputs(weights, activation);
   if (max_blocks == 0) return;
   const StreamingParams params{static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
                                sorted_entries, block_experts,

@@ -14,9 +14,6 @@ namespace moeplan::gpu {
 
 constexpr int kStreamingBlockRows = 64;  // the alignment block this kernel expects
 
-// Lets the kernels stage fp8's wider steps past the 48 KiB default; on each device, before any launch.
-void allow_streaming_shared_memory();
-
 // The rows a streaming GEMM reads: bf16 [rows][K] for bf16 weights; for e4m3 weights, e4m3 codes
 // [rows][K] with group_scales [rows][K / 128].
 struct StreamingRows {

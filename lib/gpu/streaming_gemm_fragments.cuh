@@ -13,11 +13,12 @@
 
 #include "gpu/expert_weights_view.hpp"
 #include "gpu/streaming_gemm.hpp"
+#include "moe/fp8_format.hpp"
 
 namespace moeplan::gpu {
 
-constexpr int kScaleBlockElements = 128;  // one fp8 scale block along the reduction; one staged token block
-constexpr int kTokenTiles = kStreamingBlockRows / 8;  // mma n = 8 token rows per tile
+constexpr int kTileRows = 8;  // mma n: token rows per tile
+constexpr int kTokenTiles = kStreamingBlockRows / kTileRows;
 
 __device__ inline std::uint16_t bf16_bits_of(float value) {
   return __bfloat16_as_ushort(__float2bfloat16_rn(value));
@@ -95,7 +96,7 @@ struct WeightRows<WeightFormat::bf16> {
 #pragma unroll
     for (int tile = 0; tile < kTokenTiles; ++tile) {
       if (tile >= tiles) break;
-      const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(staged + (tile * 8 + group) * kStagedRowBytes);
+      const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(staged + (tile * kTileRows + group) * kStagedRowBytes);
 #pragma unroll
       for (int word_group = 0; word_group < 4; ++word_group) {
         const uint4 tokens = *reinterpret_cast<const uint4*>(row + group_offset(word_group, quad));
@@ -144,9 +145,9 @@ struct WeightRows<WeightFormat::fp8_block_scaled> {
 
   // The 128x128 block holding (row, k) of this expert: scales are [experts][rows / 128][K / 128].
   __device__ float scale(const float* scales, int expert, int rows_per_expert, int row, int k) const {
-    const int blocks_per_row = reduction / kScaleBlockElements;
-    const long block_row = static_cast<long>(expert) * (rows_per_expert / kScaleBlockElements) + row / kScaleBlockElements;
-    return scales[block_row * blocks_per_row + k / kScaleBlockElements];
+    const int blocks_per_row = reduction / moe::kScaleBlock;
+    const long block_row = static_cast<long>(expert) * (rows_per_expert / moe::kScaleBlock) + row / moe::kScaleBlock;
+    return scales[block_row * blocks_per_row + k / moe::kScaleBlock];
   }
 
   // Scale block `block` of the step (loads 2 block and 2 block + 1): four mma per tile into a
@@ -158,7 +159,7 @@ struct WeightRows<WeightFormat::fp8_block_scaled> {
 #pragma unroll
     for (int tile = 0; tile < kTokenTiles; ++tile) {
       if (tile >= tiles) break;
-      const std::uint8_t* row = staged + (tile * 8 + group) * kStagedRowBytes;
+      const std::uint8_t* row = staged + (tile * kTileRows + group) * kStagedRowBytes;
       float partial[4] = {};
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
@@ -167,7 +168,7 @@ struct WeightRows<WeightFormat::fp8_block_scaled> {
         mma_e4m3(partial, a.x, b.x, a.y, b.y, tokens.x, tokens.y);
         mma_e4m3(partial, a.z, b.z, a.w, b.w, tokens.z, tokens.w);
       }
-      const float2 token_scale = *reinterpret_cast<const float2*>(token_scales + tile * 8 + 2 * quad);
+      const float2 token_scale = *reinterpret_cast<const float2*>(token_scales + tile * kTileRows + 2 * quad);
       sums[tile][0] += scale_a * token_scale.x * partial[0];
       sums[tile][1] += scale_a * token_scale.y * partial[1];
       sums[tile][2] += scale_b * token_scale.x * partial[2];

@@ -6,19 +6,15 @@
 
 #include <cuda_runtime.h>
 
+#include "moe/fp8_format.hpp"
+
 namespace moeplan::gpu {
 
-constexpr int kTokenGroupElements = 128;  // columns sharing one scale
-
-// The rows an FP8 streaming GEMM reads: codes [rows][width] e4m3 and scales [rows][width / 128].
-struct TokenGroups {
-  std::uint8_t* codes = nullptr;
-  float* scales = nullptr;
-};
-
-// rows: [row_count][width] bf16, width a multiple of 128. With sorted_entries, rows whose entry is
-// padding (negative) are skipped: nothing reads them.
+// rows: [row_count][width] bf16, width a multiple of 128, to codes [row_count][width] e4m3 and
+// scales [row_count][width / 128]. With sorted_entries, rows whose entry is padding (negative) are
+// skipped: nothing reads them.
 void launch_token_group_quantize(const std::uint16_t* rows, int row_count, int width,
-                                 const std::int32_t* sorted_entries, TokenGroups output, cudaStream_t stream);
+                                 const std::int32_t* sorted_entries, std::uint8_t* codes, float* scales,
+                                 cudaStream_t stream);
 
 }  // namespace moeplan::gpu

@@ -51,7 +51,8 @@ std::uint8_t e4m3_bits(float value) {
 }
 
 BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols, int block_rows) {
-  if (rows <= 0 || cols <= 0 || block_rows <= 0 || matrix.size() != static_cast<std::size_t>(rows) * cols) {
+  if (block_rows <= 0) throw std::invalid_argument("fp8: block_rows must be positive");
+  if (rows <= 0 || cols <= 0 || matrix.size() != static_cast<std::size_t>(rows) * cols) {
     throw std::invalid_argument("fp8: matrix size does not match rows x cols");
   }
   BlockScaledMatrix result;

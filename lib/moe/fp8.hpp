@@ -5,10 +5,11 @@
 #include <span>
 #include <vector>
 
+#include "moe/fp8_format.hpp"
+#include "spec/dtype.hpp"
+
 namespace moeplan::moe {
 
-constexpr int kScaleBlock = 128;
-constexpr float kE4m3Max = 448.0f;  // largest finite e4m3 (OCP FP8: S.1111.110)
 // Normwise relative error that e4m3 rounding may add to a layer's output: half a unit in the last
 // place is 2^-4 of a value, and an FP8 path rounds up to three operands (weights, hidden states, activation).
 constexpr double kE4m3LayerBound = 1e-1;
@@ -25,8 +26,8 @@ struct BlockScaledMatrix {
   std::vector<std::uint8_t> values;  // [rows][cols] e4m3
   std::vector<float> scales;         // [ceil(rows / block_rows)][ceil(cols / 128)]
 
-  int scale_rows() const { return (rows + block_rows - 1) / block_rows; }
-  int scale_cols() const { return (cols + kScaleBlock - 1) / kScaleBlock; }
+  int scale_rows() const { return static_cast<int>(divide_rounding_up(rows, block_rows)); }
+  int scale_cols() const { return static_cast<int>(divide_rounding_up(cols, kScaleBlock)); }
 };
 
 // Each block's scale maps its largest magnitude onto 448, so no block saturates.
