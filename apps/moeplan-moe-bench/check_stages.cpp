@@ -135,7 +135,8 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
                       " blocks" + (passed ? "" : " (layout, tail, segment or position mismatch)")};
 }
 
-TokenGroupBuffers StageRunner::poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes, gpu::DeviceBuffer<float>& scales) {
+TokenGroupBuffers StageRunner::poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes,
+                                                   gpu::DeviceBuffer<float>& scales) {
   codes.fill_bytes(0xFF, stream_);  // e4m3 NaN
   scales.fill_bytes(0xFF, stream_);
   return {&codes, &scales};

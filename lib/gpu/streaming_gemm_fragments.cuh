@@ -96,7 +96,8 @@ struct WeightRows<WeightFormat::bf16> {
 #pragma unroll
     for (int tile = 0; tile < kTokenTiles; ++tile) {
       if (tile >= tiles) break;
-      const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(staged + (tile * kTileRows + group) * kStagedRowBytes);
+      const std::uint8_t* row_bytes = staged + (tile * kTileRows + group) * kStagedRowBytes;
+      const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(row_bytes);
 #pragma unroll
       for (int word_group = 0; word_group < 4; ++word_group) {
         const uint4 tokens = *reinterpret_cast<const uint4*>(row + group_offset(word_group, quad));

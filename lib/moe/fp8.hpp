@@ -31,7 +31,8 @@ struct BlockScaledMatrix {
 };
 
 // Each block's scale maps its largest magnitude onto 448, so no block saturates.
-BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols, int block_rows = kScaleBlock);
+BlockScaledMatrix quantize_block_scaled(std::span<const float> matrix, int rows, int cols,
+                                        int block_rows = kScaleBlock);
 
 // Activations as FP8 GEMMs take them (kernels.md, DeepGEMM and the fused-MoE FP8 paths): e4m3 with
 // one scale per row and 128 columns, computed from the values at run time.
