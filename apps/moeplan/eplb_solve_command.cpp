@@ -242,12 +242,11 @@ void run_simulation(SimulateOptions options) {
   if (routing.groups < 1 || log.num_experts % routing.groups != 0) {
     throw InputError("command line", "--groups", fmt::format("a divisor of the number of experts ({})", log.num_experts));
   }
-  if (!model) {
-    // DeepSeek's 8-of-4-groups defaults, narrowed to what fewer groups or experts allow.
-    if (!options.topk_groups_given) routing.topk_groups = std::min(routing.topk_groups, routing.groups);
-    const std::int64_t kept_experts = routing.topk_groups * (log.num_experts / routing.groups);
-    if (!options.top_k_given) routing.experts_per_token = std::min(routing.experts_per_token, kept_experts);
-  }
+  // Values not given (DeepSeek's 8-of-4-groups defaults, or the model's) narrow to what fewer groups
+  // or experts allow; given ones are checked below.
+  if (!options.topk_groups_given) routing.topk_groups = std::min(routing.topk_groups, routing.groups);
+  const std::int64_t kept_experts = routing.topk_groups * (log.num_experts / routing.groups);
+  if (!options.top_k_given) routing.experts_per_token = std::min(routing.experts_per_token, kept_experts);
   if (routing.topk_groups > routing.groups) {
     throw InputError("command line", "--topk-groups", fmt::format("at most --groups ({}), got {}", routing.groups, routing.topk_groups));
   }

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cost/compute.hpp"
+#include "cost/expert_routing.hpp"
+
 namespace moeplan {
 
 namespace {
-
-constexpr double kBf16Bytes = 2.0;
 
 // Rows landing on the two fabrics at the busiest receiving rank, and the time the slower one takes.
 double deepep_time(double nvlink_bytes, double rdma_bytes, const Hardware& hardware,
@@ -20,7 +21,7 @@ double deepep_time(double nvlink_bytes, double rdma_bytes, const Hardware& hardw
 // Expected distinct destinations among `targets` equally likely ones when a token picks `top_k` rows.
 double distinct_destinations(double targets, double top_k) {
   if (targets <= 0) return 0.0;
-  return targets * (1.0 - std::pow(1.0 - 1.0 / targets, top_k));
+  return targets * reach_probability(top_k, 1.0 / targets);
 }
 
 double cross_share(const DispatchInput& input) {
@@ -35,7 +36,7 @@ DispatchTimes standard_all_to_all(const DispatchInput& input, const CollectiveMo
   const double cross = cross_share(input);
   // BF16 row per (token, expert) pair; the busiest rank receives max/mean times the mean, of which 1/n is local.
   const double rows = input.tokens_per_rank * static_cast<double>(input.top_k) * input.max_over_mean;
-  const double wire = rows * static_cast<double>(input.hidden) * kBf16Bytes * remote;
+  const double wire = rows * static_cast<double>(input.hidden) * kActivationBytes * remote;
   const double wire_cross = remote > 0 ? std::min(1.0, cross / remote) : 0.0;
   const double time = collectives.uneven_all_to_all(input.group, wire, wire_cross);
   return {time, time};
@@ -44,7 +45,7 @@ DispatchTimes standard_all_to_all(const DispatchInput& input, const CollectiveMo
 DispatchTimes gather_scatter(const DispatchInput& input, const CollectiveModel& collectives) {
   // doc 003: tokens all-gathered across the group before the experts, reduce-scattered after them.
   const double bytes =
-      input.tokens_per_rank * static_cast<double>(input.group.ranks) * static_cast<double>(input.hidden) * kBf16Bytes;
+      input.tokens_per_rank * static_cast<double>(input.group.ranks) * static_cast<double>(input.hidden) * kActivationBytes;
   return {collectives.time(Collective::all_gather, input.group, bytes),
           collectives.time(Collective::reduce_scatter, input.group, bytes)};
 }
@@ -58,7 +59,7 @@ DispatchTimes deepep_low_latency(const DispatchInput& input, const Hardware& har
   // kernels.md §4.5: low-latency mode sends one FP8 row (plus scales) per (token, expert) and combines in BF16.
   const double rows = input.tokens_per_rank * static_cast<double>(input.top_k) * input.max_over_mean;
   const double fp8_row = hidden + 4.0 * hidden / static_cast<double>(constants.scale_group);
-  const double bf16_row = hidden * kBf16Bytes;
+  const double bf16_row = hidden * kActivationBytes;
   return {deepep_time(rows * fp8_row * nvlink_share, rows * fp8_row * cross, hardware, constants),
           deepep_time(rows * bf16_row * nvlink_share, rows * bf16_row * cross, hardware, constants)};
 }
@@ -70,11 +71,11 @@ DispatchTimes deepep_normal(const DispatchInput& input, const Hardware& hardware
   const auto hidden = static_cast<double>(input.hidden);
   const double cross = cross_share(input);
   // DeepEP normal sends a token once per destination node over RDMA and once per destination rank over NVLink.
-  const double remote_nodes = nodes > 1 ? (nodes - 1.0) * (1.0 - std::pow(1.0 - cross / (nodes - 1.0), top_k)) : 0.0;
+  const double remote_nodes = nodes > 1 ? (nodes - 1.0) * reach_probability(top_k, cross / (nodes - 1.0)) : 0.0;
   const double remote_ranks = distinct_destinations(ranks, top_k) * (1.0 - 1.0 / ranks);
   const double tokens = input.tokens_per_rank * input.max_over_mean;
   const double fp8_row = hidden + 4.0 * hidden / static_cast<double>(constants.scale_group);
-  const double bf16_row = hidden * kBf16Bytes;
+  const double bf16_row = hidden * kActivationBytes;
   return {deepep_time(tokens * remote_ranks * fp8_row, tokens * remote_nodes * fp8_row, hardware, constants),
           deepep_time(tokens * remote_ranks * bf16_row, tokens * remote_nodes * bf16_row, hardware, constants)};
 }

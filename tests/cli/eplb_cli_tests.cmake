@@ -49,19 +49,22 @@ endif()
 
 expect_success(eplb-simulate "GPU utilisation" eplb-simulate --ep-sizes 8 64 --batches 1 --layers 1 --tokens-per-gpu 64)
 # Without a model, DeepSeek's 8-of-4-groups defaults narrow to fewer groups or experts; given flags are checked.
-expect_success(eplb-simulate-one-group "GPU utilisation" eplb-simulate --groups 1 --ep-sizes 8 --batches 1 --layers 1)
-expect_success(eplb-simulate-few-experts "GPU utilisation" eplb-simulate --experts 8 --groups 8 --ep-sizes 8 --batches 1 --layers 1)
+expect_success(eplb-simulate-one-group "grouped top-8 routing over 1 of 1 groups" eplb-simulate --groups 1 --ep-sizes 8 --batches 1 --layers 1)
+expect_success(eplb-simulate-few-experts "grouped top-4 routing over 4 of 8 groups" eplb-simulate --experts 8 --groups 8 --ep-sizes 8 --batches 1 --layers 1)
 # NaN fails every comparison, so CLI::Range alone would let it through.
 expect_failure(eplb-simulate-nan-sigma 2 "--sigma: expected a finite number in [0, 10], got nan" ${eplb_dir}/none.json
-               eplb-simulate --sigma nan --ep-sizes 8 --batches 1 --layers 1)
+               eplb-simulate --sigma nan --ep-sizes 8 --batches 1 --layers 1 --json ${eplb_dir}/none.json)
 # One routing flag given narrows nothing else: --top-k alone leaves --topk-groups to follow --groups.
 expect_success(eplb-simulate-top-k-alone "grouped top-2 routing over 1 of 1 groups" eplb-simulate --groups 1 --top-k 2
                --ep-sizes 8 --batches 1 --layers 1)
 # Routing flags given with a model replace the model's values.
 expect_success(eplb-simulate-model-flags "grouped top-3 routing over 1 of 2 groups" eplb-simulate
                --model ${models}/deepseek-v3.yaml --top-k 3 --topk-groups 1 --groups 2 --ep-sizes 8 --batches 1 --layers 1)
+# A model's topk_groups narrows to fewer --groups like the defaults do (it used to blame a --topk-groups never typed).
+expect_success(eplb-simulate-model-groups "grouped top-8 routing over 2 of 2 groups" eplb-simulate
+               --model ${models}/deepseek-v3.yaml --groups 2 --ep-sizes 8 --batches 1 --layers 1)
 expect_failure(eplb-simulate-topk-groups 2 "--topk-groups: expected at most --groups (2), got 4" ${eplb_dir}/none.json
-               eplb-simulate --groups 2 --topk-groups 4 --ep-sizes 8 --batches 1 --layers 1)
+               eplb-simulate --groups 2 --topk-groups 4 --ep-sizes 8 --batches 1 --layers 1 --json ${eplb_dir}/none.json)
 
 # Bad inputs.
 set(out ${eplb_dir}/bad.json)

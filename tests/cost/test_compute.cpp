@@ -41,7 +41,6 @@ TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name the
   CHECK(tuned.gemm_compute == Efficiency{}.gemm_compute);
   CHECK(tuned.attention_memory == Efficiency{}.attention_memory);
   CHECK_FALSE(tuned.additive_gemm);
-  CHECK_FALSE(tuned.calibrated);
   CHECK(tuned.source == "uncalibrated: datasheet roofline at the scenario's efficiencies (bench X)");
 }
 
