@@ -29,6 +29,7 @@ Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
   Efficiency efficiency;
   if (overrides.source.empty()) return efficiency;
   efficiency.additive_gemm = overrides.additive_gemm.value_or(efficiency.additive_gemm);
+  efficiency.gemm_floor = overrides.gemm_floor.value_or(efficiency.gemm_floor);
   efficiency.gemm_compute = overrides.gemm_compute.value_or(efficiency.gemm_compute);
   efficiency.fp8_compute = overrides.fp8_compute.value_or(efficiency.fp8_compute);
   efficiency.gemm_memory = overrides.gemm_memory.value_or(efficiency.gemm_memory);
@@ -58,7 +59,7 @@ double ComputeModel::gemm_time(const Work& work, DType weight, double prefetched
   if (work.flops <= 0) return 0.0;
   const Work streamed{work.flops, std::max(0.0, work.bytes - prefetched_bytes)};
   if (efficiency_.additive_gemm) {
-    const AdditiveCost cost{efficiency_.kernel_floor, efficiency_.gemm_memory, compute_efficiency(weight)};
+    const AdditiveCost cost{efficiency_.gemm_floor, efficiency_.gemm_memory, compute_efficiency(weight)};
     return cost.time(streamed, hardware_.hbm_bandwidth, peak(weight));
   }
   // Roofline: max(FLOPs / (peak x efficiency), bytes / (HBM x efficiency)), at least one launch.

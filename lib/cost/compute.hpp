@@ -57,9 +57,10 @@ struct Efficiency {
   double fp8_compute = 0.55;
   // kernels.md §6 row 1: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
   double gemm_memory = 0.75;
-  // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with the floor as its
-  // fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (doc 004's 910B timings).
+  // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with gemm_floor as
+  // its fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (doc 004's 910B timings).
   bool additive_gemm = false;
+  double gemm_floor = 0;  // s, additive GEMMs only; other kernels keep kernel_floor
   // FlashAttention-3 (arXiv 2407.08608) reaches up to 75 % of H100 BF16 peak on long sequences; shorter
   // sequences and MLA's unequal head dims land lower.
   double attention_compute = 0.60;

@@ -27,7 +27,7 @@ struct EfficiencyOverrides {
   std::string source;  // where the numbers come from; empty when the scenario tunes nothing
   std::optional<bool> additive_gemm;
   std::optional<double> gemm_compute, fp8_compute, gemm_memory, attention_compute, attention_memory, elementwise_memory;
-  std::optional<double> kernel_floor;  // s
+  std::optional<double> gemm_floor, kernel_floor;  // s
 };
 
 // Throws InputError naming `file` and `key` when the name is unknown.

@@ -35,7 +35,7 @@ std::optional<double> optional_fraction(const YamlView& view, const std::string&
 // A source is required: tuned numbers without their provenance cannot be checked or re-derived.
 EfficiencyOverrides read_efficiency(const YamlView& view) {
   view.expect_only({"source", "gemm", "gemm_compute", "fp8_compute", "gemm_memory", "attention_compute",
-                    "attention_memory", "elementwise_memory", "kernel_floor_us"});
+                    "attention_memory", "elementwise_memory", "gemm_floor_us", "kernel_floor_us"});
   EfficiencyOverrides efficiency;
   efficiency.source = view.text("source");
   if (view.has("gemm")) {
@@ -52,6 +52,15 @@ EfficiencyOverrides read_efficiency(const YamlView& view) {
   efficiency.attention_memory = optional_fraction(view, "attention_memory");
   efficiency.elementwise_memory = optional_fraction(view, "elementwise_memory");
   if (view.has("kernel_floor_us")) efficiency.kernel_floor = view.number("kernel_floor_us", 0, 1e4) / 1e6;
+  // An additive GEMM sums its own three terms: defaults tuned for a roofline's maximum would not do.
+  const bool additive = efficiency.additive_gemm.value_or(false);
+  for (const char* key : {"gemm_floor_us", "gemm_memory", "gemm_compute"}) {
+    if (additive && !view.has(key)) throw InputError(view.file(), view.key_path(key), "a value, with gemm: additive");
+  }
+  if (view.has("gemm_floor_us")) {
+    if (!additive) throw InputError(view.file(), view.key_path("gemm_floor_us"), "only with gemm: additive");
+    efficiency.gemm_floor = view.number("gemm_floor_us", 0, 1e4) / 1e6;
+  }
   return efficiency;
 }
 

@@ -47,7 +47,7 @@ TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name the
 TEST_CASE("additive GEMMs pay the floor, the bytes and the FLOPs in turn") {
   Efficiency efficiency;
   efficiency.additive_gemm = true;
-  efficiency.kernel_floor = 10e-6;
+  efficiency.gemm_floor = 10e-6;
   efficiency.gemm_memory = 0.5;
   efficiency.gemm_compute = 0.25;
   const ComputeModel model{hardware_preset("H200", "test", "hardware"), efficiency};
@@ -56,6 +56,8 @@ TEST_CASE("additive GEMMs pay the floor, the bytes and the FLOPs in turn") {
   const double bytes = 8192.0 * 4096 * 2 + 48.0 * (4096 + 8192) * 2;
   const double expected = 10e-6 + bytes / (4.8e12 * 0.5) + flops / (989e12 * 0.25);
   CHECK(model.gemm(48, 8192, 4096, DType::bf16, {}) == doctest::Approx(expected));
+  // The GEMMs' fixed cost is theirs alone: a small element-wise kernel still costs the 3 us launch floor.
+  CHECK(model.elementwise(1024) == doctest::Approx(3e-6));
 }
 
 TEST_CASE("a tiny op costs at least one launch") {

@@ -73,7 +73,8 @@ TEST_CASE("a scenario tunes the efficiencies, with a source and fractions in (0,
 name: efficiency
 cluster:
   gpu: Ascend-910B
-  efficiency: {source: "doc 004", gemm: additive, gemm_memory: 1.0, attention_memory: 0.25, kernel_floor_us: 9.5}
+  efficiency: {source: "doc 004", gemm: additive, gemm_memory: 1.0, gemm_compute: 0.3, attention_memory: 0.25,
+               gemm_floor_us: 9.5, kernel_floor_us: 4}
 workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
 )");
   const auto efficiency = moeplan::load_scenario_yaml(path).cluster.efficiency;
@@ -81,8 +82,9 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
   CHECK(efficiency.additive_gemm == true);
   CHECK(efficiency.gemm_memory == 1.0);
   CHECK(efficiency.attention_memory == 0.25);
-  CHECK(efficiency.kernel_floor == doctest::Approx(9.5e-6));
-  CHECK_FALSE(efficiency.gemm_compute.has_value());
+  CHECK(efficiency.gemm_floor == doctest::Approx(9.5e-6));
+  CHECK(efficiency.kernel_floor == doctest::Approx(4e-6));
+  CHECK_FALSE(efficiency.fp8_compute.has_value());
 
   const auto rejects = [](const std::string& name, const std::string& efficiency_map, const std::string& key) {
     const std::string text = "schema_version: 1\nname: bad\ncluster: {gpu: H200, efficiency: " + efficiency_map +
@@ -96,4 +98,7 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
   rejects("efficiency-no-source.yaml", "{gemm_memory: 0.5}", "cluster.efficiency.source");
   rejects("efficiency-empty-source.yaml", "{source: '', gemm_memory: 0.5}", "cluster.efficiency.source");
   rejects("efficiency-unknown.yaml", "{source: x, gemm_efficiency: 0.5}", "gemm_efficiency");
+  rejects("efficiency-additive-alone.yaml", "{source: x, gemm: additive, gemm_memory: 1, gemm_compute: 0.3}",
+          "cluster.efficiency.gemm_floor_us");
+  rejects("efficiency-floor-without-additive.yaml", "{source: x, gemm_floor_us: 9}", "cluster.efficiency.gemm_floor_us");
 }
