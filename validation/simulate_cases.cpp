@@ -48,7 +48,7 @@ const char* const kRoofline =
     "910B preset with doc 004's GEMM fit (the scenarios' cluster.efficiency): the simulated server runs about "
     "2.4x faster than the measured one. The document times only the O projection; the rest of a step (decode "
     "attention, grouped expert GEMMs, dispatch, host scheduling) is not broken down, and no one attention "
-    "efficiency fits both RL figures: attention_memory 0.10 gives OTP1 518 TPS but OTP4 551 (+6 %, against +16 %)";
+    "efficiency fits both RL figures: attention_memory 0.10 gives OTP1 526 TPS but OTP4 559 (+6 %, against +16 %)";
 
 // Output tokens/s over [from, end of run], from a whole run and a run stopped at `from`.
 double rate_after(const SimulationResult& whole, const SimulationResult& until) {
