@@ -20,6 +20,7 @@ using nlohmann::json;
 // Maximums past any real shape (scenario.cpp's 2^24 tokens, 2^16 experts and ranks): they keep the
 // routing expectations, which sum over a window of order sqrt(tokens), quick.
 constexpr std::int64_t kMostTokens = std::int64_t{1} << 24, kMostUnits = std::int64_t{1} << 16;
+constexpr double kLongestSeconds = 1000;
 constexpr std::int64_t kMostInt = std::numeric_limits<int>::max();
 
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
@@ -207,7 +208,16 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
   }
 }
 
-Measurement read_measurement(const JsonFields& fields) {
+// A measured time: positive and at most kLongestSeconds, past anything one timed kernel takes, so
+// an absurd time cannot swamp a fit (1.7e308 s fitted the streaming GEMMs to cost nothing).
+double measured_seconds(const JsonFields& fields, const std::string& key) {
+  const double seconds = fields.positive(key);
+  if (seconds > kLongestSeconds) fields.fail(key, "a measured time in seconds, at most 1000");
+  return seconds;
+}
+
+// ranks: at most the devices the file records, which took every measurement.
+Measurement read_measurement(const JsonFields& fields, int devices) {
   Measurement measurement;
   try {
     measurement.family = parse_family(fields.text("family"));
@@ -218,16 +228,16 @@ Measurement read_measurement(const JsonFields& fields) {
   measurement.label = fields.text("label");
   measurement.mode = fields.text("mode");
   measurement.dtype = fields.text("dtype");
-  measurement.ranks = static_cast<int>(fields.integer("ranks", 1, kMostUnits));
+  measurement.ranks = static_cast<int>(fields.integer("ranks", 1, devices));
   const JsonFields shape = fields.object("shape");
   for (const auto& [name, value] : shape.node().items()) measurement.shape[name] = shape.integer(name, 0);
   measurement.bytes = fields.non_negative("bytes");
   measurement.flops = fields.non_negative("flops");
-  measurement.seconds = fields.positive("seconds");
-  measurement.min_seconds = fields.positive("min_seconds");
-  measurement.max_seconds = fields.positive("max_seconds");
+  measurement.seconds = measured_seconds(fields, "seconds");
+  measurement.min_seconds = measured_seconds(fields, "min_seconds");
+  measurement.max_seconds = measured_seconds(fields, "max_seconds");
   const JsonFields stages = fields.object("stages");
-  for (const auto& [name, value] : stages.node().items()) measurement.stages[name] = stages.positive(name);
+  for (const auto& [name, value] : stages.node().items()) measurement.stages[name] = measured_seconds(stages, name);
   check_family_fields(fields, measurement);
   return measurement;
 }
@@ -353,7 +363,8 @@ Calibration calibration_from_json(const nlohmann::json& document, const std::str
   calibration.device = read_device(fields.object("device"));
   const json& measurements = fields.array("measurements");
   for (std::size_t index = 0; index < measurements.size(); ++index) {
-    calibration.measurements.push_back(read_measurement(fields.element(measurements[index], index, "measurements")));
+    calibration.measurements.push_back(
+        read_measurement(fields.element(measurements[index], index, "measurements"), calibration.device.count));
   }
   calibration.coefficients = read_coefficients(fields.object("coefficients"));
   const JsonFields heldout = fields.object("heldout_mape");

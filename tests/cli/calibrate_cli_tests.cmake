@@ -46,6 +46,12 @@ expect_failure(calibrate-from-moe-without-slots 2
 expect_failure(calibrate-from-absurd-tokens 2
                "calibration-moe-absurd-tokens.json: measurements[0].shape.tokens: expected an integer in [1, 16777216]"
                ${report} calibrate --from ${bad}/calibration-moe-absurd-tokens.json --report ${report})
+expect_failure(calibrate-from-absurd-seconds 2
+               "calibration-moe-absurd-seconds.json: measurements[0].stages.align: expected a measured time in seconds, at most 1000"
+               ${report} calibrate --from ${bad}/calibration-moe-absurd-seconds.json --report ${report})
+expect_failure(calibrate-from-ranks-over-devices 2
+               "calibration-ranks-over-devices.json: measurements[0].ranks: expected an integer in [1, 2]"
+               ${report} calibrate --from ${bad}/calibration-ranks-over-devices.json --report ${report})
 expect_failure(calibrate-from-device-count-wraps 2
                "calibration-device-count-wraps.json: device.count: expected an integer in [1, 65536]" ${report}
                calibrate --from ${bad}/calibration-device-count-wraps.json --report ${report})
