@@ -34,22 +34,24 @@ struct KnownGap {
 ValidationCase marked(ValidationCase entry) {
   static const std::map<std::string, KnownGap> gaps = [] {
     const std::string bf16_decode =
-        "the bf16 streaming kernel falls short at 46-64 rows per slot, where its FLOP rate levels off near 150 TFLOPS, "
-        "and at one token for Mixtral (down: 128 CTAs of 4 warps for 132 SMs) and Qwen3-235B on H200";
+        "the bf16 streaming kernel (wgmma on 64 weight rows a CTA) falls short at 46-64 rows per slot, where every "
+        "CTA stages its block's token rows again beside its weights and waits on each block's wgmma, and at one token "
+        "for Mixtral's down on H200 (128 CTAs for 132 SMs)";
     const std::string fp8_decode =
-        "the fp8 streaming kernel (FP8 MMA on e4m3 token groups) levels off near 180 TFLOPS from about 16 rows per "
-        "slot, where fp8's half-size weights need twice bf16's FLOP rate per byte, latency-bound in 12 warps per SM "
-        "(validation/data/ncu_streaming_fp8_64tokens_h200.txt); at one token Mixtral's down (128 CTAs for 132 SMs) "
-        "and Qwen3-235B's short down reduction (12 scale blocks) leave too few warps in flight";
-    const std::string fp8_prefill = "the FP8 prefill path dequantises each expert to bf16 before cuBLAS; Qwen3-235B at "
-                                    "16384 tokens stays below 50 % (0.44-0.46), and two H100 DeepSeek-V3 points just under";
+        "the fp8 streaming kernel (wgmma on e4m3 token groups) falls short at one token for DeepSeek-V3, whose "
+        "576 gate/up CTAs make 1.09 waves of 4 per SM (the second, 1 CTA per SM, keeps too few loads in flight), on "
+        "H100 up to 32 tokens of E_local 8; at 16-64 rows per slot, where token rows staged beside the weights double "
+        "a CTA's copies; and for Mixtral's down (K 14336, 64-128 CTAs) and Qwen3-235B at one token";
+    const std::string fp8_prefill =
+        "the FP8 prefill path dequantises each expert to bf16 before cuBLAS: Qwen3-235B at 16384 tokens stays below "
+        "50 % (0.42-0.46), DeepSeek-V3 E_local 8 at 1024 just under";
     return std::map<std::string, KnownGap>{
-        {"moe.h100.bf16.decode_copy_floor", {4, bf16_decode}},
-        {"moe.h200.bf16.decode_copy_floor", {7, bf16_decode}},
-        {"moe.h100.fp8.decode_copy_floor", {8, fp8_decode}},
-        {"moe.h200.fp8.decode_copy_floor", {25, fp8_decode}},
-        {"moe.h100.fp8.prefill_gemm_floor", {3, fp8_prefill}},
-        {"moe.h200.fp8.prefill_gemm_floor", {1, fp8_prefill}},
+        {"moe.h100.bf16.decode_copy_floor", {3, bf16_decode}},
+        {"moe.h200.bf16.decode_copy_floor", {5, bf16_decode}},
+        {"moe.h100.fp8.decode_copy_floor", {18, fp8_decode}},
+        {"moe.h200.fp8.decode_copy_floor", {24, fp8_decode}},
+        {"moe.h100.fp8.prefill_gemm_floor", {2, fp8_prefill}},
+        {"moe.h200.fp8.prefill_gemm_floor", {2, fp8_prefill}},
     };
   }();
   const auto found = gaps.find(entry.id);

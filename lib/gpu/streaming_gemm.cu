@@ -1,15 +1,21 @@
 #include "gpu/streaming_gemm.hpp"
 
+#include <cuda_bf16.h>
+
 #include <stdexcept>
 
+#include "gpu/async_copy.cuh"
 #include "gpu/cuda_check.hpp"
-#include "gpu/streaming_gemm_fragments.cuh"
-#include "spec/dtype.hpp"
+#include "gpu/wgmma.cuh"
+#include "moe/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
 
-constexpr int kWarps = 4;
+constexpr int kThreads = 128;    // one warpgroup
+constexpr int kCtaRows = 64;     // wgmma m: the weight rows one CTA streams
+constexpr int kTileRows = 8;     // token rows of one accumulator column group
+constexpr int kChunkBytes = 16;  // one cp.async, one swizzled chunk
 
 struct StreamingParams {
   const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
@@ -24,24 +30,141 @@ struct StreamingParams {
   int up_offset;     // gated: the first up row (I)
   std::uint16_t* output;
   int output_width;
-  int staged_rows;  // rows of each staging buffer: the most any block holds, rounded up to a token tile
+  int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
+};
+
+// One staging buffer: a scale block (128 elements of k) of the CTA's 64 weight rows, then of its
+// token rows, each a region of 128-byte swizzled lines (e4m3: one line a row; bf16: two, the second
+// line of every row after the first lines of all rows); then, for e4m3 token groups, their scales.
+template <WeightFormat Format>
+struct Stage {
+  static constexpr bool kScaledTokens = Format == WeightFormat::fp8_block_scaled;
+  static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
+  static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
+  static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
+  static constexpr int kWeightBytes = kLines * kCtaRows * kSwizzleBytes;
+  static constexpr int kStages = kScaledTokens ? 4 : 3;  // 64-row stages: 3 CTAs of e4m3, 2 of bf16 per SM
+  static constexpr int kBlocksPerSm = 4;  // what the registers allow: 127 at most, at 64 token rows
+
+  __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
+  // Rounded up to whole atoms, so that every stage's regions start 1024-byte aligned.
+  __host__ __device__ static constexpr int bytes(int rows) {
+    const int used = kWeightBytes + token_bytes(rows) + (kScaledTokens ? rows * static_cast<int>(sizeof(float)) : 0);
+    return (used + kAtomBytes - 1) / kAtomBytes * kAtomBytes;
+  }
 };
 
 __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+
+__device__ std::uint16_t bf16_bits_of(float value) { return __bfloat16_as_ushort(__float2bfloat16_rn(value)); }
 
 __device__ int source_row(const StreamingParams& params, int block, int row) {
   if (params.gather_top_k > 0) return params.sorted_entries[block * kStreamingBlockRows + row] / params.gather_top_k;
   return block * kStreamingBlockRows + row;
 }
 
+// The weight row behind the CTA's row m. Gated: rows 16w .. 16w+7 of warp w are gate rows and
+// 16w+8 .. 16w+15 the up rows of the same features, so a thread holds both halves of its features
+// (doc 002: SiLU-and-mul in GEMM1's epilogue).
 template <bool Gated>
-__device__ void store_tile(const StreamingParams& params, const float (&result)[4], int block, int tile, int valid,
-                           int row_a, int row_b) {
+__device__ int weight_row(const StreamingParams& params, int m) {
+  if constexpr (Gated) {
+    const int feature = blockIdx.y * (kCtaRows / 2) + m / 16 * 8 + m % 8;
+    return m % 16 < 8 ? feature : params.up_offset + feature;
+  }
+  return blockIdx.y * kCtaRows + m;
+}
+
+// The first `rows` rows of a region of region_rows swizzled rows. Eight neighbouring lanes copy one
+// row's 128-byte line: whole lines from memory, and eight distinct banks in shared memory.
+template <int Chunks, class RowStart>
+__device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, const RowStart& row_start) {
+  constexpr int kLineChunks = kSwizzleBytes / kChunkBytes;
+  for (int c = threadIdx.x; c < rows * Chunks; c += kThreads) {
+    const int row = c / Chunks, chunk = c % Chunks;
+    const int line = chunk / kLineChunks;
+    copy_async_16(region + line * region_rows * kSwizzleBytes + swizzled_offset(row, chunk % kLineChunks),
+                  row_start(row) + kChunkBytes * chunk);
+  }
+}
+
+template <WeightFormat Format, bool Gated>
+__device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int expert,
+                            int valid, int scale_block) {
+  using S = Stage<Format>;
+  const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
+  const long block_offset = static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes;
+  const std::uint8_t* expert_weights =
+      params.weights + static_cast<long>(expert) * params.weight_rows * row_bytes + block_offset;
+  stage_rows<S::kChunks>(buffer, kCtaRows, kCtaRows,
+                         [&](int m) { return expert_weights + weight_row<Gated>(params, m) * row_bytes; });
+  const std::uint8_t* tokens = params.source + block_offset;
+  stage_rows<S::kChunks>(buffer + S::kWeightBytes, params.staged_rows, valid,
+                         [&](int row) { return tokens + source_rows[row] * row_bytes; });
+  if constexpr (S::kScaledTokens) {
+    float* scales = reinterpret_cast<float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
+    const int groups = params.reduction / moe::kScaleBlock;
+    if (threadIdx.x < valid) {
+      copy_async_4(scales + threadIdx.x,
+                   params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
+    }
+  }
+}
+
+// One staged scale block: wgmma over its k, 32 bytes at a time, each step starting that far into
+// the rows' line. accumulate = 0 starts the sums afresh (e4m3: a partial per block, scaled before it
+// joins the fp32 sums).
+template <WeightFormat Format, int N>
+__device__ void multiply_block(const std::uint8_t* buffer, int staged_rows, float (&d)[N / 2], int accumulate) {
+  using S = Stage<Format>;
+  constexpr int kStepBytes = 32;
+  wgmma_fence();
+#pragma unroll
+  for (int step = 0; step < S::kLines * kSwizzleBytes / kStepBytes; ++step) {
+    const int line = step * kStepBytes / kSwizzleBytes, offset = step * kStepBytes % kSwizzleBytes;
+    const std::uint64_t a = swizzled_descriptor(buffer + line * kCtaRows * kSwizzleBytes + offset);
+    const std::uint64_t b =
+        swizzled_descriptor(buffer + S::kWeightBytes + line * staged_rows * kSwizzleBytes + offset);
+    if constexpr (S::kScaledTokens) {
+      wgmma_e4m3<N>(d, a, b, accumulate | step);
+    } else {
+      wgmma_bf16<N>(d, a, b, accumulate | step);
+    }
+  }
+  wgmma_commit();
+}
+
+// kernels.md, DeepGEMM's promotion: each 128-deep e4m3 partial joins the fp32 sums times its
+// weight block's scale (rows a, b) and each token group's scale (columns).
+template <int N>
+__device__ void promote(const float (&partial)[N / 2], const float* token_scales, float scale_a, float scale_b,
+                        int quad, float (&sums)[N / 2]) {
+#pragma unroll
+  for (int group = 0; group < N / kTileRows; ++group) {
+    const float2 token = *reinterpret_cast<const float2*>(token_scales + group * kTileRows + 2 * quad);
+    sums[4 * group + 0] += scale_a * token.x * partial[4 * group + 0];
+    sums[4 * group + 1] += scale_a * token.y * partial[4 * group + 1];
+    sums[4 * group + 2] += scale_b * token.x * partial[4 * group + 2];
+    sums[4 * group + 3] += scale_b * token.y * partial[4 * group + 3];
+  }
+}
+
+// The 128x128 weight block holding (row, scale block): scales are [experts][rows / 128][K / 128].
+__device__ float weight_scale(const StreamingParams& params, int expert, int row, int scale_block) {
+  const int blocks = params.reduction / moe::kScaleBlock;
+  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe::kScaleBlock) + row / moe::kScaleBlock;
+  return params.scales[block_row * blocks + scale_block];
+}
+
+template <bool Gated>
+__device__ void store_group(const StreamingParams& params, const float* result, int group, int valid, int row_a,
+                            int row_b) {
   const int quad = threadIdx.x % 4;
   for (int column = 0; column < 2; ++column) {
-    const int row = tile * kTileRows + 2 * quad + column;
+    const int row = group * kTileRows + 2 * quad + column;
     if (row >= valid) continue;
-    std::uint16_t* out = params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
+    std::uint16_t* out =
+        params.output + (static_cast<long>(blockIdx.x) * kStreamingBlockRows + row) * params.output_width;
     if constexpr (Gated) {
       // doc 002: SiLU-and-mul; row_a holds the gate feature, row_b the up feature of the same index.
       out[row_a] = bf16_bits_of(silu(result[column]) * result[2 + column]);
@@ -52,121 +175,99 @@ __device__ void store_tile(const StreamingParams& params, const float (&result)[
   }
 }
 
-// One staging buffer: the token rows of one scale block, then (e4m3 token groups) their scales.
-template <class Rows>
-__host__ __device__ constexpr int stage_bytes(int staged_rows) {
-  return staged_rows * (Rows::kStagedRowBytes + (Rows::kScaledTokens ? static_cast<int>(sizeof(float)) : 0));
-}
-
-// Token rows of one scale block into shared memory, shared by the CTA's four warps; only the block's
-// valid rows: whatever the others hold only reaches output columns never stored.
-template <class Rows>
-__device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int valid,
-                            int scale_block) {
-  constexpr int kPieces = moe::kScaleBlock * Rows::kTokenBytes / 16;  // 16-byte pieces of a row's block
-  constexpr int kRowsPerRound = kWarps * 32 / kPieces;
-  const long row_bytes = static_cast<long>(params.reduction) * Rows::kTokenBytes;
-  const int piece = threadIdx.x % kPieces;
-  const long offset = static_cast<long>(scale_block) * moe::kScaleBlock * Rows::kTokenBytes + piece * 16;
-  for (int row = threadIdx.x / kPieces; row < valid; row += kRowsPerRound) {
-    copy_async_16(buffer + row * Rows::kStagedRowBytes + piece * 16,
-                  params.source + source_rows[row] * row_bytes + offset);
+// The whole reduction against N token rows: while one block is multiplied, the next kStages - 1
+// are in flight to shared memory.
+template <WeightFormat Format, bool Gated, int N>
+__device__ void stream_reduction(const StreamingParams& params, std::uint8_t* staged, const int* source_rows,
+                                 int expert, int valid) {
+  using S = Stage<Format>;
+  const int buffer_bytes = S::bytes(params.staged_rows);
+  const int blocks = params.reduction / moe::kScaleBlock;
+#pragma unroll
+  for (int ahead = 0; ahead < S::kStages - 1; ++ahead) {
+    if (ahead < blocks) {
+      stage_block<Format, Gated>(staged + ahead * buffer_bytes, params, source_rows, expert, valid, ahead);
+    }
+    commit_copies();
   }
-  if constexpr (Rows::kScaledTokens) {
-    float* scales = reinterpret_cast<float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
-    const int groups = params.reduction / moe::kScaleBlock;
-    if (threadIdx.x < valid) {
-      const long first_group = static_cast<long>(source_rows[threadIdx.x]) * groups;
-      copy_async_4(scales + threadIdx.x, params.source_scales + first_group + scale_block);
+  const int warp = threadIdx.x / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
+  const int row_a = weight_row<Gated>(params, 16 * warp + group);
+  const int row_b = weight_row<Gated>(params, 16 * warp + group + kTileRows);
+  float sums[N / 2] = {};
+  float partial[N / 2];
+  for (int block = 0; block < blocks; ++block) {
+    wait_all_but_newest<S::kStages - 2>();
+    fence_proxy_async();
+    // Past this barrier the block is in every thread's view and the previous block's buffer is free.
+    __syncthreads();
+    const std::uint8_t* buffer = staged + (block % S::kStages) * buffer_bytes;
+    if constexpr (S::kScaledTokens) {
+      multiply_block<Format, N>(buffer, params.staged_rows, partial, 0);
+    } else {
+      multiply_block<Format, N>(buffer, params.staged_rows, sums, 1);
+    }
+    const int refill = block + S::kStages - 1;
+    if (refill < blocks) {
+      stage_block<Format, Gated>(staged + (refill % S::kStages) * buffer_bytes, params, source_rows, expert, valid,
+                                 refill);
+    }
+    commit_copies();
+    wgmma_wait_all();
+    if constexpr (S::kScaledTokens) {
+      const float* token_scales =
+          reinterpret_cast<const float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
+      promote<N>(partial, token_scales, weight_scale(params, expert, row_a, block),
+                 weight_scale(params, expert, row_b, block), quad, sums);
     }
   }
+#pragma unroll
+  for (int column_group = 0; column_group < N / kTileRows; ++column_group) {
+    store_group<Gated>(params, sums + 4 * column_group, column_group, valid, row_a, row_b);
+  }
 }
 
-// A ring of staged blocks. Kept to the rows a block can hold: what shared memory takes, L1 loses,
-// and L1 holds the weight loads in flight (a 64-row, 228 KiB carveout halved bf16's streaming rate).
-template <WeightFormat Format>
-constexpr int staged_bytes(int staged_rows) {
-  using Rows = WeightRows<Format>;
-  return Rows::kStages * stage_bytes<Rows>(staged_rows);
+// wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block.
+template <WeightFormat Format, bool Gated, int Rows = kStreamingBlockRows>
+__device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, const int* source_rows, int expert,
+                              int valid) {
+  if constexpr (Rows > kTileRows) {
+    if (valid <= Rows / 2) return stream_fewest<Format, Gated, Rows / 2>(params, staged, source_rows, expert, valid);
+  }
+  stream_reduction<Format, Gated, Rows>(params, staged, source_rows, expert, valid);
 }
-// Both rings fit the 48 KiB a launch may take without opting in, beside the static row table.
-constexpr int kSharedWithoutOptIn = 48 * 1024 - kStreamingBlockRows * static_cast<int>(sizeof(int));
-static_assert(staged_bytes<WeightFormat::bf16>(kStreamingBlockRows) <= kSharedWithoutOptIn);
-static_assert(staged_bytes<WeightFormat::fp8_block_scaled>(kStreamingBlockRows) <= kSharedWithoutOptIn);
 
-// One warp: 16 weight rows (row_a = its lane group's row; row_b 8 rows on, or the matching up
-// row) against every token tile of the block. While a step is multiplied, the next step's
-// weights are in flight to registers and the token rows of the blocks ahead to the ring.
+// One CTA: the 64 weight rows of blockIdx.y against the token rows of aligned block blockIdx.x.
 template <WeightFormat Format, bool Gated>
-__global__ void __launch_bounds__(kWarps * 32, WeightRows<Format>::kBlocksPerSm)
-    streaming_kernel(StreamingParams params) {
-  using Rows = WeightRows<Format>;
-  constexpr int kBlocksPerStep = Rows::kStep / moe::kScaleBlock;
-  extern __shared__ uint4 shared_words[];  // [Rows::kStages][stage_bytes<Rows>(params.staged_rows)]
+__global__ void __launch_bounds__(kThreads, Stage<Format>::kBlocksPerSm) streaming_kernel(StreamingParams params) {
+  extern __shared__ uint4 shared_words[];  // an atom's alignment, then [kStages][Stage<Format>::bytes(staged_rows)]
   __shared__ int source_rows[kStreamingBlockRows];
-  std::uint8_t* staged = reinterpret_cast<std::uint8_t*>(shared_words);
-  const int buffer_bytes = stage_bytes<Rows>(params.staged_rows);
-  const int block = blockIdx.x;
-  const int expert = params.block_experts[block];
+  const int expert = params.block_experts[blockIdx.x];
   if (expert < 0) return;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, quad = lane % 4;
-  const std::int32_t* entries = params.sorted_entries + static_cast<long>(block) * kStreamingBlockRows;
+  const int lane = threadIdx.x % 32;
+  const std::int32_t* entries = params.sorted_entries + static_cast<long>(blockIdx.x) * kStreamingBlockRows;
   const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
                     __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
   if (valid > params.staged_rows) __trap();  // the launcher promised fewer rows per block
-  const int tiles = (valid + kTileRows - 1) / kTileRows;
-  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, block, threadIdx.x);
+  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, blockIdx.x, threadIdx.x);
   __syncthreads();
-  int row_a, row_b;
-  if constexpr (Gated) {
-    row_a = blockIdx.y * (kWarps * 8) + warp * 8 + group;
-    row_b = params.up_offset + row_a;
-  } else {
-    row_a = blockIdx.y * (kWarps * 16) + warp * 16 + group;
-    row_b = row_a + 8;
-  }
-  const Rows rows(params.weights, static_cast<long>(expert) * params.weight_rows, row_a, row_b, params.reduction);
-  const int blocks = params.reduction / moe::kScaleBlock;
-#pragma unroll
-  for (int ahead = 0; ahead < Rows::kStages - 1; ++ahead) {
-    if (ahead < blocks) stage_block<Rows>(staged + ahead * buffer_bytes, params, source_rows, valid, ahead);
-    commit_copies();
-  }
-  float sums[kTokenTiles][4] = {};
-  typename Rows::Raw current = rows.load(0, quad, min(kBlocksPerStep, blocks)), next = current;
-  for (int first = 0; first < blocks; first += kBlocksPerStep) {
-    const int next_blocks = min(kBlocksPerStep, blocks - first - kBlocksPerStep);
-    if (next_blocks > 0) next = rows.load((first + kBlocksPerStep) * moe::kScaleBlock, quad, next_blocks);
-#pragma unroll
-    for (int local = 0; local < kBlocksPerStep; ++local) {
-      const int scale_block = first + local;
-      if (scale_block >= blocks) break;
-      wait_all_but_newest<Rows::kStages - 2>();
-      // Past this barrier every warp is done with the previous block, so its buffer takes the refill.
-      __syncthreads();
-      const int refill = scale_block + Rows::kStages - 1;
-      if (refill < blocks) {
-        stage_block<Rows>(staged + (refill % Rows::kStages) * buffer_bytes, params, source_rows, valid, refill);
-      }
-      commit_copies();
-      const std::uint8_t* buffer = staged + (scale_block % Rows::kStages) * buffer_bytes;
-      const float* token_scales = reinterpret_cast<const float*>(buffer + params.staged_rows * Rows::kStagedRowBytes);
-      const int k = scale_block * moe::kScaleBlock;
-      Rows::accumulate_block(current, local, buffer, token_scales, tiles, group, quad,
-                             rows.scale(params.scales, expert, params.weight_rows, row_a, k),
-                             rows.scale(params.scales, expert, params.weight_rows, row_b, k), sums);
-    }
-    current = next;
-  }
-#pragma unroll
-  for (int tile = 0; tile < kTokenTiles; ++tile) {
-    if (tile < tiles) store_tile<Gated>(params, sums[tile], block, tile, valid, row_a, row_b);
-  }
+  // Swizzled atoms start 1024-byte aligned: the launch adds an atom to round the start up.
+  const unsigned start = static_cast<unsigned>(__cvta_generic_to_shared(shared_words));
+  std::uint8_t* staged =
+      reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
+  stream_fewest<Format, Gated>(params, staged, source_rows, expert, valid);
 }
 
 template <WeightFormat Format, bool Gated>
 void launch_format(const StreamingParams& params, dim3 grid, cudaStream_t stream) {
-  streaming_kernel<Format, Gated><<<grid, kWarps * 32, staged_bytes<Format>(params.staged_rows), stream>>>(params);
+  const auto kernel = streaming_kernel<Format, Gated>;
+  const int shared_bytes = Stage<Format>::kStages * Stage<Format>::bytes(params.staged_rows) + kAtomBytes;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
+             "cudaFuncSetAttribute(streaming_kernel, max dynamic shared memory)");
+  // Shared memory over L1: the weights reach shared memory by cp.async, and more CTAs keep more in flight.
+  check_cuda(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+      "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
+  kernel<<<grid, kThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
 }
 
@@ -179,11 +280,14 @@ void launch(const StreamingParams& params, WeightFormat format, dim3 grid, cudaS
   }
 }
 
+// The staging buffers' token rows: the fewest of 8, 16, 32, 64 that hold block_rows.
 int staged_rows(int block_rows) {
   if (block_rows < 1 || block_rows > kStreamingBlockRows) {
     throw std::invalid_argument("streaming GEMM: block_rows out of range");
   }
-  return static_cast<int>(divide_rounding_up(block_rows, kTileRows) * kTileRows);
+  int rows = kTileRows;
+  while (rows < block_rows) rows *= 2;
+  return rows;
 }
 
 void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows) {
@@ -209,7 +313,7 @@ void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std:
                                static_cast<const std::uint8_t*>(weights.w13), weights.w13_scales, weights.hidden,
                                2 * weights.intermediate, weights.intermediate, activation, weights.intermediate,
                                staged_rows(block_rows)};
-  launch<true>(params, weights.format, dim3(max_blocks, weights.intermediate / (kWarps * 8)), stream);
+  launch<true>(params, weights.format, dim3(max_blocks, weights.intermediate / (kCtaRows / 2)), stream);
 }
 
 void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_entries,
@@ -221,7 +325,7 @@ void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_
                                sorted_entries, block_experts,
                                static_cast<const std::uint8_t*>(weights.w2), weights.w2_scales, weights.intermediate,
                                weights.hidden, 0, expert_rows, weights.hidden, staged_rows(block_rows)};
-  launch<false>(params, weights.format, dim3(max_blocks, weights.hidden / (kWarps * 16)), stream);
+  launch<false>(params, weights.format, dim3(max_blocks, weights.hidden / kCtaRows), stream);
 }
 
 }  // namespace moeplan::gpu

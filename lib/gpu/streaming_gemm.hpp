@@ -1,9 +1,9 @@
 #pragma once
 // The decode-shape grouped GEMM: few token rows per expert, so the cost is streaming each active
-// expert's weights once. One CTA takes one aligned block of up to 64 rows against 64 weight rows
-// over the whole reduction; weights go straight from memory to registers in 16-byte loads while
-// token rows are staged in shared memory. bf16 weights read bf16 rows; e4m3 weights read e4m3
-// token groups (gpu/token_group_quantize.hpp) and multiply on FP8 tensor cores.
+// expert's weights once. One CTA (a warpgroup) takes one aligned block of up to 64 rows against 64
+// weight rows over the whole reduction: cp.async stages 128-deep blocks of both into swizzled shared
+// memory a few blocks ahead, and wgmma multiplies them. bf16 weights read bf16 rows; e4m3 weights read
+// e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
 #include <cstdint>
 
 #include <cuda_runtime.h>
