@@ -39,19 +39,19 @@ ValidationCase marked(ValidationCase entry) {
         "for Mixtral's down on H200 (128 CTAs for 132 SMs)";
     const std::string fp8_decode =
         "the fp8 streaming kernel (wgmma on e4m3 token groups) falls short at one token for DeepSeek-V3, whose "
-        "576 gate/up CTAs make 1.09 waves of 4 per SM (the second, 1 CTA per SM, keeps too few loads in flight), on "
-        "H100 up to 32 tokens of E_local 8; at 16-64 rows per slot, where token rows staged beside the weights double "
+        "576 gate/up CTAs make 1.09 waves of 4 per SM (the second, 1 CTA per SM, keeps too few loads in flight), "
+        "up to 32 tokens of E_local 8; at 16-64 rows per slot, where token rows staged beside the weights double "
         "a CTA's copies; and for Mixtral's down (K 14336, 64-128 CTAs) and Qwen3-235B at one token";
     const std::string fp8_prefill =
         "the FP8 prefill path dequantises each expert to bf16 before cuBLAS: Qwen3-235B at 16384 tokens stays below "
-        "50 % (0.42-0.46), DeepSeek-V3 E_local 8 at 1024 just under";
+        "50 % (0.43-0.48), DeepSeek-V3 E_local 8 at 1024 just under on H100";
     return std::map<std::string, KnownGap>{
         {"moe.h100.bf16.decode_copy_floor", {3, bf16_decode}},
         {"moe.h200.bf16.decode_copy_floor", {5, bf16_decode}},
         {"moe.h100.fp8.decode_copy_floor", {18, fp8_decode}},
         {"moe.h200.fp8.decode_copy_floor", {24, fp8_decode}},
         {"moe.h100.fp8.prefill_gemm_floor", {2, fp8_prefill}},
-        {"moe.h200.fp8.prefill_gemm_floor", {2, fp8_prefill}},
+        {"moe.h200.fp8.prefill_gemm_floor", {1, fp8_prefill}},
     };
   }();
   const auto found = gaps.find(entry.id);

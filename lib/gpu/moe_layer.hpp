@@ -20,11 +20,12 @@ namespace moeplan::gpu {
 enum class GemmPath { streaming, library };
 
 // Past these many rows per local expert on average, per-expert cuBLAS calls beat streaming the
-// weights once per 64-row block: the crossovers measured on 1x H200 (validation/data/moe_sweep_h200.json).
-// FP8 crosses later (streaming still ahead at 312 rows, behind at 512) since its cuBLAS path first
-// dequantises each expert to bf16, while streaming multiplies on FP8 tensor cores.
+// weights once per 64-row block: the crossovers measured on 1x H100 and 1x H200
+// (validation/data/moe_sweep_h{100,200}.json; bf16 even at 46 rows). FP8 crosses later (streaming
+// ahead at 512-567 rows, behind from 604) since its cuBLAS path first dequantises each expert to bf16,
+// while streaming multiplies on FP8 tensor cores.
 constexpr int kStreamingMaxAverageRowsBf16 = 48;
-constexpr int kStreamingMaxAverageRowsFp8 = 384;
+constexpr int kStreamingMaxAverageRowsFp8 = 512;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
