@@ -215,7 +215,7 @@ struct SimulateOptions {
   std::int64_t experts_per_token = 8;
   std::int64_t topk_groups = 4;
   // Flags given on the command line: they override the model's values and are checked, never narrowed.
-  bool groups_given = false, top_k_given = false, topk_groups_given = false;
+  bool groups_given = false, top_k_given = false, topk_groups_given = false, experts_given = false;
   std::string json;
 };
 
@@ -229,6 +229,14 @@ void run_simulation(SimulateOptions options) {
     if (!options.top_k_given) routing.experts_per_token = model->moe.experts_per_token;
     if (!options.groups_given) routing.groups = model->moe.num_groups;
     if (!options.topk_groups_given) routing.topk_groups = model->moe.topk_groups;
+  }
+  // --experts sizes the skew model only: a load log and a model each fix the experts themselves.
+  if (options.experts_given && !options.loads.empty()) {
+    throw InputError("command line", "--experts", "left out with --loads: the load log gives the experts per layer");
+  }
+  if (options.experts_given && model && options.skew.experts != model->moe.num_experts) {
+    throw InputError("command line", "--experts",
+                     fmt::format("the model's {} experts or left out, got {}", model->moe.num_experts, options.skew.experts));
   }
   eplb::LoadLog log;
   if (!options.loads.empty()) {
@@ -298,6 +306,7 @@ void add_eplb_simulate_command(CLI::App& app) {
     options->groups_given = command->count("--groups") > 0;
     options->top_k_given = command->count("--top-k") > 0;
     options->topk_groups_given = command->count("--topk-groups") > 0;
+    options->experts_given = command->count("--experts") > 0;
     run_simulation(*options);
   });
 }

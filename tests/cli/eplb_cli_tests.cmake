@@ -65,6 +65,16 @@ expect_success(eplb-simulate-model-groups "grouped top-8 routing over 2 of 2 gro
                --model ${models}/deepseek-v3.yaml --groups 2 --ep-sizes 8 --batches 1 --layers 1)
 expect_failure(eplb-simulate-topk-groups 2 "--topk-groups: expected at most --groups (2), got 4" ${eplb_dir}/none.json
                eplb-simulate --groups 2 --topk-groups 4 --ep-sizes 8 --batches 1 --layers 1 --json ${eplb_dir}/none.json)
+# --experts sizes the skew model only: a model or a load log that fixes the experts refuses another count
+# (it used to be replaced silently). DeepSeek-V3 has 256 routed experts.
+expect_failure(eplb-simulate-experts-model 2 "--experts: expected the model's 256 experts or left out, got 64"
+               ${eplb_dir}/none.json eplb-simulate --model ${models}/deepseek-v3.yaml --experts 64 --ep-sizes 8
+               --batches 1 --layers 1 --json ${eplb_dir}/none.json)
+expect_success(eplb-simulate-experts-same "GPU utilisation" eplb-simulate --model ${models}/deepseek-v3.yaml
+               --experts 256 --ep-sizes 8 --batches 1 --layers 1)
+expect_failure(eplb-simulate-experts-loads 2 "--experts: expected left out with --loads" ${eplb_dir}/none.json
+               eplb-simulate --loads ${synthetic} --experts 64 --ep-sizes 8 --batches 1 --layers 1
+               --json ${eplb_dir}/none.json)
 
 # Bad inputs.
 set(out ${eplb_dir}/bad.json)
