@@ -20,10 +20,10 @@ namespace moeplan::gpu {
 enum class GemmPath { streaming, library };
 
 // Past these many rows per local expert on average, per-expert cuBLAS calls beat streaming the
-// weights once per 64-row block: the crossovers measured on 1x H100 and 1x H200
-// (validation/data/moe_sweep_h{100,200}.json; bf16 even at 46 rows). FP8 crosses later (streaming
-// ahead at 512-567 rows, behind from 604) since its cuBLAS path first dequantises each expert to bf16,
-// while streaming multiplies on FP8 tensor cores.
+// weights once per 64-row block: the crossovers in the sweeps of 1x H100 and 1x H200
+// (validation/data/moe_sweep_h{100,200}.json; moeplan-validate's moe.*.path_choice checks the choice).
+// FP8 crosses later since its cuBLAS path first dequantises each expert to bf16, while streaming
+// multiplies on FP8 tensor cores.
 constexpr int kStreamingMaxAverageRowsBf16 = 48;
 constexpr int kStreamingMaxAverageRowsFp8 = 512;
 

@@ -58,26 +58,27 @@ __device__ inline void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.al
                  MOEPLAN_D4(24), MOEPLAN_D4(28)                                                        \
                : "l"(a), "l"(b), "r"(accumulate))
 
+// The instruction for the caller's N: shape "m64n<N>" + k_and_types, then the caller's immediates.
+#define MOEPLAN_WGMMA_FOR_N(k_and_types, tail)                                         \
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64, "N: 8, 16, 32 or 64 token rows"); \
+  if constexpr (N == 8) MOEPLAN_WGMMA_N8("m64n8" k_and_types, tail);                   \
+  if constexpr (N == 16) MOEPLAN_WGMMA_N16("m64n16" k_and_types, tail);                \
+  if constexpr (N == 32) MOEPLAN_WGMMA_N32("m64n32" k_and_types, tail);                \
+  if constexpr (N == 64) MOEPLAN_WGMMA_N64("m64n64" k_and_types, tail)
+
 // d (+)= A . B^T over 32 e4m3 elements of k; accumulate = 0 overwrites d.
 template <int N>
 __device__ inline void wgmma_e4m3(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, int accumulate) {
-  static_assert(N == 8 || N == 16 || N == 32 || N == 64, "N: 8, 16, 32 or 64 token rows");
-  if constexpr (N == 8) MOEPLAN_WGMMA_N8("m64n8k32.f32.e4m3.e4m3", "1, 1");
-  if constexpr (N == 16) MOEPLAN_WGMMA_N16("m64n16k32.f32.e4m3.e4m3", "1, 1");
-  if constexpr (N == 32) MOEPLAN_WGMMA_N32("m64n32k32.f32.e4m3.e4m3", "1, 1");
-  if constexpr (N == 64) MOEPLAN_WGMMA_N64("m64n64k32.f32.e4m3.e4m3", "1, 1");
+  MOEPLAN_WGMMA_FOR_N("k32.f32.e4m3.e4m3", "1, 1");
 }
 
 // d (+)= A . B^T over 16 bf16 elements of k, both K-major (the two 0s: neither transposed).
 template <int N>
 __device__ inline void wgmma_bf16(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, int accumulate) {
-  static_assert(N == 8 || N == 16 || N == 32 || N == 64, "N: 8, 16, 32 or 64 token rows");
-  if constexpr (N == 8) MOEPLAN_WGMMA_N8("m64n8k16.f32.bf16.bf16", "1, 1, 0, 0");
-  if constexpr (N == 16) MOEPLAN_WGMMA_N16("m64n16k16.f32.bf16.bf16", "1, 1, 0, 0");
-  if constexpr (N == 32) MOEPLAN_WGMMA_N32("m64n32k16.f32.bf16.bf16", "1, 1, 0, 0");
-  if constexpr (N == 64) MOEPLAN_WGMMA_N64("m64n64k16.f32.bf16.bf16", "1, 1, 0, 0");
+  MOEPLAN_WGMMA_FOR_N("k16.f32.bf16.bf16", "1, 1, 0, 0");
 }
 
+#undef MOEPLAN_WGMMA_FOR_N
 #undef MOEPLAN_WGMMA_N64
 #undef MOEPLAN_WGMMA_N32
 #undef MOEPLAN_WGMMA_N16
