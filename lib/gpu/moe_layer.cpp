@@ -26,7 +26,9 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       block_experts_(static_cast<std::size_t>(max_rows_ / kStreamingBlockRows)),
       entry_positions_(expert_ids_.size()),
       activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
-      expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden) {
+      expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden),
+      arrivals_(static_cast<std::size_t>(streaming_workspace_slots())),
+      partial_sums_(arrivals_.size() * kStreamingSlotValues) {
   if (config.columns <= 0 || weights.num_experts <= 0 || max_tokens <= 0) {
     throw std::invalid_argument("MoeLayer: empty configuration");
   }
@@ -37,6 +39,8 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       throw std::invalid_argument("MoeLayer: global_to_local maps past the slots or two experts to one slot");
     }
   }
+  arrivals_.fill_bytes(0, stream);
+  partial_sums_.fill_bytes(0, stream);
   if (weights.format == WeightFormat::fp8_block_scaled) {
     const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / moe::kScaleBlock;
     const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / moe::kScaleBlock;
@@ -72,6 +76,15 @@ int MoeLayer::max_blocks(int tokens) const {
 
 int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStreamingBlockRows); }
 
+StreamingBlocks MoeLayer::streaming_blocks(int tokens) const {
+  return {sorted_entries_.data(), block_experts_.data(), expert_offsets_.data() + weights_.num_experts,
+          max_blocks(tokens), block_rows(tokens)};
+}
+
+StreamingWorkspace MoeLayer::workspace() const {
+  return {partial_sums_.data(), arrivals_.data(), static_cast<int>(arrivals_.size())};
+}
+
 AlignmentBuffers MoeLayer::alignment() const {
   return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
           entry_positions_.data()};
@@ -92,8 +105,8 @@ void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath 
   if (path == GemmPath::streaming) {
     const StreamingRows input =
         streaming_input(hidden_states, tokens, weights_.hidden, nullptr, hidden_codes_, hidden_scales_);
-    launch_streaming_gate_up(input, config_.columns, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens),
-                             block_rows(tokens), weights_, activation_.data(), stream_);
+    launch_streaming_gate_up(input, config_.columns, streaming_blocks(tokens), weights_, workspace(),
+                             activation_.data(), stream_);
     return;
   }
   if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, weights_);
@@ -108,8 +121,7 @@ void MoeLayer::down(int tokens, GemmPath path) {
     const StreamingRows input = streaming_input(activation_.data(), max_blocks(tokens) * kStreamingBlockRows,
                                                 weights_.intermediate, sorted_entries_.data(), activation_codes_,
                                                 activation_scales_);
-    launch_streaming_down(input, sorted_entries_.data(), block_experts_.data(), max_blocks(tokens), block_rows(tokens),
-                          weights_, expert_rows_.data(), stream_);
+    launch_streaming_down(input, streaming_blocks(tokens), weights_, workspace(), expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");

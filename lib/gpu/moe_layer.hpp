@@ -67,6 +67,8 @@ class MoeLayer {
 
  private:
   void require_tokens(int tokens) const;
+  StreamingBlocks streaming_blocks(int tokens) const;
+  StreamingWorkspace workspace() const;
   // What the streaming GEMM reads: bf16 rows as they are, or for e4m3 weights their token groups.
   StreamingRows streaming_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
                                 DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
@@ -80,6 +82,8 @@ class MoeLayer {
   DeviceBuffer<float> router_weights_;
   DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
   DeviceBuffer<std::uint16_t> activation_, expert_rows_;
+  DeviceBuffer<std::int32_t> arrivals_;  // the streaming GEMM's workspace (gpu/streaming_gemm.hpp)
+  DeviceBuffer<float> partial_sums_;
   DeviceBuffer<std::uint8_t> hidden_codes_, activation_codes_;
   DeviceBuffer<float> hidden_scales_, activation_scales_;
   std::unique_ptr<LibraryGemm> library_;

@@ -2,12 +2,15 @@
 
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "gpu/async_copy.cuh"
 #include "gpu/cuda_check.hpp"
+#include "gpu/partial_sums.cuh"
 #include "gpu/wgmma.cuh"
 #include "moe/fp8_format.hpp"
+#include "moe/tail_split.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -16,6 +19,7 @@ constexpr int kThreads = 128;    // one warpgroup
 constexpr int kCtaRows = 64;     // wgmma m: the weight rows one CTA streams
 constexpr int kTileRows = 8;     // token rows of one accumulator column group
 constexpr int kChunkBytes = 16;  // one cp.async, one swizzled chunk
+static_assert(kStreamingSlotValues == kThreads * kStreamingBlockRows / 2, "a slot holds a CTA's fp32 sums at N = 64");
 
 struct StreamingParams {
   const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
@@ -23,6 +27,9 @@ struct StreamingParams {
   int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
   const std::int32_t* sorted_entries;
   const std::int32_t* block_experts;
+  const std::int32_t* padded_rows;  // device: the rows of the aligned blocks in use
+  int max_blocks;
+  int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
   const std::uint8_t* weights;
   const float* scales;
   int reduction;     // K: hidden for w13, intermediate for w2
@@ -31,6 +38,13 @@ struct StreamingParams {
   std::uint16_t* output;
   int output_width;
   int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
+  StreamingWorkspace workspace;
+};
+
+// One CTA's work: the 64 weight rows of row_tile against aligned block `block`, over the
+// reduction's 128-deep blocks first .. last - 1; slot and pieces as in moe::TileWork.
+struct Segment {
+  int block, row_tile, first, last, slot, pieces;
 };
 
 // One staging buffer: a scale block (128 elements of k) of the CTA's 64 weight rows, then of its
@@ -67,12 +81,12 @@ __device__ int source_row(const StreamingParams& params, int block, int row) {
 // 16w+8 .. 16w+15 the up rows of the same features, so a thread holds both halves of its features
 // (doc 002: SiLU-and-mul in GEMM1's epilogue).
 template <bool Gated>
-__device__ int weight_row(const StreamingParams& params, int m) {
+__device__ int weight_row(const StreamingParams& params, int row_tile, int m) {
   if constexpr (Gated) {
-    const int feature = blockIdx.y * (kCtaRows / 2) + m / 16 * 8 + m % 8;
+    const int feature = row_tile * (kCtaRows / 2) + m / 16 * 8 + m % 8;
     return m % 16 < 8 ? feature : params.up_offset + feature;
   }
-  return blockIdx.y * kCtaRows + m;
+  return row_tile * kCtaRows + m;
 }
 
 // The first `rows` rows of a region of region_rows swizzled rows. Eight neighbouring lanes copy one
@@ -90,14 +104,14 @@ __device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, cons
 
 template <WeightFormat Format, bool Gated>
 __device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int expert,
-                            int valid, int scale_block) {
+                            int row_tile, int valid, int scale_block) {
   using S = Stage<Format>;
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
   const long block_offset = static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes;
   const std::uint8_t* expert_weights =
       params.weights + static_cast<long>(expert) * params.weight_rows * row_bytes + block_offset;
   stage_rows<S::kChunks>(buffer, kCtaRows, kCtaRows,
-                         [&](int m) { return expert_weights + weight_row<Gated>(params, m) * row_bytes; });
+                         [&](int m) { return expert_weights + weight_row<Gated>(params, row_tile, m) * row_bytes; });
   const std::uint8_t* tokens = params.source + block_offset;
   stage_rows<S::kChunks>(buffer + S::kWeightBytes, params.staged_rows, valid,
                          [&](int row) { return tokens + source_rows[row] * row_bytes; });
@@ -157,14 +171,14 @@ __device__ float weight_scale(const StreamingParams& params, int expert, int row
 }
 
 template <bool Gated>
-__device__ void store_group(const StreamingParams& params, const float* result, int group, int valid, int row_a,
-                            int row_b) {
+__device__ void store_group(const StreamingParams& params, const float* result, int block, int group, int valid,
+                            int row_a, int row_b) {
   const int quad = threadIdx.x % 4;
   for (int column = 0; column < 2; ++column) {
     const int row = group * kTileRows + 2 * quad + column;
     if (row >= valid) continue;
     std::uint16_t* out =
-        params.output + (static_cast<long>(blockIdx.x) * kStreamingBlockRows + row) * params.output_width;
+        params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
     if constexpr (Gated) {
       // doc 002: SiLU-and-mul; row_a holds the gate feature, row_b the up feature of the same index.
       out[row_a] = bf16_bits_of(silu(result[column]) * result[2 + column]);
@@ -175,42 +189,40 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
   }
 }
 
-// The whole reduction against N token rows: while one block is multiplied, the next kStages - 1
-// are in flight to shared memory.
+// The segment's reduction against N token rows: while one block is multiplied, the next
+// kStages - 1 are in flight to shared memory. The pieces of a split tile add up their partial sums
+// first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int N>
-__device__ void stream_reduction(const StreamingParams& params, std::uint8_t* staged, const int* source_rows,
-                                 int expert, int valid) {
+__device__ void stream_segment(const StreamingParams& params, std::uint8_t* staged, const int* source_rows,
+                               int expert, int valid, const Segment& segment) {
   using S = Stage<Format>;
   const int buffer_bytes = S::bytes(params.staged_rows);
-  const int blocks = params.reduction / moe::kScaleBlock;
+  const auto stage = [&](int block) {
+    stage_block<Format, Gated>(staged + block % S::kStages * buffer_bytes, params, source_rows,
+                               expert, segment.row_tile, valid, block);
+  };
 #pragma unroll
   for (int ahead = 0; ahead < S::kStages - 1; ++ahead) {
-    if (ahead < blocks) {
-      stage_block<Format, Gated>(staged + ahead * buffer_bytes, params, source_rows, expert, valid, ahead);
-    }
+    if (segment.first + ahead < segment.last) stage(segment.first + ahead);
     commit_copies();
   }
   const int warp = threadIdx.x / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
-  const int row_a = weight_row<Gated>(params, 16 * warp + group);
-  const int row_b = weight_row<Gated>(params, 16 * warp + group + kTileRows);
+  const int row_a = weight_row<Gated>(params, segment.row_tile, 16 * warp + group);
+  const int row_b = weight_row<Gated>(params, segment.row_tile, 16 * warp + group + kTileRows);
   float sums[N / 2] = {};
   float partial[N / 2];
-  for (int block = 0; block < blocks; ++block) {
+  for (int block = segment.first; block < segment.last; ++block) {
     wait_all_but_newest<S::kStages - 2>();
     fence_proxy_async();
     // Past this barrier the block is in every thread's view and the previous block's buffer is free.
     __syncthreads();
-    const std::uint8_t* buffer = staged + (block % S::kStages) * buffer_bytes;
+    const std::uint8_t* buffer = staged + block % S::kStages * buffer_bytes;
     if constexpr (S::kScaledTokens) {
       multiply_block<Format, N>(buffer, params.staged_rows, partial, 0);
     } else {
       multiply_block<Format, N>(buffer, params.staged_rows, sums, 1);
     }
-    const int refill = block + S::kStages - 1;
-    if (refill < blocks) {
-      stage_block<Format, Gated>(staged + (refill % S::kStages) * buffer_bytes, params, source_rows, expert, valid,
-                                 refill);
-    }
+    if (block + S::kStages - 1 < segment.last) stage(block + S::kStages - 1);
     commit_copies();
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
@@ -220,45 +232,69 @@ __device__ void stream_reduction(const StreamingParams& params, std::uint8_t* st
                  weight_scale(params, expert, row_b, block), quad, sums);
     }
   }
+  if (segment.slot >= 0) {
+    float* slot = params.workspace.partial_sums + static_cast<long>(segment.slot) * kStreamingSlotValues;
+    if (!gather_partial_sums(sums, slot, params.workspace.arrivals + segment.slot, segment.pieces)) return;
+  }
 #pragma unroll
   for (int column_group = 0; column_group < N / kTileRows; ++column_group) {
-    store_group<Gated>(params, sums + 4 * column_group, column_group, valid, row_a, row_b);
+    store_group<Gated>(params, sums + 4 * column_group, segment.block, column_group, valid, row_a, row_b);
   }
 }
 
 // wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block.
 template <WeightFormat Format, bool Gated, int Rows = kStreamingBlockRows>
 __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, const int* source_rows, int expert,
-                              int valid) {
+                              int valid, const Segment& segment) {
   if constexpr (Rows > kTileRows) {
-    if (valid <= Rows / 2) return stream_fewest<Format, Gated, Rows / 2>(params, staged, source_rows, expert, valid);
+    if (valid <= Rows / 2) {
+      return stream_fewest<Format, Gated, Rows / 2>(params, staged, source_rows, expert, valid, segment);
+    }
   }
-  stream_reduction<Format, Gated, Rows>(params, staged, source_rows, expert, valid);
+  stream_segment<Format, Gated, Rows>(params, staged, source_rows, expert, valid, segment);
 }
 
-// One CTA: the 64 weight rows of blockIdx.y against the token rows of aligned block blockIdx.x.
+// Tiles are (aligned block, 64 weight rows), the blocks of one row tile next to each other. A CTA
+// streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp).
 template <WeightFormat Format, bool Gated>
 __global__ void __launch_bounds__(kThreads, Stage<Format>::kBlocksPerSm) streaming_kernel(StreamingParams params) {
   extern __shared__ uint4 shared_words[];  // an atom's alignment, then [kStages][Stage<Format>::bytes(staged_rows)]
   __shared__ int source_rows[kStreamingBlockRows];
-  const int expert = params.block_experts[blockIdx.x];
-  if (expert < 0) return;
+  const int used_blocks = *params.padded_rows / kStreamingBlockRows;
+  if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
+  moe::TileWork work;
+  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / kCtaRows), params.wave,
+                 params.reduction / moe::kScaleBlock, work)) {
+    return;
+  }
+  const Segment segment{work.tile % used_blocks, work.tile / used_blocks, work.first, work.last, work.slot,
+                        work.pieces};
+  const int expert = params.block_experts[segment.block];
   const int lane = threadIdx.x % 32;
-  const std::int32_t* entries = params.sorted_entries + static_cast<long>(blockIdx.x) * kStreamingBlockRows;
+  const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
   const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
                     __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
-  if (valid > params.staged_rows) __trap();  // the launcher promised fewer rows per block
-  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, blockIdx.x, threadIdx.x);
+  if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
+  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   __syncthreads();
   // Swizzled atoms start 1024-byte aligned: the launch adds an atom to round the start up.
   const unsigned start = static_cast<unsigned>(__cvta_generic_to_shared(shared_words));
   std::uint8_t* staged =
       reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
-  stream_fewest<Format, Gated>(params, staged, source_rows, expert, valid);
+  stream_fewest<Format, Gated>(params, staged, source_rows, expert, valid, segment);
 }
 
+int multiprocessors() {
+  int device = 0, count = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
+  return count;
+}
+
+// A wave: the CTAs the SMs hold at once. CTAs past the launch's work (its blocks are counted on the
+// device) return at once.
 template <WeightFormat Format, bool Gated>
-void launch_format(const StreamingParams& params, dim3 grid, cudaStream_t stream) {
+void launch_format(StreamingParams params, cudaStream_t stream) {
   const auto kernel = streaming_kernel<Format, Gated>;
   const int shared_bytes = Stage<Format>::kStages * Stage<Format>::bytes(params.staged_rows) + kAtomBytes;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
@@ -267,16 +303,23 @@ void launch_format(const StreamingParams& params, dim3 grid, cudaStream_t stream
   check_cuda(
       cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
       "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
-  kernel<<<grid, kThreads, shared_bytes, stream>>>(params);
+  int per_multiprocessor = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, shared_bytes),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(streaming_kernel)");
+  params.wave = std::min(multiprocessors() * std::min(per_multiprocessor, kStreamingCtasPerSm), params.workspace.slots);
+  if (params.wave < 1) throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
+  const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / kCtaRows);
+  const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
+  kernel<<<static_cast<unsigned>(ctas), kThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
 }
 
 template <bool Gated>
-void launch(const StreamingParams& params, WeightFormat format, dim3 grid, cudaStream_t stream) {
+void launch(const StreamingParams& params, WeightFormat format, cudaStream_t stream) {
   if (format == WeightFormat::bf16) {
-    launch_format<WeightFormat::bf16, Gated>(params, grid, stream);
+    launch_format<WeightFormat::bf16, Gated>(params, stream);
   } else {
-    launch_format<WeightFormat::fp8_block_scaled, Gated>(params, grid, stream);
+    launch_format<WeightFormat::fp8_block_scaled, Gated>(params, stream);
   }
 }
 
@@ -290,7 +333,7 @@ int staged_rows(int block_rows) {
   return rows;
 }
 
-void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows) {
+void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows, const StreamingBlocks& blocks) {
   if (weights.hidden <= 0 || weights.intermediate <= 0 || weights.hidden % moe::kScaleBlock != 0 ||
       weights.intermediate % moe::kScaleBlock != 0) {
     throw std::invalid_argument("streaming GEMM: hidden and intermediate must be positive multiples of 128");
@@ -299,33 +342,36 @@ void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows)
     throw std::invalid_argument(
         "streaming GEMM: e4m3 weights read e4m3 token groups (codes and scales), bf16 weights bf16 rows");
   }
+  if (blocks.max_blocks < 0) throw std::invalid_argument("streaming GEMM: negative max_blocks");
 }
 
 }  // namespace
 
-void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std::int32_t* sorted_entries,
-                              const std::int32_t* block_experts, int max_blocks, int block_rows,
-                              const ExpertWeightsView& weights, std::uint16_t* activation, cudaStream_t stream) {
-  require_inputs(weights, hidden_states);
-  if (max_blocks == 0) return;
+int streaming_workspace_slots() { return multiprocessors() * kStreamingCtasPerSm; }
+
+void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const StreamingBlocks& blocks,
+                              const ExpertWeightsView& weights, const StreamingWorkspace& workspace,
+                              std::uint16_t* activation, cudaStream_t stream) {
+  require_inputs(weights, hidden_states, blocks);
+  if (blocks.max_blocks == 0) return;
   const StreamingParams params{static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
-                               top_k, sorted_entries, block_experts,
-                               static_cast<const std::uint8_t*>(weights.w13), weights.w13_scales, weights.hidden,
-                               2 * weights.intermediate, weights.intermediate, activation, weights.intermediate,
-                               staged_rows(block_rows)};
-  launch<true>(params, weights.format, dim3(max_blocks, weights.intermediate / (kCtaRows / 2)), stream);
+                               top_k, blocks.sorted_entries, blocks.block_experts, blocks.padded_rows,
+                               blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.w13_scales,
+                               weights.hidden, 2 * weights.intermediate, weights.intermediate, activation,
+                               weights.intermediate, staged_rows(blocks.block_rows), workspace};
+  launch<true>(params, weights.format, stream);
 }
 
-void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_entries,
-                           const std::int32_t* block_experts, int max_blocks, int block_rows,
-                           const ExpertWeightsView& weights, std::uint16_t* expert_rows, cudaStream_t stream) {
-  require_inputs(weights, activation);
-  if (max_blocks == 0) return;
+void launch_streaming_down(StreamingRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
+                           const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream) {
+  require_inputs(weights, activation, blocks);
+  if (blocks.max_blocks == 0) return;
   const StreamingParams params{static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
-                               sorted_entries, block_experts,
+                               blocks.sorted_entries, blocks.block_experts, blocks.padded_rows, blocks.max_blocks, 0,
                                static_cast<const std::uint8_t*>(weights.w2), weights.w2_scales, weights.intermediate,
-                               weights.hidden, 0, expert_rows, weights.hidden, staged_rows(block_rows)};
-  launch<false>(params, weights.format, dim3(max_blocks, weights.hidden / kCtaRows), stream);
+                               weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks.block_rows),
+                               workspace};
+  launch<false>(params, weights.format, stream);
 }
 
 }  // namespace moeplan::gpu

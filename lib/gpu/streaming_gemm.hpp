@@ -1,9 +1,9 @@
 #pragma once
 // The decode-shape grouped GEMM: few token rows per expert, so the cost is streaming each active
-// expert's weights once. One CTA (a warpgroup) takes one aligned block of up to 64 rows against 64
-// weight rows over the whole reduction: cp.async stages 128-deep blocks of both into swizzled shared
-// memory a few blocks ahead, and wgmma multiplies them. bf16 weights read bf16 rows; e4m3 weights read
-// e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
+// expert's weights once. A tile is one aligned block of up to 64 rows against 64 weight rows; a CTA
+// (a warpgroup) streams a tile's reduction, or a k piece of it: cp.async stages 128-deep blocks of
+// both into swizzled shared memory a few blocks ahead, and wgmma multiplies them. bf16 weights read
+// bf16 rows; e4m3 weights read e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -21,18 +21,40 @@ struct StreamingRows {
   const float* group_scales = nullptr;
 };
 
+// The aligned blocks a launch reads (gpu/align_kernels.hpp). padded_rows points to the device's count
+// of rows in used blocks (align's expert_offsets[local experts]); max_blocks bounds it from the host.
 // block_rows: the most rows any aligned block holds (at most kStreamingBlockRows, at most the tokens:
 // a token sends one row to a slot), which sizes the shared memory the launch takes.
+struct StreamingBlocks {
+  const std::int32_t* sorted_entries = nullptr;
+  const std::int32_t* block_experts = nullptr;
+  const std::int32_t* padded_rows = nullptr;
+  int max_blocks = 0;
+  int block_rows = 0;
+};
+
+// The tiles of a launch's last, partial wave (a wave: the CTAs the SMs hold at once, at most
+// kStreamingCtasPerSm per SM) are split along k (moe/tail_split.hpp). A split tile gathers its pieces'
+// fp32 sums in a slot of partial_sums ([slots][kStreamingSlotValues]) and counts them in arrivals
+// ([slots]); both start zeroed and every launch leaves them zeroed.
+constexpr int kStreamingCtasPerSm = 8;
+constexpr int kStreamingSlotValues = 128 * kStreamingBlockRows / 2;
+struct StreamingWorkspace {
+  float* partial_sums = nullptr;
+  std::int32_t* arrivals = nullptr;
+  int slots = 0;
+};
+// The slots a launch on the current device may use: its SMs times kStreamingCtasPerSm.
+int streaming_workspace_slots();
 
 // activation[row] = silu(gate . x) * (up . x) for each aligned row, x gathered from
 // hidden_states[entry / top_k] (doc 002: GEMM1 w13 with SiLU-and-mul fused in its epilogue).
-void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const std::int32_t* sorted_entries,
-                              const std::int32_t* block_experts, int max_blocks, int block_rows,
-                              const ExpertWeightsView& weights, std::uint16_t* activation, cudaStream_t stream);
+void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const StreamingBlocks& blocks,
+                              const ExpertWeightsView& weights, const StreamingWorkspace& workspace,
+                              std::uint16_t* activation, cudaStream_t stream);
 
 // expert_rows[row] = w2 . activation[row] (doc 002: GEMM2).
-void launch_streaming_down(StreamingRows activation, const std::int32_t* sorted_entries,
-                           const std::int32_t* block_experts, int max_blocks, int block_rows,
-                           const ExpertWeightsView& weights, std::uint16_t* expert_rows, cudaStream_t stream);
+void launch_streaming_down(StreamingRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
+                           const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream);
 
 }  // namespace moeplan::gpu
