@@ -41,10 +41,11 @@ struct StreamingParams {
   StreamingWorkspace workspace;
 };
 
-// One CTA's work: the 64 weight rows of row_tile against aligned block `block`, over the
-// reduction's 128-deep blocks first .. last - 1; slot and pieces as in moe::TileWork.
+// One CTA's work (k blocks, split slot) on its tile: the 64 weight rows of row_tile against aligned
+// block `block`.
 struct Segment {
-  int block, row_tile, first, last, slot, pieces;
+  int block, row_tile;
+  moe::TileWork work;
 };
 
 // One staging buffer: a scale block (128 elements of k) of the CTA's 64 weight rows, then of its
@@ -203,7 +204,7 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   };
 #pragma unroll
   for (int ahead = 0; ahead < S::kStages - 1; ++ahead) {
-    if (segment.first + ahead < segment.last) stage(segment.first + ahead);
+    if (segment.work.first + ahead < segment.work.last) stage(segment.work.first + ahead);
     commit_copies();
   }
   const int warp = threadIdx.x / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
@@ -211,7 +212,7 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   const int row_b = weight_row<Gated>(params, segment.row_tile, 16 * warp + group + kTileRows);
   float sums[N / 2] = {};
   float partial[N / 2];
-  for (int block = segment.first; block < segment.last; ++block) {
+  for (int block = segment.work.first; block < segment.work.last; ++block) {
     wait_all_but_newest<S::kStages - 2>();
     fence_proxy_async();
     // Past this barrier the block is in every thread's view and the previous block's buffer is free.
@@ -222,7 +223,7 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
     } else {
       multiply_block<Format, N>(buffer, params.staged_rows, sums, 1);
     }
-    if (block + S::kStages - 1 < segment.last) stage(block + S::kStages - 1);
+    if (block + S::kStages - 1 < segment.work.last) stage(block + S::kStages - 1);
     commit_copies();
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
@@ -232,9 +233,9 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
                  weight_scale(params, expert, row_b, block), quad, sums);
     }
   }
-  if (segment.slot >= 0) {
-    float* slot = params.workspace.partial_sums + static_cast<long>(segment.slot) * kStreamingSlotValues;
-    if (!gather_partial_sums(sums, slot, params.workspace.arrivals + segment.slot, segment.pieces)) return;
+  if (segment.work.slot >= 0) {
+    float* slot = params.workspace.partial_sums + static_cast<long>(segment.work.slot) * kStreamingSlotValues;
+    if (!gather_partial_sums(sums, slot, params.workspace.arrivals + segment.work.slot, segment.work.pieces)) return;
   }
 #pragma unroll
   for (int column_group = 0; column_group < N / kTileRows; ++column_group) {
@@ -267,8 +268,7 @@ __global__ void __launch_bounds__(kThreads, Stage<Format>::kBlocksPerSm) streami
                  params.reduction / moe::kScaleBlock, work)) {
     return;
   }
-  const Segment segment{work.tile % used_blocks, work.tile / used_blocks, work.first, work.last, work.slot,
-                        work.pieces};
+  const Segment segment{work.tile % used_blocks, work.tile / used_blocks, work};
   const int expert = params.block_experts[segment.block];
   const int lane = threadIdx.x % 32;
   const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
@@ -306,8 +306,11 @@ void launch_format(StreamingParams params, cudaStream_t stream) {
   int per_multiprocessor = 0;
   check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, shared_bytes),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(streaming_kernel)");
-  params.wave = std::min(multiprocessors() * std::min(per_multiprocessor, kStreamingCtasPerSm), params.workspace.slots);
-  if (params.wave < 1) throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
+  const int ctas_per_multiprocessor = std::min(per_multiprocessor, kStreamingCtasPerSm);
+  params.wave = std::min(multiprocessors() * ctas_per_multiprocessor, params.workspace.slots);
+  if (params.wave < 1) {
+    throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
+  }
   const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / kCtaRows);
   const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
   kernel<<<static_cast<unsigned>(ctas), kThreads, shared_bytes, stream>>>(params);
@@ -343,6 +346,10 @@ void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows,
         "streaming GEMM: e4m3 weights read e4m3 token groups (codes and scales), bf16 weights bf16 rows");
   }
   if (blocks.max_blocks < 0) throw std::invalid_argument("streaming GEMM: negative max_blocks");
+  if (blocks.max_blocks > 0 && (blocks.sorted_entries == nullptr || blocks.block_experts == nullptr ||
+                                blocks.padded_rows == nullptr)) {
+    throw std::invalid_argument("streaming GEMM: sorted_entries, block_experts and padded_rows are required");
+  }
 }
 
 }  // namespace
