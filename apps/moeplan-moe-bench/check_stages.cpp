@@ -175,7 +175,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
                                                const std::vector<double>& layer_reference) {
   const std::size_t rows = gpu_alignment_.sorted_entries.size();
   const int hidden = layer_.hidden, intermediate = layer_.intermediate;
-  const bool token_groups = moe_->quantizes_activations(path);
+  const bool token_groups = moe_->quantizes_activations();
   StageErrors errors;
   poison(moe_->mutable_activation(), rows * intermediate * 2);
   const TokenGroupBuffers hidden_groups =

@@ -46,7 +46,7 @@ class StageRunner {
   StageErrors run_gemms_and_combine(gpu::GemmPath path, const moe::ExpertWeights& weights,
                                     const std::vector<double>& layer_reference);
   double layer_error(const std::vector<double>& reference) const;
-  bool quantizes_activations(gpu::GemmPath path) const { return moe_->quantizes_activations(path); }
+  bool quantizes_activations() const { return moe_->quantizes_activations(); }
 
  private:
   std::vector<std::size_t> valid_elements(int width) const;

@@ -2,8 +2,8 @@
 // The MoE layer as the calibration fits it: fixed per-stage costs (router, align, combine) as lines in
 // the token count, and each grouped GEMM, per kernel path, as a fixed cost plus its bytes over a share
 // of HBM bandwidth plus its FLOPs over a share of peak. The terms add rather than overlap: the streaming
-// kernel dequantizes FP8 in registers between loads, and the library path runs its dequantize and its
-// GEMM one after the other (lib/gpu/moe_layer.hpp).
+// kernel waits on each block's multiply before its next loads, and the library path pays a fixed cost per
+// expert's GEMM call on top of its traffic (lib/gpu/moe_layer.hpp).
 #include <optional>
 #include <vector>
 

@@ -35,7 +35,7 @@ ExpertStageWork grouped_work(const Measurement& layer, ExpertPath path) {
   const double passes = path == ExpertPath::streaming ? routing.blocks : routing.active_experts;
   return expert_stage_work(routing.rows, passes, static_cast<double>(layer.dimension("hidden")),
                            static_cast<double>(layer.dimension("intermediate")),
-                           weight_bytes_moved(path, weight_bytes(layer)));
+                           weight_bytes(layer));
 }
 
 ExpertStageWork shared_work(const Measurement& layer) {

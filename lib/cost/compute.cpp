@@ -118,7 +118,7 @@ ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double pref
                             : load.experts * routed.reached + load.shared_experts * shared.reached;
   ExpertStageWork work = expert_stage_work(rows, passes, static_cast<double>(load.hidden),
                                            static_cast<double>(load.intermediate),
-                                           weight_bytes_moved(path, element_bytes(load.dtype)));
+                                           element_bytes(load.dtype));
   work.gate_up.bytes = std::max(0.0, work.gate_up.bytes - prefetched_bytes);
   const bool streaming = path == ExpertPath::streaming;
   const auto time = [&](const AdditiveCost& cost, const Work& stage) {

@@ -35,11 +35,6 @@ SlotExpectation expected_slot(double trials, double probability) {
   return expectation;
 }
 
-double weight_bytes_moved(ExpertPath path, double weight_element_bytes) {
-  if (path == ExpertPath::streaming || weight_element_bytes >= 2.0) return weight_element_bytes;
-  return weight_element_bytes + 2.0 + 2.0;
-}
-
 ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
                                   double bytes_per_weight) {
   ExpertStageWork work;

@@ -1,7 +1,7 @@
 #pragma once
 // What the fused-MoE layer's two grouped-GEMM paths stream, from expectations over uniform routing
 // (kernels.md §2.3): the weight-streaming kernel reads an expert's weights once per 64-row block of its
-// rows, the library path dequantizes each active expert to bf16 and runs one GEMM on it.
+// rows, the library path once per active expert (one GEMM each, FP8 weights read as stored).
 #include "cost/compute.hpp"
 
 namespace moeplan {
@@ -21,10 +21,6 @@ SlotExpectation expected_slot(double trials, double probability);
 // Probability that `trials` uniform picks reach a given slot, each with `probability`: 1 - (1 - p)^n,
 // in logs so that many picks at a small probability stay exact.
 double reach_probability(double trials, double probability);
-
-// Bytes a path moves per weight element of an expert it streams: the streaming kernel reads it as
-// stored; the library path reads a narrower format once, writes bf16 (2) and reads that back (2).
-double weight_bytes_moved(ExpertPath path, double weight_element_bytes);
 
 // The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with one expert's
 // weights streamed `passes` times in all (summed over the experts: blocks, or experts reached) at

@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include <cuda_bf16.h>
-#include <cuda_fp8.h>
 
 #include "gpu/cuda_check.hpp"
 
@@ -37,19 +36,6 @@ __global__ void silu_and_mul_kernel(const std::uint16_t* gate_up, const std::int
   }
 }
 
-__global__ void dequantize_fp8_kernel(const std::uint8_t* values, const float* scales, long rows, int cols,
-                                      std::uint16_t* output) {
-  const long pair = static_cast<long>(blockIdx.x) * kThreads + threadIdx.x;
-  if (pair * 2 >= rows * cols) return;
-  const long row = pair * 2 / cols;
-  const int col = static_cast<int>(pair * 2 % cols);
-  const float scale = scales[(row / 128) * (cols / 128) + col / 128];
-  const __half2_raw halves =
-      __nv_cvt_fp8x2_to_halfraw2(*reinterpret_cast<const __nv_fp8x2_storage_t*>(values + pair * 2), __NV_E4M3);
-  const float2 decoded = __half22float2(__half2(halves));
-  reinterpret_cast<__nv_bfloat162*>(output)[pair] = __floats2bfloat162_rn(decoded.x * scale, decoded.y * scale);
-}
-
 }  // namespace
 
 void launch_permute_rows(const std::uint16_t* hidden_states, int top_k, const std::int32_t* sorted_entries, int rows,
@@ -66,15 +52,6 @@ void launch_silu_and_mul(const std::uint16_t* gate_up, const std::int32_t* sorte
   if (rows == 0) return;
   silu_and_mul_kernel<<<rows, kThreads, 0, stream>>>(gate_up, sorted_entries, intermediate, activation);
   check_launch("silu_and_mul_kernel");
-}
-
-void launch_dequantize_fp8(const std::uint8_t* values, const float* scales, long rows, int cols,
-                           std::uint16_t* output, cudaStream_t stream) {
-  if (cols % 128 != 0 || rows % 128 != 0) throw std::invalid_argument("dequantize: rows and cols must be multiples of 128");
-  const long pairs = rows * cols / 2;
-  dequantize_fp8_kernel<<<static_cast<unsigned>((pairs + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      values, scales, rows, cols, output);
-  check_launch("dequantize_fp8_kernel");
 }
 
 }  // namespace moeplan::gpu

@@ -51,23 +51,21 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
   }
 }
 
-bool MoeLayer::quantizes_activations(GemmPath path) const {
-  return path == GemmPath::streaming && weights_.format == WeightFormat::fp8_block_scaled;
-}
+bool MoeLayer::quantizes_activations() const { return weights_.format == WeightFormat::fp8_block_scaled; }
 
-StreamingRows MoeLayer::streaming_input(const std::uint16_t* rows, int count, int width,
-                                        const std::int32_t* sorted_entries, DeviceBuffer<std::uint8_t>& codes,
-                                        DeviceBuffer<float>& scales) {
-  if (!quantizes_activations(GemmPath::streaming)) return {rows, nullptr};
+GemmRows MoeLayer::gemm_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
+                              DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales) {
+  if (!quantizes_activations()) return {rows, nullptr};
   launch_token_group_quantize(rows, count, width, sorted_entries, codes.data(), scales.data(), stream_);
   return {codes.data(), scales.data()};
 }
 
 GemmPath MoeLayer::choose_path(int tokens) const {
-  const long entries = static_cast<long>(tokens) * config_.columns;
-  const long threshold =
-      weights_.format == WeightFormat::bf16 ? kStreamingMaxAverageRowsBf16 : kStreamingMaxAverageRowsFp8;
-  return entries <= threshold * weights_.num_experts ? GemmPath::streaming : GemmPath::library;
+  const double rows_per_slot = static_cast<double>(tokens) * config_.columns / weights_.num_experts;
+  const double expert_weight_bytes =
+      3.0 * weights_.intermediate * weights_.hidden * weights_.element_bytes();  // w13 [2I, H] and w2 [H, I]
+  return rows_per_slot * expert_weight_bytes <= kStreamingMaxRowWeightBytes ? GemmPath::streaming
+                                                                             : GemmPath::library;
 }
 
 int MoeLayer::max_blocks(int tokens) const {
@@ -102,30 +100,28 @@ void MoeLayer::align(int tokens) {
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
   require_tokens(tokens);
+  const GemmRows input = gemm_input(hidden_states, tokens, weights_.hidden, nullptr, hidden_codes_, hidden_scales_);
   if (path == GemmPath::streaming) {
-    const StreamingRows input =
-        streaming_input(hidden_states, tokens, weights_.hidden, nullptr, hidden_codes_, hidden_scales_);
     launch_streaming_gate_up(input, config_.columns, streaming_blocks(tokens), weights_, workspace(),
                              activation_.data(), stream_);
     return;
   }
-  if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, weights_);
+  if (!library_) library_ = std::make_unique<LibraryGemm>(stream_, max_rows_, kStreamingBlockRows, weights_);
   library_->read_segments(alignment());
-  library_->gate_up(hidden_states, config_.columns, sorted_entries_.data(), max_blocks(tokens) * kStreamingBlockRows,
-                    activation_.data());
+  library_->gate_up(input, config_.columns, max_blocks(tokens) * kStreamingBlockRows, activation_.data());
 }
 
 void MoeLayer::down(int tokens, GemmPath path) {
   require_tokens(tokens);
+  const int rows = max_blocks(tokens) * kStreamingBlockRows;
+  const GemmRows input = gemm_input(activation_.data(), rows, weights_.intermediate, sorted_entries_.data(),
+                                    activation_codes_, activation_scales_);
   if (path == GemmPath::streaming) {
-    const StreamingRows input = streaming_input(activation_.data(), max_blocks(tokens) * kStreamingBlockRows,
-                                                weights_.intermediate, sorted_entries_.data(), activation_codes_,
-                                                activation_scales_);
     launch_streaming_down(input, streaming_blocks(tokens), weights_, workspace(), expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");
-  library_->down(activation_.data(), expert_rows_.data());
+  library_->down(input, rows, expert_rows_.data());
 }
 
 void MoeLayer::combine(int tokens, std::uint16_t* output) {

@@ -19,13 +19,13 @@ namespace moeplan::gpu {
 
 enum class GemmPath { streaming, library };
 
-// Past these many rows per local expert on average, per-expert cuBLAS calls beat streaming the
-// weights once per 64-row block: the crossovers in the sweeps of 1x H100 and 1x H200
-// (validation/data/moe_sweep_h{100,200}.json; moeplan-validate's moe.*.path_choice checks the choice).
-// FP8 crosses later since its cuBLAS path first dequantises each expert to bf16, while streaming
-// multiplies on FP8 tensor cores.
-constexpr int kStreamingMaxAverageRowsBf16 = 48;
-constexpr int kStreamingMaxAverageRowsFp8 = 512;
+// Streaming reads an expert's weights once per 64-row block; the library path reads them once per expert
+// but pays a fixed cost per cuBLAS call (about 10 us a GEMM in the sweeps). Streaming wins while
+// rows per slot / 64 x weight bytes / bandwidth stays under that cost, so its reach in rows shrinks as an
+// expert's weights grow: streaming while rows per slot x one expert's weight bytes stays under
+// kStreamingMaxRowWeightBytes (64 x 20 us a slot x 3-4 TB/s), the crossovers in the sweeps of 1x H100
+// and 1x H200 (validation/data/moe_sweep_h{100,200}.json; moeplan-validate's moe.*.path_choice checks it).
+constexpr double kStreamingMaxRowWeightBytes = 4e9;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
@@ -39,9 +39,9 @@ class MoeLayer {
 
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
-  // e4m3 weights on the streaming path read e4m3 token groups: the hidden states and the activation
-  // are quantized first (kernels.md: the FP8 fused-MoE paths); the library path reads bf16.
-  bool quantizes_activations(GemmPath path) const;
+  // e4m3 weights read e4m3 token groups on either path: the hidden states and the activation are
+  // quantized first (kernels.md: the FP8 fused-MoE paths).
+  bool quantizes_activations() const;
   int max_blocks(int tokens) const;
   int block_rows(int tokens) const;  // a token sends at most one row to a slot
 
@@ -56,7 +56,7 @@ class MoeLayer {
   const std::uint16_t* expert_rows() const { return expert_rows_.data(); }
   std::uint16_t* mutable_activation() { return activation_.data(); }
   std::uint16_t* mutable_expert_rows() { return expert_rows_.data(); }
-  // The token groups the streaming path last read (empty for bf16 weights): hidden states
+  // The token groups the GEMMs last read (empty for bf16 weights): hidden states
   // [max_tokens][hidden / 128] groups, activation [aligned rows][intermediate / 128] groups.
   DeviceBuffer<std::uint8_t>& hidden_codes() { return hidden_codes_; }
   DeviceBuffer<float>& hidden_scales() { return hidden_scales_; }
@@ -69,9 +69,9 @@ class MoeLayer {
   void require_tokens(int tokens) const;
   StreamingBlocks streaming_blocks(int tokens) const;
   StreamingWorkspace workspace() const;
-  // What the streaming GEMM reads: bf16 rows as they are, or for e4m3 weights their token groups.
-  StreamingRows streaming_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
-                                DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
+  // What the grouped GEMMs read: bf16 rows as they are, or for e4m3 weights their token groups.
+  GemmRows gemm_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
+                      DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
 
   MoeLayerConfig config_;
   ExpertWeightsView weights_;

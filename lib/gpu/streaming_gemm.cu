@@ -336,7 +336,7 @@ int staged_rows(int block_rows) {
   return rows;
 }
 
-void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows, const StreamingBlocks& blocks) {
+void require_inputs(const ExpertWeightsView& weights, const GemmRows& rows, const StreamingBlocks& blocks) {
   if (weights.hidden <= 0 || weights.intermediate <= 0 || weights.hidden % moe::kScaleBlock != 0 ||
       weights.intermediate % moe::kScaleBlock != 0) {
     throw std::invalid_argument("streaming GEMM: hidden and intermediate must be positive multiples of 128");
@@ -356,7 +356,7 @@ void require_inputs(const ExpertWeightsView& weights, const StreamingRows& rows,
 
 int streaming_workspace_slots() { return multiprocessors() * kStreamingCtasPerSm; }
 
-void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const StreamingBlocks& blocks,
+void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const StreamingBlocks& blocks,
                               const ExpertWeightsView& weights, const StreamingWorkspace& workspace,
                               std::uint16_t* activation, cudaStream_t stream) {
   require_inputs(weights, hidden_states, blocks);
@@ -369,7 +369,7 @@ void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const Stre
   launch<true>(params, weights.format, stream);
 }
 
-void launch_streaming_down(StreamingRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
+void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
                            const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream) {
   require_inputs(weights, activation, blocks);
   if (blocks.max_blocks == 0) return;

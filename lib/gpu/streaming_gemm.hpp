@@ -9,17 +9,11 @@
 #include <cuda_runtime.h>
 
 #include "gpu/expert_weights_view.hpp"
+#include "gpu/gemm_rows.hpp"
 
 namespace moeplan::gpu {
 
 constexpr int kStreamingBlockRows = 64;  // the alignment block this kernel expects
-
-// The rows a streaming GEMM reads: bf16 [rows][K] for bf16 weights; for e4m3 weights, e4m3 codes
-// [rows][K] with group_scales [rows][K / 128].
-struct StreamingRows {
-  const void* values = nullptr;
-  const float* group_scales = nullptr;
-};
 
 // The aligned blocks a launch reads (gpu/align_kernels.hpp). padded_rows points to the device's count
 // of rows in used blocks (align's expert_offsets[local experts]); max_blocks bounds it from the host.
@@ -49,12 +43,12 @@ int streaming_workspace_slots();
 
 // activation[row] = silu(gate . x) * (up . x) for each aligned row, x gathered from
 // hidden_states[entry / top_k] (doc 002: GEMM1 w13 with SiLU-and-mul fused in its epilogue).
-void launch_streaming_gate_up(StreamingRows hidden_states, int top_k, const StreamingBlocks& blocks,
+void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const StreamingBlocks& blocks,
                               const ExpertWeightsView& weights, const StreamingWorkspace& workspace,
                               std::uint16_t* activation, cudaStream_t stream);
 
 // expert_rows[row] = w2 . activation[row] (doc 002: GEMM2).
-void launch_streaming_down(StreamingRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
+void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
                            const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream);
 
 }  // namespace moeplan::gpu
