@@ -51,7 +51,7 @@ int block_scale_stride(int k) {
   return (blocks + 3) / 4 * 4;
 }
 
-BlockScaledGemm::BlockScaledGemm(cudaStream_t stream) : stream_(stream), workspace_(kWorkspaceBytes) {
+BlockScaledGemm::BlockScaledGemm() : workspace_(kWorkspaceBytes) {
   check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
   check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
   set(operation_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
@@ -94,7 +94,7 @@ const cublasLtMatmulAlgo_t& BlockScaledGemm::algorithm(int m, int n, int k) {
 }
 
 void BlockScaledGemm::multiply(const BlockScaledRows& rows, const BlockScaledWeight& weight, std::uint16_t* output,
-                               int m, int n, int k) {
+                               int m, int n, int k, cudaStream_t stream) {
   if (m <= 0) return;
   if (m % 4 != 0 || n % moe::kScaleBlock != 0 || k % moe::kScaleBlock != 0 ||
       weight.scale_stride != block_scale_stride(k)) {
@@ -109,7 +109,7 @@ void BlockScaledGemm::multiply(const BlockScaledRows& rows, const BlockScaledWei
   const float one = 1.0f, zero = 0.0f;
   check_cublas(cublasLtMatmul(handle_, operation_, &one, weight.codes, layouts.weight.get(), rows.codes,
                               layouts.rows.get(), &zero, output, layouts.output.get(), output, layouts.output.get(),
-                              &chosen, workspace_.data(), kWorkspaceBytes, stream_),
+                              &chosen, workspace_.data(), kWorkspaceBytes, stream),
                "cublasLtMatmul (block-scaled FP8)");
 }
 

@@ -31,9 +31,10 @@ struct BlockScaledWeight {
 // The stride a weight's block scales need: k / 128 rounded up to a multiple of 4.
 int block_scale_stride(int k);
 
+// One stream's worth: calls on one instance run one after another (they share its workspace).
 class BlockScaledGemm {
  public:
-  explicit BlockScaledGemm(cudaStream_t stream);
+  BlockScaledGemm();
   ~BlockScaledGemm();
   BlockScaledGemm(const BlockScaledGemm&) = delete;
   BlockScaledGemm& operator=(const BlockScaledGemm&) = delete;
@@ -41,12 +42,11 @@ class BlockScaledGemm {
   // output[m][n] = sum over k of rows[m][k] * weight[n][k], both as their codes times their scales;
   // output row-major bf16. n and k multiples of 128, m of 4 (each block's row scales 16-byte aligned).
   void multiply(const BlockScaledRows& rows, const BlockScaledWeight& weight, std::uint16_t* output, int m, int n,
-                int k);
+                int k, cudaStream_t stream);
 
  private:
   const cublasLtMatmulAlgo_t& algorithm(int m, int n, int k);
 
-  cudaStream_t stream_;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t operation_ = nullptr;
   DeviceBuffer<std::uint8_t> workspace_;

@@ -27,14 +27,17 @@ LibraryGemm::LibraryGemm(cudaStream_t stream, int max_rows, int block_rows, cons
     : stream_(stream),
       block_rows_(block_rows),
       weights_(weights),
-      handle_(stream),
+      lanes_(kLibraryLanes),
       gate_up_(static_cast<std::size_t>(max_rows) * 2 * weights.intermediate) {
   const auto rows = static_cast<std::size_t>(max_rows);
   if (!block_scaled()) {
+    for (int lane = 0; lane < lanes_.width(); ++lane) {
+      handles_.push_back(std::make_unique<CublasHandle>(lanes_.stream(lane)));
+    }
     permuted_ = DeviceBuffer<std::uint16_t>(rows * weights.hidden);
     return;
   }
-  block_scaled_gemm_ = std::make_unique<BlockScaledGemm>(stream);
+  for (int lane = 0; lane < lanes_.width(); ++lane) block_scaled_gemms_.push_back(std::make_unique<BlockScaledGemm>());
   permuted_codes_ = DeviceBuffer<std::uint8_t>(rows * weights.hidden);
   expert_major_scales_ =
       DeviceBuffer<float>(rows * std::max(weights.hidden, weights.intermediate) / moe::kScaleBlock);
@@ -58,12 +61,16 @@ void LibraryGemm::per_expert(const void* input, const float* expert_major_scales
                              const DeviceBuffer<float>& weight_scales, std::uint16_t* output, int n, int k) {
   const long matrix = static_cast<long>(n) * k;
   const long scales_per_expert = static_cast<long>(n / moe::kScaleBlock) * block_scale_stride(k);
+  lanes_.fork(stream_);
+  int lane = 0;
   for (int expert = 0; expert < weights_.num_experts; ++expert) {
     const int count = counts_[static_cast<std::size_t>(expert)];
     if (count == 0) continue;
     const long first = offsets_[static_cast<std::size_t>(expert)];
+    const std::size_t at = static_cast<std::size_t>(lane);
+    lane = (lane + 1) % lanes_.width();
     if (!block_scaled()) {
-      gemm_rows_by_weight(handle_.get(), static_cast<const std::uint16_t*>(input) + first * k,
+      gemm_rows_by_weight(handles_[at]->get(), static_cast<const std::uint16_t*>(input) + first * k,
                           static_cast<const std::uint16_t*>(weights) + expert * matrix, output + first * n, count, n,
                           k);
       continue;
@@ -72,8 +79,10 @@ void LibraryGemm::per_expert(const void* input, const float* expert_major_scales
                                expert_major_scales + first * (k / moe::kScaleBlock)};
     const BlockScaledWeight weight{static_cast<const std::uint8_t*>(weights) + expert * matrix,
                                    weight_scales.data() + expert * scales_per_expert, block_scale_stride(k)};
-    block_scaled_gemm_->multiply(rows, weight, output + first * n, expert_scale_rows(count), n, k);
+    block_scaled_gemms_[at]->multiply(rows, weight, output + first * n, expert_scale_rows(count), n, k,
+                                      lanes_.stream(static_cast<int>(at)));
   }
+  lanes_.join(stream_);
 }
 
 void LibraryGemm::gate_up(GemmRows hidden_states, int top_k, int rows, std::uint16_t* activation) {

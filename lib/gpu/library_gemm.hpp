@@ -3,6 +3,7 @@
 // GEMM compute-bound, where cuBLAS serves well; one call per non-empty expert, so the host reads
 // the per-expert counts first. bf16 weights multiply bf16 rows (cublasGemmEx); e4m3 weights with
 // 128x128 block scales multiply e4m3 token groups on FP8 tensor cores (gpu/block_scaled_gemm.hpp).
+// An expert's GEMM at a few dozen rows fills a few dozen CTAs, so experts run kLibraryLanes side by side.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,8 +16,11 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/expert_weights_view.hpp"
 #include "gpu/gemm_rows.hpp"
+#include "gpu/stream_fan.hpp"
 
 namespace moeplan::gpu {
+
+constexpr int kLibraryLanes = 4;
 
 class LibraryGemm {
  public:
@@ -42,12 +46,13 @@ class LibraryGemm {
   int block_rows_;
   ExpertWeightsView weights_;
   AlignmentBuffers alignment_;
-  CublasHandle handle_;
+  StreamFan lanes_;
+  std::vector<std::unique_ptr<CublasHandle>> handles_;                 // bf16: one per lane
+  std::vector<std::unique_ptr<BlockScaledGemm>> block_scaled_gemms_;  // e4m3: one per lane
   std::vector<std::int32_t> counts_, offsets_;
   DeviceBuffer<std::uint16_t> permuted_, gate_up_;
   // e4m3 weights: the gathered token codes, their expert-major scales, and the weights' block scales
   // restrided for cuBLASLt.
-  std::unique_ptr<BlockScaledGemm> block_scaled_gemm_;
   DeviceBuffer<std::uint8_t> permuted_codes_;
   DeviceBuffer<float> expert_major_scales_, w13_scales_, w2_scales_;
 };
