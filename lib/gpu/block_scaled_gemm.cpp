@@ -3,6 +3,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gpu/cuda_check.hpp"
 #include "moe/fp8_format.hpp"
@@ -87,8 +88,8 @@ const cublasLtMatmulAlgo_t& BlockScaledGemm::algorithm(int m, int n, int k) {
                                               &result, &found),
                "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) {
-    throw std::runtime_error("block-scaled FP8 GEMM: cuBLASLt has no algorithm for m " + std::to_string(bucket) + ", n " +
-                             std::to_string(n) + ", k " + std::to_string(k));
+    throw std::runtime_error("block-scaled FP8 GEMM: cuBLASLt has no algorithm for m " + std::to_string(bucket) +
+                             ", n " + std::to_string(n) + ", k " + std::to_string(k));
   }
   return algorithms_.emplace(key, result.algo).first->second;
 }
