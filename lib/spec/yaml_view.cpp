@@ -25,14 +25,14 @@ YamlView YamlView::load_file(const std::filesystem::path& file) {
 
 std::string YamlView::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
-bool YamlView::has(const std::string& key) const {
-  const YAML::Node value = node_[key];
-  return value.IsDefined() && !value.IsNull();
-}
+// A key written with no value ("key:" or "key: ~") is present, and refused where it is read: an empty
+// entry is more often a value left out by mistake than a request for the default.
+bool YamlView::has(const std::string& key) const { return node_[key].IsDefined(); }
 
 YamlView YamlView::child(const std::string& key) const {
   if (!has(key)) throw InputError(file_, key_path(key), "a mapping (the key is missing)");
   const YAML::Node value = node_[key];
+  if (value.IsNull()) throw InputError(file_, key_path(key), "a mapping, got an empty entry");
   if (!value.IsMap()) throw InputError(file_, key_path(key), "a mapping");
   return YamlView(value, file_, key_path(key));
 }
@@ -55,6 +55,7 @@ std::vector<std::string> YamlView::keys() const {
 YAML::Node YamlView::scalar(const std::string& key) const {
   if (!has(key)) throw InputError(file_, key_path(key), "a value (the key is missing)");
   const YAML::Node value = node_[key];
+  if (value.IsNull()) throw InputError(file_, key_path(key), "a value, got an empty entry");
   if (!value.IsScalar()) throw InputError(file_, key_path(key), "a single value, not a list or mapping");
   return value;
 }

@@ -102,3 +102,15 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
           "cluster.efficiency.gemm_floor_us");
   rejects("efficiency-floor-without-additive.yaml", "{source: x, gemm_floor_us: 9}", "cluster.efficiency.gemm_floor_us");
 }
+
+TEST_CASE("a key left empty is refused with its key, not read as the default") {
+  for (const std::string& entry : {std::string("memory: {activation_gib: }"), std::string("memory: ~"),
+                                   std::string("memory: {utilization: null}")}) {
+    const std::string path = write_temporary("empty-entry.yaml", R"(schema_version: 1
+name: empty-entry
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+)" + entry + "\n");
+    CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("empty entry"), moeplan::InputError);
+  }
+}
