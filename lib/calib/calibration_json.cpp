@@ -1,10 +1,12 @@
 #include "calib/calibration_json.hpp"
 
-#include <fstream>
+#include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "calib/collective_fit.hpp"
 #include "calib/json_fields.hpp"
@@ -388,8 +390,31 @@ Calibration read_calibration(const std::filesystem::path& file) {
   return calibration_from_json(document, file.string());
 }
 
+namespace {
+
+// JSON has no NaN or infinity (nlohmann writes them as null, which the reader takes for "not measured"):
+// a fit or a timing that came out non-finite stops the write, named by its path in the document.
+void require_finite(const json& value, const std::string& path) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    throw std::runtime_error("calibration: " + (path.empty() ? std::string("<top level>") : path) +
+                             " is not a finite number; nothing was written");
+  }
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) require_finite(item, path.empty() ? key : path + "." + key);
+  }
+  if (value.is_array()) {
+    for (std::size_t index = 0; index < value.size(); ++index) {
+      require_finite(value[index], path + "[" + std::to_string(index) + "]");
+    }
+  }
+}
+
+}  // namespace
+
 void write_calibration(const std::filesystem::path& file, const Calibration& calibration) {
-  write_file_atomically(file, calibration_to_json(calibration).dump(1) + "\n");
+  const json document = calibration_to_json(calibration);
+  require_finite(document, "");
+  write_file_atomically(file, document.dump(1) + "\n");
 }
 
 }  // namespace moeplan::calib

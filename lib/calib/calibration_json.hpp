@@ -16,7 +16,8 @@ nlohmann::json calibration_to_json(const Calibration& calibration);
 Calibration calibration_from_json(const nlohmann::json& document, const std::string& file);
 
 Calibration read_calibration(const std::filesystem::path& file);
-// Written to a temporary name and renamed into place.
+// Written to a temporary name and renamed into place; a non-finite number anywhere in it (JSON has none)
+// throws std::runtime_error naming its path, and nothing is written.
 void write_calibration(const std::filesystem::path& file, const Calibration& calibration);
 
 }  // namespace moeplan::calib

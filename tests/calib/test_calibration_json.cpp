@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "calib/calibrated_models.hpp"
@@ -96,4 +99,17 @@ TEST_CASE("a file measured on another GPU is refused for the scenario's cluster"
   const Calibration h200 = test::small_calibration();
   CHECK_NOTHROW(check_device_matches(h200, hardware_preset("H200", "", ""), "cal.json"));
   CHECK_THROWS_AS(check_device_matches(h200, hardware_preset("H100-SXM", "", ""), "cal.json"), InputError);
+}
+
+TEST_CASE("a non-finite coefficient stops the write, named by its path, and leaves no file") {
+  Calibration calibration = test::small_calibration();
+  calibration.coefficients.gemm->memory_efficiency = std::numeric_limits<double>::quiet_NaN();
+  const std::filesystem::path file = "/tmp/moeplan-test-nan-calibration.json";
+  std::filesystem::remove(file);
+  CHECK_THROWS_WITH_AS(write_calibration(file, calibration), doctest::Contains("coefficients.gemm.memory_efficiency"),
+                       std::runtime_error);
+  CHECK_FALSE(std::filesystem::exists(file));
+  calibration.coefficients.gemm->memory_efficiency = 0.55;
+  write_calibration(file, calibration);
+  CHECK(read_calibration(file).coefficients.gemm->memory_efficiency == doctest::Approx(0.55));
 }
