@@ -66,7 +66,8 @@ CalibratedModels calibrated_models(const Calibration& calibration, const Hardwar
   if (coefficients.gemm) {
     efficiency.gemm_compute = coefficients.gemm->compute_efficiency * compute_scale;
     efficiency.gemm_memory = coefficients.gemm->memory_efficiency * memory_scale;
-    efficiency.kernel_floor = coefficients.gemm->floor_seconds;
+    // The dense GEMM sweep's floor is the GEMMs' own; element-wise and attention kernels keep the launch floor.
+    efficiency.gemm_floor = coefficients.gemm->floor_seconds;
   }
   if (coefficients.moe) {
     // compute.hpp prices top-k and align as max(floor, per_token x tokens), one slope for both.

@@ -7,14 +7,30 @@
 
 namespace moeplan {
 
+namespace {
+
+// kernels.md §2.3: distinct experts touched under uniform routing = E (1 - (1 - p)^trials).
+double experts_reached(double trials, double probability, double experts) {
+  if (trials <= 0 || experts <= 0) return 0.0;
+  return experts * reach_probability(trials, probability);
+}
+
+}  // namespace
+
 double active_experts(double pairs, double experts) {
-  if (pairs <= 0 || experts <= 0) return 0.0;
-  // kernels.md §2.3: distinct experts touched under uniform routing = E (1 - (1 - 1/E)^rows).
-  return experts * reach_probability(pairs, 1.0 / std::max(experts, 1.0));
+  return experts_reached(pairs, 1.0 / std::max(experts, 1.0), experts);
+}
+
+double ExpertLoad::routed_trials() const { return tokens > 0 ? tokens : pairs; }
+
+double ExpertLoad::routed_probability() const {
+  const double slots = std::max(experts, 1.0);
+  return tokens > 0 ? std::min(1.0, pairs / (tokens * slots)) : 1.0 / slots;
 }
 
 double ExpertLoad::active() const {
-  return active_experts(pairs, experts) + active_experts(shared_pairs, shared_experts);
+  return experts_reached(routed_trials(), routed_probability(), experts) +
+         active_experts(shared_pairs, shared_experts);
 }
 
 ComputeModel::ComputeModel(const Hardware& hardware, const Efficiency& efficiency)
@@ -62,10 +78,11 @@ double ComputeModel::gemm_time(const Work& work, DType weight, double prefetched
     const AdditiveCost cost{efficiency_.gemm_floor, efficiency_.gemm_memory, compute_efficiency(weight)};
     return cost.time(streamed, hardware_.hbm_bandwidth, peak(weight));
   }
-  // Roofline: max(FLOPs / (peak x efficiency), bytes / (HBM x efficiency)), at least one launch.
+  // Roofline: max(FLOPs / (peak x efficiency), bytes / (HBM x efficiency)), at least the GEMM's floor.
   const double compute = streamed.flops / (peak(weight) * compute_efficiency(weight));
   const double memory = streamed.bytes / (hardware_.hbm_bandwidth * efficiency_.gemm_memory);
-  return std::max({efficiency_.kernel_floor, compute, memory});
+  const double floor = efficiency_.gemm_floor > 0 ? efficiency_.gemm_floor : efficiency_.kernel_floor;
+  return std::max({floor, compute, memory});
 }
 
 double ComputeModel::gemm(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) const {
@@ -110,7 +127,7 @@ ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double pref
   const double rows = load.rows(), slots = load.experts + load.shared_experts;
   const ExpertPath path = rows / slots <= paths.streaming_max_rows_per_slot ? ExpertPath::streaming : ExpertPath::library;
   // Routed rows land uniformly on the routed experts; each fused shared replica takes an equal share.
-  const SlotExpectation routed = expected_slot(load.pairs, 1.0 / load.experts);
+  const SlotExpectation routed = expected_slot(load.routed_trials(), load.routed_probability());
   const SlotExpectation shared =
       load.shared_experts > 0 ? expected_slot(load.shared_pairs / load.shared_experts, 1.0) : SlotExpectation{};
   const double passes = path == ExpertPath::streaming

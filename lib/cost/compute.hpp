@@ -60,7 +60,9 @@ struct Efficiency {
   // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with gemm_floor as
   // its fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (doc 004's 910B timings).
   bool additive_gemm = false;
-  double gemm_floor = 0;  // s, additive GEMMs only; other kernels keep kernel_floor
+  // s: a GEMM's fixed cost, the additive form's term or the roofline's floor; 0 leaves the roofline's at
+  // kernel_floor. Other kernels keep kernel_floor either way.
+  double gemm_floor = 0;
   // FlashAttention-3 (arXiv 2407.08608) reaches up to 75 % of H100 BF16 peak on long sequences; shorter
   // sequences and MLA's unequal head dims land lower.
   double attention_compute = 0.60;
@@ -104,9 +106,16 @@ struct ExpertLoad {
   BlockShape block;
   double shared_pairs = 0;
   double shared_experts = 0;
+  // The tokens whose picks make the pairs. A token picks distinct experts (top-k), so it reaches one local
+  // expert at most once: rows per expert ~ Binomial(tokens, pairs / (tokens x experts)). 0: the pairs are
+  // taken as independent draws, Binomial(pairs, 1 / experts).
+  double tokens = 0;
 
   double rows() const { return pairs + shared_pairs; }
   double active() const;  // distinct local experts some row reaches
+  // One routed expert's row count as Binomial(trials, probability), by the rule above.
+  double routed_trials() const;
+  double routed_probability() const;
 };
 
 class ComputeModel {

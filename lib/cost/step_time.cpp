@@ -176,6 +176,7 @@ ExpertLoad StepModel::expert_load(const Layout& layout, double global_tokens, co
   const double imbalance = layout.ep > 1 ? options.max_over_mean : 1.0;
   ExpertLoad load;
   load.pairs = global_tokens * static_cast<double>(moe.experts_per_token) / ep * imbalance;
+  load.tokens = global_tokens;
   // doc 002: num_local_experts = (num_experts + redundant) / ep routed slots + the fused shared slots.
   load.experts = static_cast<double>(layout.physical_experts(model_)) / ep;
   load.shared_pairs = layout.fused_shared > 0 ? global_tokens / ep : 0.0;

@@ -57,10 +57,7 @@ EfficiencyOverrides read_efficiency(const YamlView& view) {
   for (const char* key : {"gemm_floor_us", "gemm_memory", "gemm_compute"}) {
     if (additive && !view.has(key)) throw InputError(view.file(), view.key_path(key), "a value, with gemm: additive");
   }
-  if (view.has("gemm_floor_us")) {
-    if (!additive) throw InputError(view.file(), view.key_path("gemm_floor_us"), "only with gemm: additive");
-    efficiency.gemm_floor = view.number("gemm_floor_us", 0, 1e4) / 1e6;
-  }
+  if (view.has("gemm_floor_us")) efficiency.gemm_floor = view.number("gemm_floor_us", 0, 1e4) / 1e6;
   return efficiency;
 }
 

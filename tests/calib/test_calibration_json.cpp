@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -111,5 +113,5 @@ TEST_CASE("a non-finite coefficient stops the write, named by its path, and leav
   CHECK_FALSE(std::filesystem::exists(file));
   calibration.coefficients.gemm->memory_efficiency = 0.55;
   write_calibration(file, calibration);
-  CHECK(read_calibration(file).coefficients.gemm->memory_efficiency == doctest::Approx(0.55));
+  CHECK(read_calibration(file).coefficients.gemm->memory_efficiency == approx(0.55));
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -40,11 +42,11 @@ std::vector<CurvePoint> sampled(const CollectiveCurve& curve, double noise) {
 TEST_CASE("the fit recovers a floor-ramp-line curve from its own samples") {
   const CollectiveCurve truth = known_curve();
   const CollectiveCurve fit = fit_collective_curve(sampled(truth, 0.0), Collective::all_gather, 4);
-  CHECK(fit.floor_time == doctest::Approx(12e-6).epsilon(1e-9));
-  CHECK(fit.floor_until == doctest::Approx(256.0 * 1024));
-  CHECK(fit.line_from == doctest::Approx(16.0 * 1024 * 1024));
-  CHECK(fit.bus_bandwidth == doctest::Approx(340e9).epsilon(1e-6));
-  CHECK(fit.line_latency == doctest::Approx(20e-6).epsilon(1e-6));
+  CHECK(fit.floor_time == approx(12e-6).epsilon(1e-9));
+  CHECK(fit.floor_until == approx(256.0 * 1024));
+  CHECK(fit.line_from == approx(16.0 * 1024 * 1024));
+  CHECK(fit.bus_bandwidth == approx(340e9).epsilon(1e-6));
+  CHECK(fit.line_latency == approx(20e-6).epsilon(1e-6));
   CHECK(fit.kind == Collective::all_gather);
   CHECK(fit.ranks == 4);
 }

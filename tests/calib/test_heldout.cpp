@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -65,6 +67,6 @@ TEST_CASE("GEMMs are held out by N x K: every batch of a held-out projection goe
 
 TEST_CASE("MAPE is the mean of the absolute relative errors") {
   // |11 - 10| / 10 = 0.1 and |18 - 20| / 20 = 0.1: a mean of 0.1.
-  CHECK(mean_absolute_percentage_error({11, 18}, {10, 20}) == doctest::Approx(0.1));
+  CHECK(mean_absolute_percentage_error({11, 18}, {10, 20}) == approx(0.1));
   CHECK_THROWS_AS(mean_absolute_percentage_error({1}, {1, 2}), std::invalid_argument);
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -12,27 +14,27 @@ using moeplan::ExpertPath;
 
 TEST_CASE("a stage line is recovered from exact points, and a falling one becomes a constant") {
   const StageLine line = fit_stage_line({1, 16, 256, 4096}, {5e-6 + 1e-9, 5e-6 + 16e-9, 5e-6 + 256e-9, 5e-6 + 4096e-9});
-  CHECK(line.fixed_seconds == doctest::Approx(5e-6));
-  CHECK(line.per_token_seconds == doctest::Approx(1e-9));
+  CHECK(line.fixed_seconds == approx(5e-6));
+  CHECK(line.per_token_seconds == approx(1e-9));
   const StageLine flat = fit_stage_line({1, 2}, {4e-6, 3e-6});
   CHECK(flat.per_token_seconds == 0.0);
   // sum(1/t) / sum(1/t^2) for 4 and 3 us: (1/4 + 1/3) / (1/16 + 1/9) us = 3.36 us.
-  CHECK(flat.fixed_seconds == doctest::Approx(3.36e-6));
+  CHECK(flat.fixed_seconds == approx(3.36e-6));
 }
 
 TEST_CASE("expected routing of two tokens over two slots, worked by hand") {
   // top-1 of 2 slots: each slot gets Binomial(2, 1/2) rows, reached with probability 3/4, one block when reached.
   const RoutingExpectation routed = expected_routing(2, 2, 1, 0);
-  CHECK(routed.rows == doctest::Approx(2.0));
-  CHECK(routed.active_experts == doctest::Approx(1.5));
-  CHECK(routed.blocks == doctest::Approx(1.5));
+  CHECK(routed.rows == approx(2.0));
+  CHECK(routed.active_experts == approx(1.5));
+  CHECK(routed.blocks == approx(1.5));
   // A fused shared slot takes every token: one more active expert and one more block.
   const RoutingExpectation fused = expected_routing(2, 2, 1, 1);
-  CHECK(fused.rows == doctest::Approx(4.0));
-  CHECK(fused.active_experts == doctest::Approx(2.5));
-  CHECK(fused.blocks == doctest::Approx(2.5));
+  CHECK(fused.rows == approx(4.0));
+  CHECK(fused.active_experts == approx(2.5));
+  CHECK(fused.blocks == approx(2.5));
   // 65 rows on one slot need two 64-row blocks.
-  CHECK(expected_routing(65, 1, 1, 0).blocks == doctest::Approx(2.0));
+  CHECK(expected_routing(65, 1, 1, 0).blocks == approx(2.0));
 }
 
 TEST_CASE("expected routing agrees with sampled top-k routing") {
@@ -54,8 +56,8 @@ TEST_CASE("expected routing agrees with sampled top-k routing") {
     }
   }
   const RoutingExpectation expected = expected_routing(tokens, slots, top_k, 0);
-  CHECK(expected.blocks == doctest::Approx(blocks / trials).epsilon(0.01));
-  CHECK(expected.active_experts == doctest::Approx(active / trials).epsilon(0.01));
+  CHECK(expected.blocks == approx(blocks / trials).epsilon(0.01));
+  CHECK(expected.active_experts == approx(active / trials).epsilon(0.01));
 }
 
 TEST_CASE("grouped GEMM traffic per path, worked by hand") {
@@ -68,13 +70,13 @@ TEST_CASE("grouped GEMM traffic per path, worked by hand") {
                  {"columns", 9}, {"hidden", 7168},     {"intermediate", 2048}};
   const double activations_gate_up = 36.0 * (7168 + 2048) * 2, w13 = 4096.0 * 7168;
   const moeplan::ExpertStageWork streaming = grouped_work(layer, ExpertPath::streaming);
-  CHECK(streaming.gate_up.flops == doctest::Approx(2.0 * 36 * 4096 * 7168));
-  CHECK(streaming.gate_up.bytes == doctest::Approx(9 * w13 + activations_gate_up));
-  CHECK(streaming.down.flops == doctest::Approx(2.0 * 36 * 7168 * 2048));
-  CHECK(streaming.down.bytes == doctest::Approx(9 * w13 / 2 + activations_gate_up));
+  CHECK(streaming.gate_up.flops == approx(2.0 * 36 * 4096 * 7168));
+  CHECK(streaming.gate_up.bytes == approx(9 * w13 + activations_gate_up));
+  CHECK(streaming.down.flops == approx(2.0 * 36 * 7168 * 2048));
+  CHECK(streaming.down.bytes == approx(9 * w13 / 2 + activations_gate_up));
   // The library path reads each active expert's e4m3 weights once, one byte each; all 9 are active.
   const moeplan::ExpertStageWork library = grouped_work(layer, ExpertPath::library);
-  CHECK(library.gate_up.bytes == doctest::Approx(9 * w13 + activations_gate_up));
+  CHECK(library.gate_up.bytes == approx(9 * w13 + activations_gate_up));
 }
 
 TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exact points") {
@@ -89,11 +91,11 @@ TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exa
     }
   }
   const moeplan::AdditiveCost fit = fit_additive(work, seconds, reference);
-  CHECK(fit.floor_seconds == doctest::Approx(20e-6));
-  CHECK(fit.memory_efficiency == doctest::Approx(0.6));
-  CHECK(fit.compute_efficiency == doctest::Approx(0.4));
+  CHECK(fit.floor_seconds == approx(20e-6));
+  CHECK(fit.memory_efficiency == approx(0.6));
+  CHECK(fit.compute_efficiency == approx(0.4));
   // Hand check of one point: 16 experts at 64 rows.
   const moeplan::Work point{2.0 * 64 * 4096 * 7168, 16.0 * 4096 * 7168 + 64 * 18432};
   CHECK(stage_time(fit, point, reference) ==
-        doctest::Approx(20e-6 + point.bytes / (4.8e12 * 0.6) + point.flops / (989e12 * 0.4)));
+        approx(20e-6 + point.bytes / (4.8e12 * 0.6) + point.flops / (989e12 * 0.4)));
 }

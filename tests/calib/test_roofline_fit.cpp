@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 
 #include "calib/roofline_fit.hpp"
@@ -38,9 +40,9 @@ TEST_CASE("the roofline fit recovers both efficiencies and the floor") {
 TEST_CASE("the roofline time is the largest of its three terms") {
   const RooflineFit fit{0.5, 0.5, 10e-6};
   // 1 GFLOP at half of 989 TFLOP/s: 2.02 us, under the floor.
-  CHECK(fit.time(1e9, 1.0, kH200) == doctest::Approx(10e-6));
+  CHECK(fit.time(1e9, 1.0, kH200) == approx(10e-6));
   // 48 MB at half of 4.8 TB/s: 20 us.
-  CHECK(fit.time(1e9, 48e6, kH200) == doctest::Approx(20e-6));
+  CHECK(fit.time(1e9, 48e6, kH200) == approx(20e-6));
   // 98.9 TFLOP at half of peak: 0.2 s.
-  CHECK(fit.time(98.9e12, 48e6, kH200) == doctest::Approx(0.2));
+  CHECK(fit.time(98.9e12, 48e6, kH200) == approx(0.2));
 }

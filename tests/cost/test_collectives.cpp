@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 
 #include "cost/collectives.hpp"
@@ -13,11 +15,11 @@ constexpr double kGiB = 1073741824.0;
 }  // namespace
 
 TEST_CASE("wire factors are nccl-tests' bus-bandwidth factors") {
-  CHECK(wire_factor(Collective::all_reduce, 4) == doctest::Approx(1.5));    // 2(n-1)/n
-  CHECK(wire_factor(Collective::all_gather, 8) == doctest::Approx(0.875));  // (n-1)/n
-  CHECK(wire_factor(Collective::reduce_scatter, 2) == doctest::Approx(0.5));
-  CHECK(wire_factor(Collective::all_to_all, 16) == doctest::Approx(15.0 / 16.0));
-  CHECK(wire_factor(Collective::broadcast, 8) == doctest::Approx(1.0));
+  CHECK(wire_factor(Collective::all_reduce, 4) == approx(1.5));    // 2(n-1)/n
+  CHECK(wire_factor(Collective::all_gather, 8) == approx(0.875));  // (n-1)/n
+  CHECK(wire_factor(Collective::reduce_scatter, 2) == approx(0.5));
+  CHECK(wire_factor(Collective::all_to_all, 16) == approx(15.0 / 16.0));
+  CHECK(wire_factor(Collective::broadcast, 8) == approx(1.0));
   CHECK(wire_factor(Collective::all_reduce, 1) == 0.0);
   CHECK(collective_steps(Collective::all_reduce, 4) == 6);
   CHECK(collective_steps(Collective::all_gather, 4) == 3);
@@ -30,20 +32,20 @@ TEST_CASE("a curve is flat, then a log-log ramp, then a line") {
   curve.line_latency = 20e-6;
   curve.bus_bandwidth = 1e9;
   curve.line_from = 1e6;
-  CHECK(curve.time(10) == doctest::Approx(10e-6));
-  CHECK(curve.time(2e6) == doctest::Approx(20e-6 + 2e-3));
+  CHECK(curve.time(10) == approx(10e-6));
+  CHECK(curve.time(2e6) == approx(20e-6 + 2e-3));
   // Halfway in log bytes is halfway in log time: 10 us x sqrt(1020 us / 10 us).
-  CHECK(curve.time(std::sqrt(1e3 * 1e6)) == doctest::Approx(10e-6 * std::sqrt(102.0)));
+  CHECK(curve.time(std::sqrt(1e3 * 1e6)) == approx(10e-6 * std::sqrt(102.0)));
 }
 
 TEST_CASE("default H200 curves follow NCCL's ring latencies and the preset bandwidth") {
   const CollectiveModel model(h200());
   const CollectiveCurve curve = model.curve(Collective::all_reduce, Fabric::intra_node, 4);
-  CHECK(curve.floor_time == doctest::Approx(10e-6 + 6 * 0.6e-6));
-  CHECK(curve.line_latency == doctest::Approx(8.4e-6 + 6 * 3.4e-6));
-  CHECK(curve.bus_bandwidth == doctest::Approx(370e9 * 0.95));
-  CHECK(model.time(Collective::all_reduce, {4, 8}, 1024) == doctest::Approx(13.6e-6));
-  CHECK(model.time(Collective::all_reduce, {4, 8}, kGiB) == doctest::Approx(28.8e-6 + 1.5 * kGiB / 351.5e9));
+  CHECK(curve.floor_time == approx(10e-6 + 6 * 0.6e-6));
+  CHECK(curve.line_latency == approx(8.4e-6 + 6 * 3.4e-6));
+  CHECK(curve.bus_bandwidth == approx(370e9 * 0.95));
+  CHECK(model.time(Collective::all_reduce, {4, 8}, 1024) == approx(13.6e-6));
+  CHECK(model.time(Collective::all_reduce, {4, 8}, kGiB) == approx(28.8e-6 + 1.5 * kGiB / 351.5e9));
   CHECK(model.time(Collective::all_reduce, {1, 8}, kGiB) == 0.0);
   CHECK_FALSE(model.calibrated());
 }
@@ -71,10 +73,10 @@ TEST_CASE("groups spanning nodes run two-level") {
   // Inter-node all-gather of S/8 over 2 nodes (line: 8.4 + 9.6 us, 50 GB/s x 0.95), then intra-node over 8.
   const double inter = 18e-6 + 0.5 * kGiB / 8 / 47.5e9;
   const double intra = 32.2e-6 + 0.875 * kGiB / 351.5e9;
-  CHECK(model.time(Collective::all_gather, group, kGiB) == doctest::Approx(inter + intra));
+  CHECK(model.time(Collective::all_gather, group, kGiB) == approx(inter + intra));
   // Uniform all-to-all over 2 nodes: 8 of the 15 remote peers are across the NIC, which is the slower side.
   const double wire = kGiB * 15.0 / 16.0;
-  CHECK(model.time(Collective::all_to_all, group, kGiB) == doctest::Approx(18e-6 + wire * 8.0 / 15.0 / 47.5e9));
+  CHECK(model.time(Collective::all_to_all, group, kGiB) == approx(18e-6 + wire * 8.0 / 15.0 / 47.5e9));
 }
 
 TEST_CASE("a calibrated curve replaces the default for its kind, fabric and size only") {
@@ -82,16 +84,16 @@ TEST_CASE("a calibrated curve replaces the default for its kind, fabric and size
   CollectiveCurve measured{Collective::all_gather, Fabric::intra_node, 4, 12e-6, 1e6, 30e-6, 300e9, 1e7};
   model.set_curve(measured);
   CHECK(model.calibrated());
-  CHECK(model.time(Collective::all_gather, {4, 8}, 1024) == doctest::Approx(12e-6));
-  CHECK(model.curve(Collective::all_gather, Fabric::intra_node, 2).floor_time == doctest::Approx(10.6e-6));
+  CHECK(model.time(Collective::all_gather, {4, 8}, 1024) == approx(12e-6));
+  CHECK(model.curve(Collective::all_gather, Fabric::intra_node, 2).floor_time == approx(10.6e-6));
   measured.floor_time = 11e-6;
   model.set_curve(measured);
-  CHECK(model.time(Collective::all_gather, {4, 8}, 1024) == doctest::Approx(11e-6));
+  CHECK(model.time(Collective::all_gather, {4, 8}, 1024) == approx(11e-6));
 }
 
 TEST_CASE("an uneven all-to-all inside one node ignores the cross-node share") {
   const CollectiveModel model(h200());
   const double inside = model.uneven_all_to_all({8, 8}, 64e6, 0.9);
-  CHECK(inside == doctest::Approx(model.uneven_all_to_all({8, 8}, 64e6, 0.0)));
+  CHECK(inside == approx(model.uneven_all_to_all({8, 8}, 64e6, 0.0)));
   CHECK(model.uneven_all_to_all({16, 8}, 64e6, 0.9) > inside);
 }

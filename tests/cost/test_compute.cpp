@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "cost/compute.hpp"
 #include "spec/hardware.hpp"
 
@@ -19,14 +21,14 @@ TEST_CASE("a one-token GEMM streams its weights") {
   const ComputeModel model = h200_model();
   // 4096 x 7168 BF16 weights + (4096 + 7168) activations x 2 bytes, at 4.8 TB/s x 0.75.
   const double bytes = 4096.0 * 7168 * 2 + (4096.0 + 7168) * 2;
-  CHECK(model.gemm(1, 4096, 7168, DType::bf16, {}) == doctest::Approx(bytes / (4.8e12 * 0.75)));
+  CHECK(model.gemm(1, 4096, 7168, DType::bf16, {}) == approx(bytes / (4.8e12 * 0.75)));
 }
 
 TEST_CASE("a large GEMM is compute-bound, FP8 at the FP8 rate") {
   const ComputeModel model = h200_model();
   const double flops = 2.0 * 8192 * 8192 * 8192;
-  CHECK(model.gemm(8192, 8192, 8192, DType::bf16, {}) == doctest::Approx(flops / (989e12 * 0.70)));
-  CHECK(model.gemm(8192, 8192, 8192, DType::fp8_e4m3, {}) == doctest::Approx(flops / (1979e12 * 0.55)));
+  CHECK(model.gemm(8192, 8192, 8192, DType::bf16, {}) == approx(flops / (989e12 * 0.70)));
+  CHECK(model.gemm(8192, 8192, 8192, DType::fp8_e4m3, {}) == approx(flops / (1979e12 * 0.55)));
 }
 
 TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name their source") {
@@ -55,24 +57,24 @@ TEST_CASE("additive GEMMs pay the floor, the bytes and the FLOPs in turn") {
   const double flops = 2.0 * 48 * 4096 * 8192;
   const double bytes = 8192.0 * 4096 * 2 + 48.0 * (4096 + 8192) * 2;
   const double expected = 10e-6 + bytes / (4.8e12 * 0.5) + flops / (989e12 * 0.25);
-  CHECK(model.gemm(48, 8192, 4096, DType::bf16, {}) == doctest::Approx(expected));
+  CHECK(model.gemm(48, 8192, 4096, DType::bf16, {}) == approx(expected));
   // The GEMMs' fixed cost is theirs alone: a small element-wise kernel still costs the 3 us launch floor.
-  CHECK(model.elementwise(1024) == doctest::Approx(3e-6));
+  CHECK(model.elementwise(1024) == approx(3e-6));
 }
 
 TEST_CASE("a tiny op costs at least one launch") {
   const ComputeModel model = h200_model();
-  CHECK(model.gemm(1, 16, 16, DType::bf16, {}) == doctest::Approx(3e-6));
-  CHECK(model.elementwise(64) == doctest::Approx(3e-6));
+  CHECK(model.gemm(1, 16, 16, DType::bf16, {}) == approx(3e-6));
+  CHECK(model.elementwise(64) == approx(3e-6));
   CHECK(model.elementwise(0) == 0.0);
 }
 
 TEST_CASE("active experts under uniform routing") {
-  CHECK(active_experts(1, 256) == doctest::Approx(1.0));
+  CHECK(active_experts(1, 256) == approx(1.0));
   CHECK(active_experts(0, 256) == 0.0);
   // 8 (1 - (7/8)^8) = 8 x 0.656391...
-  CHECK(active_experts(8, 8) == doctest::Approx(5.2511).epsilon(1e-4));
-  CHECK(active_experts(1e6, 32) == doctest::Approx(32.0));
+  CHECK(active_experts(8, 8) == approx(5.2511).epsilon(1e-4));
+  CHECK(active_experts(1e6, 32) == approx(32.0));
 }
 
 TEST_CASE("grouped expert GEMMs read only the experts the tokens reach") {
@@ -81,7 +83,7 @@ TEST_CASE("grouped expert GEMMs read only the experts the tokens reach") {
   const ExpertLoad many_rows{4096, 32, 7168, 2048, DType::fp8_e4m3, {}};
   // One row: a single expert's w13 [4096 x 7168] FP8 with one fp32 scale per 128 x 128 block.
   const double w13 = 4096.0 * 7168 + (4096.0 / 128) * (7168.0 / 128) * 4;
-  CHECK(model.expert_weight_bytes(one_row) == doctest::Approx(w13));
+  CHECK(model.expert_weight_bytes(one_row) == approx(w13));
   CHECK(model.experts(many_rows).total() > model.experts(one_row).total());
   // Prefetching the w13 weights removes their stream from a weight-bound GEMM.
   const ExpertLoad decode{64, 32, 7168, 2048, DType::fp8_e4m3, {}};
@@ -92,23 +94,23 @@ TEST_CASE("decode attention: MLA with 128 heads is compute-heavy, GQA streams it
   const ComputeModel model = h200_model();
   // 2 x heads x seqs x context x (576 + 512) FLOPs at 989 TFLOP/s x 0.6.
   const double mla_flops = 2.0 * 128 * 64 * 4096 * (576 + 512);
-  CHECK(model.mla_decode(64, 4096, 128, 512, 64, DType::bf16) == doctest::Approx(mla_flops / (989e12 * 0.6)));
+  CHECK(model.mla_decode(64, 4096, 128, 512, 64, DType::bf16) == approx(mla_flops / (989e12 * 0.6)));
   // 8 seqs x 4096 tokens x 2 x 4 KV heads x 128 x 2 bytes at 4.8 TB/s x 0.8.
   const double gqa_bytes = 8.0 * 4096 * 2 * 4 * 128 * 2;
-  CHECK(model.gqa_decode(8, 4096, 64, 4, 128, DType::bf16) == doctest::Approx(gqa_bytes / (4.8e12 * 0.8)));
+  CHECK(model.gqa_decode(8, 4096, 64, 4, 128, DType::bf16) == approx(gqa_bytes / (4.8e12 * 0.8)));
 }
 
 TEST_CASE("causal prefill attention grows with the square of the length") {
   const ComputeModel model = h200_model();
   // 4096 x 4097 / 2 query-key pairs x 2 x 128 heads x (192 + 128) FLOPs.
   const double flops = 2.0 * 128 * (4096.0 * 4097 / 2) * 320;
-  CHECK(model.prefill_attention(1, 4096, 0, 128, 192, 128) == doctest::Approx(flops / (989e12 * 0.6)));
+  CHECK(model.prefill_attention(1, 4096, 0, 128, 192, 128) == approx(flops / (989e12 * 0.6)));
   CHECK(model.prefill_attention(2, 4096, 0, 128, 192, 128) < model.prefill_attention(1, 8192, 0, 128, 192, 128));
 }
 
 TEST_CASE("routing is a gate GEMM plus the top-k and align floors") {
   const ComputeModel model = h200_model();
   // One token: the gate GEMM is a launch (3 us), top-k 8 us, align 15 us.
-  CHECK(model.routing(1, 7168, 256, DType::bf16) == doctest::Approx(26e-6));
+  CHECK(model.routing(1, 7168, 256, DType::bf16) == approx(26e-6));
   CHECK(model.routing(40000, 7168, 256, DType::bf16) > 160e-6);
 }

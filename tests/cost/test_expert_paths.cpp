@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 
 #include "cost/compute.hpp"
@@ -37,16 +39,16 @@ ExpertLoad fp8_load(double pairs, double experts) {
 TEST_CASE("expected blocks and reach of one slot, worked by hand") {
   // Binomial(8, 1/8): reached with 1 - (7/8)^8; 8 rows never fill a second block.
   const SlotExpectation slot = expected_slot(8, 1.0 / 8);
-  CHECK(slot.reached == doctest::Approx(1.0 - std::pow(7.0 / 8.0, 8)));
-  CHECK(slot.blocks == doctest::Approx(slot.reached));
+  CHECK(slot.reached == approx(1.0 - std::pow(7.0 / 8.0, 8)));
+  CHECK(slot.blocks == approx(slot.reached));
   // Certain rows: 130 rows are three blocks.
-  CHECK(expected_slot(130, 1.0).blocks == doctest::Approx(3.0));
+  CHECK(expected_slot(130, 1.0).blocks == approx(3.0));
   CHECK(expected_slot(0, 0.5).blocks == 0.0);
   // 100000 rows at p = 1/2: spread far wider than a block, X mod 64 is uniform, so with X = 64 q + r
   // E[ceil(X / 64)] = E[X] / 64 - E[r] / 64 + P(r > 0) = 781.25 - 31.5 / 64 + 63 / 64 = 781.742.
   const SlotExpectation wide = expected_slot(100000, 0.5);
-  CHECK(wide.blocks == doctest::Approx(781.25 + 31.5 / 64).epsilon(1e-5));
-  CHECK(wide.reached == doctest::Approx(1.0));
+  CHECK(wide.blocks == approx(781.25 + 31.5 / 64).epsilon(1e-5));
+  CHECK(wide.reached == approx(1.0));
 }
 
 TEST_CASE("a calibrated light load takes the streaming path, priced term by term") {
@@ -57,11 +59,11 @@ TEST_CASE("a calibrated light load takes the streaming path, priced term by term
   const double gate_up_bytes = passes * 4096.0 * 7168 + 8.0 * (7168 + 2048) * 2;
   const double gate_up_flops = 2.0 * 8 * 4096 * 7168;
   const ExpertTimes times = model.experts(fp8_load(8, 8));
-  CHECK(times.gate_up == doctest::Approx(10e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.5) +
+  CHECK(times.gate_up == approx(10e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.5) +
                                          gate_up_flops / (h200.bf16_flops * 0.25)));
   CHECK(times.activation == 0.0);  // fused into the gate-up stage the fit timed
   const double down_bytes = passes * 7168.0 * 2048 + 8.0 * (2048 + 7168) * 2;
-  CHECK(times.down == doctest::Approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) +
+  CHECK(times.down == approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) +
                                       2.0 * 8 * 7168 * 2048 / (h200.bf16_flops * 0.25)));
 }
 
@@ -73,5 +75,23 @@ TEST_CASE("past the switch the library path reads each active expert's FP8 weigh
   const double gate_up_bytes = 8.0 * 4096 * 7168 + 2048.0 * (7168 + 2048) * 2;
   const double gate_up_flops = 2.0 * 2048 * 4096 * 7168;
   CHECK(model.experts(fp8_load(2048, 8)).gate_up ==
-        doctest::Approx(100e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.8) + gate_up_flops / (h200.bf16_flops * 0.7)));
+        approx(100e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.8) + gate_up_flops / (h200.bf16_flops * 0.7)));
+}
+
+TEST_CASE("a token reaches a local expert at most once: distinct top-k picks, not independent rows") {
+  ExpertLoad load;
+  load.pairs = 8;
+  load.experts = 8;
+  // One token's 8 picks as independent rows reach 8 (1 - (7/8)^8) = 5.25 experts on average...
+  CHECK(load.active() == approx(8.0 * (1.0 - std::pow(7.0 / 8.0, 8))));
+  // ...but top-8 picks are distinct: all 8 local experts, each with exactly one row.
+  load.tokens = 1;
+  CHECK(load.active() == approx(8.0));
+  // 64 tokens x 2 picks over 8 experts: each expert gets a token with probability 2/8, so
+  // Binomial(64, 1/4) rows, reached with probability 1 - (3/4)^64.
+  load.pairs = 128;
+  load.tokens = 64;
+  CHECK(load.routed_trials() == 64.0);
+  CHECK(load.routed_probability() == approx(0.25));
+  CHECK(load.active() == approx(8.0 * (1.0 - std::pow(0.75, 64))));
 }

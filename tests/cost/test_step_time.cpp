@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <string>
 
 #include "cost/step_time.hpp"
@@ -30,7 +32,7 @@ TEST_CASE("the breakdown adds up") {
   options.dispatch = DispatchMode::deepep_low_latency;
   options.two_batch_overlap = true;
   const StepBreakdown step = model.decode(layout_of(1, 16, 16), {128, 2000}, options);
-  CHECK(step.total == doctest::Approx(component_sum(step) - step.overlap_saved));
+  CHECK(step.total == approx(component_sum(step) - step.overlap_saved));
   CHECK(step.total > 0);
   CHECK(step.otp_comm == 0.0);
   CHECK(step.tp_comm == 0.0);
@@ -129,5 +131,5 @@ TEST_CASE("prefill scales with the token budget and the sequence length") {
   const StepBreakdown long_sequences = model.prefill(layout, {8192, 8192, 0}, options);
   CHECK(long_sequences.attention > short_sequences.attention);
   CHECK(model.prefill(layout, {16384, 1024, 0}, options).total > short_sequences.total);
-  CHECK(short_sequences.total == doctest::Approx(component_sum(short_sequences) - short_sequences.overlap_saved));
+  CHECK(short_sequences.total == approx(component_sum(short_sequences) - short_sequences.overlap_saved));
 }

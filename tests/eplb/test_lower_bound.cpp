@@ -2,6 +2,8 @@
 // term stays at or below the optimum, and our maximum stays between the optimum and EPLB's.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 #include "eplb/pool_solver.hpp"
@@ -17,18 +19,18 @@ TEST_CASE("the heaviest replica pairs with the lightest: a bound the mean and be
   // (at most 1), the GPU with the heaviest (at least 20 / 3 with all 8 slots) carries 20/3 + 1 = 23/3,
   // and counts [3, 1, 1, 1, 1, 1] reach it: {20/3, 1} x 3 and {1, 1}.
   const std::vector<TokenCount> weights = {20, 1, 1, 1, 1, 1};
-  CHECK(pool_lower_bound(weights, 8, 4) == doctest::Approx(23.0 / 3.0));
-  CHECK(testing::brute_force_optimum(weights, 8, 4) == doctest::Approx(23.0 / 3.0));
-  CHECK(solve_pool(weights, 8, 4, pool_lower_bound(weights, 8, 4)).packing.max_load() == doctest::Approx(23.0 / 3.0));
+  CHECK(pool_lower_bound(weights, 8, 4) == approx(23.0 / 3.0));
+  CHECK(testing::brute_force_optimum(weights, 8, 4) == approx(23.0 / 3.0));
+  CHECK(solve_pool(weights, 8, 4, pool_lower_bound(weights, 8, 4)).packing.max_load() == approx(23.0 / 3.0));
 }
 
 TEST_CASE("the least largest replica at every slot count follows the greedy apportionment") {
   // By hand: [10, 6, 3]: 3 slots -> 10; 4 -> 10/2 = 6 (expert 1 now largest); 5 -> 6/2 = 5.
   const auto largest = least_largest_replica_by_slots(std::vector<TokenCount>{10, 6, 3}, 5);
   REQUIRE(largest.size() == 3);
-  CHECK(largest[0].value() == doctest::Approx(10.0));
-  CHECK(largest[1].value() == doctest::Approx(6.0));
-  CHECK(largest[2].value() == doctest::Approx(5.0));
+  CHECK(largest[0].value() == approx(10.0));
+  CHECK(largest[1].value() == approx(6.0));
+  CHECK(largest[2].value() == approx(5.0));
 }
 
 TEST_CASE("tiny pools: bound <= exhaustive optimum <= our solver <= EPLB") {
@@ -50,7 +52,7 @@ TEST_CASE("tiny pools: bound <= exhaustive optimum <= our solver <= EPLB") {
         CHECK(bound <= optimum * (1 + 1e-12));
         CHECK(optimum <= ours * (1 + 1e-12));
         CHECK(ours <= eplb * (1 + 1e-12));
-        if (pool.slots == pool.experts && pool.slots == 2 * pool.gpus) CHECK(ours == doctest::Approx(optimum));  // pairing is exact
+        if (pool.slots == pool.experts && pool.slots == 2 * pool.gpus) CHECK(ours == approx(optimum));  // pairing is exact
       }
     }
   }

@@ -1,6 +1,8 @@
 // Placement maps, the placement JSON, SGLang's expert-location file and re-placement with few moves.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -81,7 +83,7 @@ TEST_CASE("re-placement: at most K moves, each improving, and kept slots do not 
   }
   CHECK(last < before);
   const auto full = replace_with_few_moves(weights, previous, shape, Policy::global, -1, 0);
-  CHECK(max_load(gpu_loads(weights, full.row, shape)) == doctest::Approx(max_load(gpu_loads(weights, place_layer(weights, shape, Policy::global), shape))));
+  CHECK(max_load(gpu_loads(weights, full.row, shape)) == approx(max_load(gpu_loads(weights, place_layer(weights, shape, Policy::global), shape))));
   const auto targeted = replace_with_few_moves(weights, previous, shape, Policy::global, -1, 0.5);
   CHECK(balancedness(gpu_loads(weights, targeted.row, shape)) >= 0.5);
 }

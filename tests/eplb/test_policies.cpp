@@ -1,6 +1,8 @@
 // The placement policies: EPLB's README example, invariants on random cases and the edge cases.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -25,7 +27,7 @@ std::vector<double> check_invariants(std::span<const TokenCount> weights, const 
   CHECK(std::find(counts.begin(), counts.end(), 0) == counts.end());
   const auto loads = gpu_loads(weights, row, shape);
   const auto total = static_cast<double>(std::accumulate(weights.begin(), weights.end(), TokenCount{0}));
-  CHECK(std::accumulate(loads.begin(), loads.end(), 0.0) == doctest::Approx(total).epsilon(1e-12));
+  CHECK(std::accumulate(loads.begin(), loads.end(), 0.0) == approx(total).epsilon(1e-12));
   return loads;
 }
 
@@ -82,9 +84,9 @@ TEST_CASE("EPLB's duplicate replicas are separated when an equal placement exist
   const std::vector<TokenCount> weights = {10, 10, 1, 1};
   const DeploymentShape shape{1, 2, 8, 4, 1};
   const auto eplb = place_layer(weights, shape, Policy::reference_eplb);
-  CHECK(max_load(gpu_loads(weights, eplb, shape)) == doctest::Approx(11.0));
+  CHECK(max_load(gpu_loads(weights, eplb, shape)) == approx(11.0));
   const auto row = place_layer(weights, shape, Policy::global);
-  CHECK(max_load(gpu_loads(weights, row, shape)) == doctest::Approx(11.0));
+  CHECK(max_load(gpu_loads(weights, row, shape)) == approx(11.0));
   for (std::int64_t gpu = 0; gpu < 2; ++gpu) {
     SlotRow slots(row.begin() + gpu * 4, row.begin() + gpu * 4 + 4);
     std::sort(slots.begin(), slots.end());
@@ -96,7 +98,7 @@ TEST_CASE("edge cases") {
   SUBCASE("all loads equal: perfectly balanced") {
     const std::vector<TokenCount> weights(64, 500);
     const DeploymentShape shape{2, 16, 64, 64, 8};
-    CHECK(balancedness(gpu_loads(weights, place_layer(weights, shape, Policy::hierarchical), shape)) == doctest::Approx(1.0));
+    CHECK(balancedness(gpu_loads(weights, place_layer(weights, shape, Policy::hierarchical), shape)) == approx(1.0));
   }
   SUBCASE("all zero: balancedness 1 and a valid placement") {
     const std::vector<TokenCount> weights(16, 0);
@@ -113,21 +115,21 @@ TEST_CASE("edge cases") {
     check_invariants(weights, row, shape);
     // 4 GPUs x 3 slots, 8 experts: expert 3 can have 5 replicas, but 4 (one per GPU) give 2000 each,
     // the best possible: no GPU can take less than a quarter of 8000.
-    CHECK(max_load(gpu_loads(weights, row, shape)) == doctest::Approx(2000.0));
+    CHECK(max_load(gpu_loads(weights, row, shape)) == approx(2000.0));
   }
   SUBCASE("slots = experts: packing only") {
     const std::vector<TokenCount> weights = {9, 1, 5, 5, 3, 7};
     const DeploymentShape shape{1, 3, 6, 6, 1};
     const auto row = place_layer(weights, shape, Policy::global);
     check_invariants(weights, row, shape);
-    CHECK(max_load(gpu_loads(weights, row, shape)) == doctest::Approx(10.0));  // {9,1} {5,5} {7,3}
+    CHECK(max_load(gpu_loads(weights, row, shape)) == approx(10.0));  // {9,1} {5,5} {7,3}
   }
   SUBCASE("one GPU: everything on it") {
     const std::vector<TokenCount> weights = {3, 4, 5};
     const DeploymentShape shape{1, 1, 5, 3, 1};
     const auto row = place_layer(weights, shape, Policy::hierarchical);
     check_invariants(weights, row, shape);
-    CHECK(max_load(gpu_loads(weights, row, shape)) == doctest::Approx(12.0));
+    CHECK(max_load(gpu_loads(weights, row, shape)) == approx(12.0));
   }
   SUBCASE("a single layer log") {
     LoadLog log;
@@ -137,7 +139,7 @@ TEST_CASE("edge cases") {
     moeplan::SilentReporter quiet;
     const auto placement = place_all_layers(log, {1, 2, 4, 4, 1}, Policy::global, WindowObjective::worst, quiet);
     REQUIRE(placement.layers() == 1);
-    CHECK(max_load(gpu_loads(log.row(0, 0), placement.physical_to_logical[0], placement.shape)) == doctest::Approx(5.0));
+    CHECK(max_load(gpu_loads(log.row(0, 0), placement.physical_to_logical[0], placement.shape)) == approx(5.0));
   }
 }
 
@@ -158,5 +160,5 @@ TEST_CASE("several windows: the placement is scored on its worst window") {
   CHECK(score >= window_score(log, 0, summed, shape, WindowObjective::worst) - 1e-12);
   // By hand: experts 0 and 3 each need two replicas on different GPUs for both windows to balance:
   // window 0 then puts 45 + x on each GPU; the best worst-window balancedness is 1 ({0,3,1} / {0,3,2}).
-  CHECK(score == doctest::Approx(1.0));
+  CHECK(score == approx(1.0));
 }

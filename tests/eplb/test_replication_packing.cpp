@@ -1,6 +1,8 @@
 // Replication, packing, pairing and the lower bound on hand-worked cases.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <random>
 #include <vector>
 
@@ -16,7 +18,7 @@ TEST_CASE("apportionment gives each extra slot to the heaviest replica, the lowe
   // By hand: [10,6,3] with 5 slots: 10 -> 2 replicas (5 each), then 6 -> 2 (3 each).
   const std::vector<TokenCount> weights = {10, 6, 3};
   CHECK(apportion_replicas(weights, 5) == std::vector<std::int64_t>{2, 2, 1});
-  CHECK(best_largest_replica_load(weights, 5) == doctest::Approx(5.0));
+  CHECK(best_largest_replica_load(weights, 5) == approx(5.0));
   const std::vector<TokenCount> tied = {4, 4};
   CHECK(apportion_replicas(tied, 3) == std::vector<std::int64_t>{2, 1});
   CHECK(apportion_replicas(weights, 3) == std::vector<std::int64_t>{1, 1, 1});
@@ -54,7 +56,7 @@ TEST_CASE("swaps lower the heaviest GPU and never create duplicates") {
   const std::vector<TokenCount> weights = {9, 8, 2, 1};
   const std::vector<std::int64_t> counts(4, 1);
   refine_by_swaps(weights, counts, packing);
-  CHECK(packing.max_load() == doctest::Approx(10.0));  // {9,1} and {8,2}: the best split
+  CHECK(packing.max_load() == approx(10.0));  // {9,1} and {8,2}: the best split
 }
 
 TEST_CASE("a duplicate replica moves when a swap keeps the maximum") {
@@ -75,11 +77,11 @@ TEST_CASE("a duplicate replica moves when a swap keeps the maximum") {
 
 TEST_CASE("the lower bound takes the largest of mean, best replica and pigeonhole") {
   // Mean: 30 / 3 = 10. Best replica with 6 slots over [20, 5, 5]: 20 -> 4 replicas of 5: 5.
-  CHECK(pool_lower_bound(std::vector<TokenCount>{20, 5, 5}, 6, 3) == doctest::Approx(10.0));
+  CHECK(pool_lower_bound(std::vector<TokenCount>{20, 5, 5}, 6, 3) == approx(10.0));
   // One slot spare over 4 experts on 1 GPU... best replica: [12, 1, 1, 1] with 5 slots -> 6.
-  CHECK(pool_lower_bound(std::vector<TokenCount>{12, 1, 1, 1}, 5, 5) == doctest::Approx(6.0));
+  CHECK(pool_lower_bound(std::vector<TokenCount>{12, 1, 1, 1}, 5, 5) == approx(6.0));
   // Pigeonhole, 4 experts [7, 7, 7, 1] on 2 GPUs x 2 slots, no spare: 3 heaviest on 2 GPUs -> 7 + 7.
-  CHECK(pool_lower_bound(std::vector<TokenCount>{7, 7, 7, 1}, 4, 2) == doctest::Approx(14.0));
+  CHECK(pool_lower_bound(std::vector<TokenCount>{7, 7, 7, 1}, 4, 2) == approx(14.0));
 }
 
 TEST_CASE("the pairing score computed from the experts equals the largest GPU load of the built pairing") {
@@ -109,7 +111,7 @@ TEST_CASE("the pairing score computed from the experts equals the largest GPU lo
     std::int64_t gpus_at_built = 0;
     for (double load : packing.gpu_loads) gpus_at_built += load >= built * (1 - 1e-12) ? 1 : 0;
     CAPTURE(trial);
-    CHECK(score.largest == doctest::Approx(built).epsilon(1e-12));
+    CHECK(score.largest == approx(built).epsilon(1e-12));
     CHECK(score.gpus_at_largest == gpus_at_built);
   }
 }

@@ -1,5 +1,6 @@
 // The plan JSON reader: every field export uses is read and checked, errors name file and key.
 #include "export_fixtures.hpp"
+#include "relative_approx.hpp"
 
 using namespace moeplan::exporting;
 using export_test::plan_document;
@@ -32,7 +33,7 @@ TEST_CASE("doc 003's plan reads into a prefill and a decode role") {
   CHECK(decode.layout.ep == 72);
   CHECK(decode.layout.redundant == 32);
   CHECK(decode.dispatch == Dispatch::deepep_low_latency);
-  CHECK(decode.memory_fraction_static == doctest::Approx(0.835));
+  CHECK(decode.memory_fraction_static == approx(0.835));
   CHECK(decode.memory.at("kv_bytes_per_token") == 70272);
   CHECK(nodes_needed(decode, 8) == 9);
 }

@@ -1,6 +1,8 @@
 // FP8 e4m3 encodings worked out from the OCP FP8 format (bias 7, three mantissa bits, no infinities).
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 #include <random>
 #include <vector>
@@ -45,8 +47,8 @@ TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
   matrix[200 * cols + 7] = -0.5f * 448.0f;  // the second block's
   const BlockScaledMatrix quantized = quantize_block_scaled(matrix, rows, cols);
   REQUIRE(quantized.scales.size() == 2);
-  CHECK(quantized.scales[0] == doctest::Approx(9.0 / 448.0));
-  CHECK(quantized.scales[1] == doctest::Approx(0.5));
+  CHECK(quantized.scales[0] == approx(9.0 / 448.0));
+  CHECK(quantized.scales[1] == approx(0.5));
   const std::vector<float> restored = dequantize(quantized);
   for (std::size_t index = 0; index < matrix.size(); ++index) {
     const float scale = quantized.scales[index / (128 * cols)];
@@ -64,10 +66,10 @@ TEST_CASE("token groups: one scale per row and 128 columns, each row's own large
   std::fill(matrix.begin() + 2 * cols, matrix.begin() + 2 * cols + 128, 0.0f);  // row 2, first group all zero
   const BlockScaledMatrix quantized = quantize_token_groups(matrix, rows, cols);
   REQUIRE(quantized.scales.size() == 6);
-  CHECK(quantized.scales[0] == doctest::Approx(7.0 / 448.0));
-  CHECK(quantized.scales[1] == doctest::Approx(0.25 / 448.0));
-  CHECK(quantized.scales[2] == doctest::Approx(0.25 / 448.0));
-  CHECK(quantized.scales[3] == doctest::Approx(0.1));
+  CHECK(quantized.scales[0] == approx(7.0 / 448.0));
+  CHECK(quantized.scales[1] == approx(0.25 / 448.0));
+  CHECK(quantized.scales[2] == approx(0.25 / 448.0));
+  CHECK(quantized.scales[3] == approx(0.1));
   CHECK(quantized.scales[4] == 1.0f);  // an all-zero group keeps scale 1 and codes 0
   CHECK(quantized.values[0 * cols + 3] == 0xFE);  // -448: S.1111.110
   CHECK(quantized.values[1 * cols + 130] == 0x7E);
@@ -75,6 +77,6 @@ TEST_CASE("token groups: one scale per row and 128 columns, each row's own large
   CHECK(quantized.values[0] == 0x58);
   CHECK(quantized.values[2 * cols] == 0x00);
   const std::vector<float> restored = dequantize(quantized);
-  CHECK(restored[0] == doctest::Approx(0.25));
-  CHECK(restored[1 * cols + 130] == doctest::Approx(44.8));
+  CHECK(restored[0] == approx(0.25));
+  CHECK(restored[1 * cols + 130] == approx(44.8));
 }

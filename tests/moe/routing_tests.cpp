@@ -1,6 +1,8 @@
 // Routing against cases worked by hand from doc 001's Gate.forward.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -32,10 +34,10 @@ TEST_CASE("grouped top-k ranks groups by the sum of their two best scores, not b
   const Routing routing = route_biased_grouped_topk(logits, bias, four_pairs());
   REQUIRE(routing.num_tokens == 1);
   CHECK(routing.expert_ids == std::vector<std::int32_t>{4, 2});
-  CHECK(routing.weights[0] == doctest::Approx(0.7 / 1.3).epsilon(1e-6));
-  CHECK(routing.weights[1] == doctest::Approx(0.6 / 1.3).epsilon(1e-6));
+  CHECK(routing.weights[0] == approx(0.7 / 1.3).epsilon(1e-6));
+  CHECK(routing.weights[1] == approx(0.6 / 1.3).epsilon(1e-6));
   // Closest call: group 1 (1.1) kept over group 3 (1.05).
-  CHECK(routing.selection_margins[0] == doctest::Approx(0.05).epsilon(1e-5));
+  CHECK(routing.selection_margins[0] == approx(0.05).epsilon(1e-5));
 }
 
 TEST_CASE("the correction bias steers selection but the weights come from unbiased scores") {
@@ -44,8 +46,8 @@ TEST_CASE("the correction bias steers selection but the weights come from unbias
   const std::vector<float> bias = {0, 0, 0, 0, 0, 0, 0.6f, 0};
   const Routing routing = route_biased_grouped_topk(logits, bias, four_pairs());
   CHECK(routing.expert_ids == std::vector<std::int32_t>{6, 0});
-  CHECK(routing.weights[0] == doctest::Approx(0.35 / 0.85).epsilon(1e-6));
-  CHECK(routing.weights[1] == doctest::Approx(0.5 / 0.85).epsilon(1e-6));
+  CHECK(routing.weights[0] == approx(0.35 / 0.85).epsilon(1e-6));
+  CHECK(routing.weights[1] == approx(0.5 / 0.85).epsilon(1e-6));
 }
 
 TEST_CASE("without renormalisation the weights are the raw sigmoid scores") {
@@ -55,8 +57,8 @@ TEST_CASE("without renormalisation the weights are the raw sigmoid scores") {
   const Routing routing = route_biased_grouped_topk(logits, {}, config);
   // Unbiased group sums 1.0, 1.1, 1.15, 0.45: groups 2 and 1 again; experts 4 (0.7) and 2 (0.6).
   CHECK(routing.expert_ids == std::vector<std::int32_t>{4, 2});
-  CHECK(routing.weights[0] == doctest::Approx(0.7).epsilon(1e-6));
-  CHECK(routing.weights[1] == doctest::Approx(0.6).epsilon(1e-6));
+  CHECK(routing.weights[0] == approx(0.7).epsilon(1e-6));
+  CHECK(routing.weights[1] == approx(0.6).epsilon(1e-6));
 }
 
 TEST_CASE("softmax top-k keeps the largest probabilities and renormalises them") {
@@ -65,11 +67,11 @@ TEST_CASE("softmax top-k keeps the largest probabilities and renormalises them")
                                      static_cast<float>(std::log(4.0))};
   const Routing renormalised = route_softmax_topk(logits, {.num_experts = 4, .top_k = 2});
   CHECK(renormalised.expert_ids == std::vector<std::int32_t>{3, 2});
-  CHECK(renormalised.weights[0] == doctest::Approx(4.0 / 7.0).epsilon(1e-6));
-  CHECK(renormalised.weights[1] == doctest::Approx(3.0 / 7.0).epsilon(1e-6));
+  CHECK(renormalised.weights[0] == approx(4.0 / 7.0).epsilon(1e-6));
+  CHECK(renormalised.weights[1] == approx(3.0 / 7.0).epsilon(1e-6));
   const Routing raw = route_softmax_topk(logits, {.num_experts = 4, .top_k = 2, .renormalize = false});
-  CHECK(raw.weights[0] == doctest::Approx(0.4).epsilon(1e-6));
-  CHECK(raw.weights[1] == doctest::Approx(0.3).epsilon(1e-6));
+  CHECK(raw.weights[0] == approx(0.4).epsilon(1e-6));
+  CHECK(raw.weights[1] == approx(0.3).epsilon(1e-6));
 }
 
 TEST_CASE("routing rejects groups that cannot hold top_k experts") {

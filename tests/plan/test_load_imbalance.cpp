@@ -1,6 +1,8 @@
 // EP imbalance from a load log, worked by hand on a 4-expert model over 2 ranks.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "eplb/load_log.hpp"
 #include "io/input_error.hpp"
 #include "plan/load_imbalance.hpp"
@@ -44,14 +46,14 @@ moeplan::Layout layout(std::int64_t ep, std::int64_t redundant) {
 TEST_CASE("without redundant slots the trivial placement's busiest rank sets the ratio") {
   // Loads [3, 1, 1, 1]: rank 0 holds experts 0 and 1 (4 tokens), rank 1 experts 2 and 3 (2): max/mean = 4/3.
   const moeplan::ExpertLoadImbalance imbalance(one_layer({3, 1, 1, 1}), four_expert_model());
-  CHECK(imbalance.at(layout(2, 0), 8).max_over_mean == doctest::Approx(4.0 / 3.0));
-  CHECK(imbalance.at(layout(1, 0), 8).max_over_mean == doctest::Approx(1.0));
+  CHECK(imbalance.at(layout(2, 0), 8).max_over_mean == approx(4.0 / 3.0));
+  CHECK(imbalance.at(layout(1, 0), 8).max_over_mean == approx(1.0));
 }
 
 TEST_CASE("two redundant slots let the placement balance the ranks exactly") {
   // 6 slots: expert 0 in three replicas of 1 token each beside experts 1-3: 3 tokens per rank.
   const moeplan::ExpertLoadImbalance imbalance(one_layer({3, 1, 1, 1}), four_expert_model());
-  CHECK(imbalance.at(layout(2, 2), 8).max_over_mean == doctest::Approx(1.0));
+  CHECK(imbalance.at(layout(2, 2), 8).max_over_mean == approx(1.0));
 }
 
 TEST_CASE("a log for another model is refused with its file and key") {

@@ -1,6 +1,8 @@
 // The simulation's small parts: the request source, the time series and the latency percentiles.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 
 #include "plan/sim_latency.hpp"
@@ -36,7 +38,7 @@ TEST_CASE("open loop: Poisson gaps average one over the rate, the same for the s
   }
   CHECK(requests.back().sent == again.back().sent);
   // Mean gap 0.25 s; the sample mean of 20000 exponentials is within 2 % at better than 4 sigma.
-  CHECK(requests.back().sent / 20000.0 == doctest::Approx(0.25).epsilon(0.02));
+  CHECK(requests.back().sent / 20000.0 == approx(0.25).epsilon(0.02));
 }
 
 TEST_CASE("the time series spreads a long step over the intervals it covers") {
@@ -45,10 +47,10 @@ TEST_CASE("the time series spreads a long step over the intervals it covers") {
   series.add({0.5, 1.5, 30, 0, 2, 1, 50, 1});
   const std::vector<SeriesPoint> points = series.points(2.0, 100);
   REQUIRE(points.size() == 2);
-  CHECK(points[0].output_tokens_per_second == doctest::Approx(10));
-  CHECK(points[1].output_tokens_per_second == doctest::Approx(20));
-  CHECK(points[0].running == doctest::Approx(1.0));   // 2 sequences for half of the interval
-  CHECK(points[1].kv_use == doctest::Approx(0.5));    // 50 of 100 tokens for all of it
+  CHECK(points[0].output_tokens_per_second == approx(10));
+  CHECK(points[1].output_tokens_per_second == approx(20));
+  CHECK(points[0].running == approx(1.0));   // 2 sequences for half of the interval
+  CHECK(points[1].kv_use == approx(0.5));    // 50 of 100 tokens for all of it
   CHECK(points[0].preemptions == 1);
 }
 
@@ -57,14 +59,14 @@ TEST_CASE("the time series doubles its interval instead of growing past its limi
   for (int second = 0; second < 16; ++second) series.add({static_cast<double>(second), 1.0, 1, 0, 1, 0, 0, 0});
   const std::vector<SeriesPoint> points = series.points(16.0, 1);
   CHECK(points.size() <= 8);
-  CHECK(points.front().interval == doctest::Approx(16.0 / static_cast<double>(points.size())));
-  for (const SeriesPoint& point : points) CHECK(point.output_tokens_per_second == doctest::Approx(1.0));
+  CHECK(points.front().interval == approx(16.0 / static_cast<double>(points.size())));
+  for (const SeriesPoint& point : points) CHECK(point.output_tokens_per_second == approx(1.0));
 }
 
 TEST_CASE("percentiles interpolate between order statistics") {
   const LatencyStats stats = latency_stats({4, 1, 3, 2});
-  CHECK(stats.mean == doctest::Approx(2.5));
-  CHECK(stats.p50 == doctest::Approx(2.5));
-  CHECK(stats.p90 == doctest::Approx(3.7));
-  CHECK(stats.p99 == doctest::Approx(3.97));
+  CHECK(stats.mean == approx(2.5));
+  CHECK(stats.p50 == approx(2.5));
+  CHECK(stats.p90 == approx(3.7));
+  CHECK(stats.p99 == approx(3.97));
 }

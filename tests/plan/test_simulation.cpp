@@ -1,6 +1,8 @@
 // The simulation against plan-deploy's static estimate, and invariants a whole run must keep.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "io/input_error.hpp"
 #include "plan/search.hpp"
 #include "plan/simulation.hpp"
@@ -53,8 +55,8 @@ TEST_CASE("steady state matches plan-deploy's static estimate for the same layou
     const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
     CHECK_FALSE(result.summary.memory_binds_at);
     // Each request's first token comes from its prefill step, so a wave has output - 1 decode steps: 0.1 %.
-    CHECK(result.summary.tpot.mean == doctest::Approx(estimate.decode.total).epsilon(0.002));
-    CHECK(result.summary.output_tokens_per_gpu == doctest::Approx(estimate.output_tokens_per_gpu).epsilon(0.002));
+    CHECK(result.summary.tpot.mean == approx(estimate.decode.total).epsilon(0.002));
+    CHECK(result.summary.output_tokens_per_gpu == approx(estimate.output_tokens_per_gpu).epsilon(0.002));
   }
 }
 
@@ -94,9 +96,9 @@ TEST_CASE("Poisson arrivals at a low rate see an empty server: TTFT is one prefi
   // A lone 1024-token prompt: one chunk, priced as estimate_serving prices its prefill step per token.
   const ServingEstimate estimate = setting.estimate(pool);
   const double alone = estimate.prefill.total * 1024.0 / static_cast<double>(estimate.prefill_tokens);
-  CHECK(result.summary.ttft.p50 == doctest::Approx(alone).epsilon(1e-9));
+  CHECK(result.summary.ttft.p50 == approx(alone).epsilon(1e-9));
   // 200 arrivals at 0.05/s span about 4000 s.
-  CHECK(result.summary.elapsed == doctest::Approx(4000).epsilon(0.15));
+  CHECK(result.summary.elapsed == approx(4000).epsilon(0.15));
 }
 
 TEST_CASE("disaggregated pools hand every request from prefill to decode") {
@@ -111,7 +113,7 @@ TEST_CASE("disaggregated pools hand every request from prefill to decode") {
   CHECK(result.summary.output_tokens == 256 * 512);
   CHECK(result.pools[0].steps > 0);
   CHECK(result.pools[1].steps > 0);
-  CHECK(result.summary.output_tokens_per_gpu * 16 == doctest::Approx(result.summary.output_tokens_per_second));
+  CHECK(result.summary.output_tokens_per_gpu * 16 == approx(result.summary.output_tokens_per_second));
 }
 
 TEST_CASE("a layout whose KV cache cannot hold one whole request is refused") {

@@ -2,6 +2,8 @@
 // fitted and held out, and a well-formed page from a synthetic sample.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <cmath>
 
 #include "markup.hpp"
@@ -37,7 +39,7 @@ CalibrationReportInput sample_input() {
 TEST_CASE("held-out error is the mean relative error over the held-out points only") {
   const CalibrationCurve curve{"test", {{1, 100, 110, true}, {2, 200, 190, true}, {3, 300, 600, false}}};
   REQUIRE(held_out_error(curve).has_value());
-  CHECK(*held_out_error(curve) == doctest::Approx(0.075));  // (10 % + 5 %) / 2
+  CHECK(*held_out_error(curve) == approx(0.075));  // (10 % + 5 %) / 2
   CHECK_FALSE(held_out_error({"none held out", {{1, 100, 110, false}}}).has_value());
 }
 
@@ -51,16 +53,16 @@ TEST_CASE("measured points are split into the fitted and the held out, the fit d
   CHECK(chart.series[0].line);
   CHECK(chart.series[0].data.size() == 2);
   CHECK(chart.series[1].data.size() == 1);
-  CHECK(chart.series[1].data[0].y == doctest::Approx(200));
+  CHECK(chart.series[1].data[0].y == approx(200));
   CHECK(chart.series[2].hollow);
-  CHECK(chart.series[2].data[0].y == doctest::Approx(100));
+  CHECK(chart.series[2].data[0].y == approx(100));
 }
 
 TEST_CASE("a chart showing part of a family is titled with its own held-out error beside the family's") {
   CalibrationFamily family{"gemm", "m", "us", true, true, {{"N 8 x K 16", {{1, 100, 110, true}, {2, 200, 200, false}}},
                                                            {"N 8 x K 32", {{1, 100, 95, true}}}}, 0.2, "o_proj"};
   REQUIRE(chart_held_out_error(family).has_value());
-  CHECK(*chart_held_out_error(family) == doctest::Approx(0.075));  // (10 % + 5 %) / 2
+  CHECK(*chart_held_out_error(family) == approx(0.075));  // (10 % + 5 %) / 2
   CHECK(calibration_chart(family).title == "gemm, o_proj: held-out error 7.5% (family 20.0%)");
   family.curves = {{"N 8 x K 16", {{1, 100, 110, false}}}};
   CHECK(calibration_chart(family).title == "gemm, o_proj: none held out here (family 20.0%)");

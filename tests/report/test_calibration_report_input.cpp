@@ -3,6 +3,8 @@
 // sorted, from the second, never the last).
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -79,19 +81,19 @@ TEST_CASE("a hand-made calibration maps to microseconds, sorted by x, skipping w
   CHECK(chart.name == "gemm");
   CHECK(chart.part == "o_proj");
   REQUIRE(chart.held_out_error.has_value());
-  CHECK(*chart.held_out_error == doctest::Approx(0.1));
+  CHECK(*chart.held_out_error == approx(0.1));
   REQUIRE(chart.curves.size() == 1);
   CHECK(chart.curves[0].label == "N 8 x K 16");
   REQUIRE(chart.curves[0].points.size() == 2);
   const CurvePoint first = chart.curves[0].points[0];
   const CurvePoint second = chart.curves[0].points[1];
   CHECK(first.x == 1);
-  CHECK(first.measured == doctest::Approx(2.0));
-  CHECK(first.fitted == doctest::Approx(1.8));
+  CHECK(first.measured == approx(2.0));
+  CHECK(first.fitted == approx(1.8));
   CHECK(first.held_out);
   CHECK(second.x == 4);
-  CHECK(second.measured == doctest::Approx(3.0));
-  CHECK(second.fitted == doctest::Approx(3.3));
+  CHECK(second.measured == approx(3.0));
+  CHECK(second.fitted == approx(3.3));
   CHECK_FALSE(second.held_out);
   calibration.complete = false;
   CHECK(calibration_report_input(calibration).device == "1x NVIDIA H200 (interrupted: stages missing)");
@@ -138,9 +140,9 @@ TEST_CASE("a collective curve carries the file's medians in microseconds and hol
   CHECK(chart.curves[0].label == "2 GPUs");
   const CurvePoint& smallest = chart.curves[0].points.front();
   CHECK(smallest.x == first.at("bytes").get<double>());
-  CHECK(smallest.measured == doctest::Approx(first.at("seconds").get<double>() * 1e6).epsilon(1e-12));
+  CHECK(smallest.measured == approx(first.at("seconds").get<double>() * 1e6).epsilon(1e-12));
   for (const calib::FittedPoint& fitted : calibration.fitted) {
-    if (fitted.measurement == 0) CHECK(smallest.fitted == doctest::Approx(fitted.predicted_seconds * 1e6));
+    if (fitted.measurement == 0) CHECK(smallest.fitted == approx(fitted.predicted_seconds * 1e6));
   }
   std::set<double> held_out;
   for (const CurvePoint& point : chart.curves[0].points) {

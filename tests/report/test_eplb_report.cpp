@@ -2,6 +2,8 @@
 // balancedness bound, and the heatmap cells on the page.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "markup.hpp"
 #include "report/eplb_charts.hpp"
 #include "report/eplb_report.hpp"
@@ -27,16 +29,16 @@ TEST_CASE("GPU loads are shown relative to the layer's mean per GPU") {
   const auto before = relative_gpu_loads(small.log, small.trivial);
   REQUIRE(before.size() == 1);
   REQUIRE(before[0].size() == 2);
-  CHECK(before[0][0] == doctest::Approx(1.6));  // 80 of a mean of 50
-  CHECK(before[0][1] == doctest::Approx(0.4));
+  CHECK(before[0][0] == approx(1.6));  // 80 of a mean of 50
+  CHECK(before[0][1] == approx(0.4));
   const auto after = relative_gpu_loads(small.log, small.placed);
-  CHECK(after[0][0] == doctest::Approx(1.4));
-  CHECK(after[0][1] == doctest::Approx(0.6));
+  CHECK(after[0][0] == approx(1.4));
+  CHECK(after[0][1] == approx(0.6));
 }
 
 TEST_CASE("the colour scale is white at the mean and spaced by ratio") {
   const Heatmap heatmap = load_heatmap({{1.0, 4.0, 0.25}}, "test", 4);
-  CHECK(heatmap.low == doctest::Approx(0.25));
+  CHECK(heatmap.low == approx(0.25));
   CHECK(heatmap_colour(heatmap, 1) == "#f7f7f7");
   CHECK(heatmap_colour(heatmap, 4) == "#b2182b");
   CHECK(heatmap_colour(heatmap, 0) == "#2166ac");  // an idle GPU clamps to the cold end
@@ -49,10 +51,10 @@ TEST_CASE("balancedness is drawn before and after, under the bound mean / lower 
   const XyChart chart = balancedness_chart(small.before, small.after);
   REQUIRE(chart.series.size() == 3);
   CHECK(chart.series[0].css_class == "before");
-  CHECK(chart.series[0].data[0].y == doctest::Approx(0.625));
-  CHECK(chart.series[1].data[0].y == doctest::Approx(50.0 / 70));
+  CHECK(chart.series[0].data[0].y == approx(0.625));
+  CHECK(chart.series[1].data[0].y == approx(50.0 / 70));
   CHECK(chart.series[2].css_class == "bound");
-  CHECK(chart.series[2].data[0].y == doctest::Approx(50.0 / 60));
+  CHECK(chart.series[2].data[0].y == approx(50.0 / 60));
 }
 
 TEST_CASE("the eplb report shows every cell of both heatmaps on a well-formed page") {

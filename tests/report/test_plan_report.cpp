@@ -2,6 +2,8 @@
 // where the SLOs put them, memory and step bars carry the candidates' numbers, rejections are grouped.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -71,27 +73,27 @@ TEST_CASE("the Pareto front holds exactly the candidates marked pareto, in order
   const XyChart chart = pareto_chart(result.aggregated, scenario_with_slos().slo, "aggregated", &result.aggregated.front());
   const Series& front = series_named(chart, "front");
   REQUIRE(front.data.size() == 3);
-  CHECK(front.data[0].x == doctest::Approx(12));
-  CHECK(front.data[0].y == doctest::Approx(3000));
-  CHECK(front.data[1].x == doctest::Approx(15));
-  CHECK(front.data[2].x == doctest::Approx(21));
+  CHECK(front.data[0].x == approx(12));
+  CHECK(front.data[0].y == approx(3000));
+  CHECK(front.data[1].x == approx(15));
+  CHECK(front.data[2].x == approx(21));
   const Series& rest = series_named(chart, "candidates");
   REQUIRE(rest.data.size() == 1);
-  CHECK(rest.data[0].y == doctest::Approx(2500));
+  CHECK(rest.data[0].y == approx(2500));
   // TPOT SLO 100 ms: no layout below 10 tokens/s per user qualifies.
   REQUIRE(chart.references.size() == 1);
   CHECK(chart.references[0].vertical);
-  CHECK(chart.references[0].value == doctest::Approx(10));
+  CHECK(chart.references[0].value == approx(10));
   REQUIRE(chart.callouts.size() == 1);
-  CHECK(chart.callouts[0].datum.y == doctest::Approx(3000));
+  CHECK(chart.callouts[0].datum.y == approx(3000));
 }
 
 TEST_CASE("the latency chart draws both SLOs in milliseconds") {
   const SearchResult result = four_layouts();
   const XyChart chart = latency_chart(result.aggregated, scenario_with_slos().slo, nullptr);
   REQUIRE(chart.references.size() == 2);
-  CHECK(chart.references[0].value == doctest::Approx(100));
-  CHECK(chart.references[1].value == doctest::Approx(2000));
+  CHECK(chart.references[0].value == approx(100));
+  CHECK(chart.references[1].value == approx(2000));
   CHECK_FALSE(chart.references[1].vertical);
   CHECK(chart.callouts.empty());
 }
@@ -107,19 +109,19 @@ TEST_CASE("memory bars show each held component, the overheads and the KV cache 
   REQUIRE(chart.bars.size() == 1);
   const std::vector<double> expected = {0.5, 3, 1, 0, 0, 2};
   REQUIRE(chart.bars[0].values.size() == expected.size());
-  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == doctest::Approx(expected[index]));
+  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == approx(expected[index]));
   REQUIRE(chart.limits.size() == 2);
-  CHECK(chart.limits[0].value == doctest::Approx(141));
-  CHECK(chart.limits[1].value == doctest::Approx(124));
+  CHECK(chart.limits[0].value == approx(141));
+  CHECK(chart.limits[1].value == approx(124));
 }
 
 TEST_CASE("the step split is in milliseconds with the step after overlap as the marker") {
   const SearchResult result = four_layouts();
   const StackedBarChart chart = step_chart({{"#1", &result.aggregated[0], true}, {"#2", &result.aggregated[1], false}}, false);
   const std::vector<double> expected = {10, 20, 5, 0, 1, 2};
-  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == doctest::Approx(expected[index]));
+  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == approx(expected[index]));
   REQUIRE(chart.bars[0].marker.has_value());
-  CHECK(*chart.bars[0].marker == doctest::Approx(34));
+  CHECK(*chart.bars[0].marker == approx(34));
   CHECK_FALSE(chart.bars[1].marker.has_value());  // an all-zero step has nothing hidden
 }
 
@@ -127,7 +129,7 @@ TEST_CASE("rejections are grouped by reason, the most frequent first") {
   const StackedBarChart chart = rejection_chart(four_layouts());
   REQUIRE(chart.bars.size() == 2);
   CHECK(chart.bars[0].label == "memory");
-  CHECK(chart.bars[0].values[0] == doctest::Approx(3));
+  CHECK(chart.bars[0].values[0] == approx(3));
   CHECK(chart.bars[1].label == "slo.tpot");
 }
 

@@ -2,6 +2,8 @@
 // moment memory binds as a line, and one series per pool of a disaggregated run.
 #include <doctest/doctest.h>
 
+#include "relative_approx.hpp"
+
 #include "markup.hpp"
 #include "report/simulation_report.hpp"
 
@@ -35,18 +37,18 @@ TEST_CASE("series points sit at the middle of their intervals, KV use in percent
   const XyChart throughput = throughput_over_time(runs);
   REQUIRE(throughput.series.size() == 1);
   CHECK(throughput.series[0].label == "otp4 output tok/s");
-  CHECK(throughput.series[0].data[0].x == doctest::Approx(5));
-  CHECK(throughput.series[0].data[1].x == doctest::Approx(15));
-  CHECK(throughput.series[0].data[1].y == doctest::Approx(300));
+  CHECK(throughput.series[0].data[0].x == approx(5));
+  CHECK(throughput.series[0].data[1].x == approx(15));
+  CHECK(throughput.series[0].data[1].y == approx(300));
   REQUIRE(throughput.references.size() == 1);
-  CHECK(throughput.references[0].value == doctest::Approx(12.4));
+  CHECK(throughput.references[0].value == approx(12.4));
   const XyChart kv = kv_use_over_time(runs);
-  CHECK(kv.series[0].data[0].y == doctest::Approx(50));
-  CHECK(kv.series[0].data[1].y == doctest::Approx(100));
+  CHECK(kv.series[0].data[0].y == approx(50));
+  CHECK(kv.series[0].data[1].y == approx(100));
   const XyChart batch = sequences_over_time(runs);
   REQUIRE(batch.series.size() == 2);
   CHECK(batch.series[1].dashed);
-  CHECK(batch.series[1].data[1].y == doctest::Approx(4));
+  CHECK(batch.series[1].data[1].y == approx(4));
 }
 
 TEST_CASE("a disaggregated run draws the prefill pool's input rate and the decode pool's output rate") {
@@ -55,9 +57,9 @@ TEST_CASE("a disaggregated run draws the prefill pool's input rate and the decod
   result.pools.push_back(pool(Role::decode, {{0, 2, 120, 0, 6, 0, 0.3, 0}}));
   const XyChart chart = throughput_over_time({{"pd", result}});
   REQUIRE(chart.series.size() == 2);
-  CHECK(chart.series[0].data[0].y == doctest::Approx(800));
+  CHECK(chart.series[0].data[0].y == approx(800));
   CHECK(chart.series[0].dashed);
-  CHECK(chart.series[1].data[0].y == doctest::Approx(120));
+  CHECK(chart.series[1].data[0].y == approx(120));
   CHECK(chart.references.empty());
 }
 
