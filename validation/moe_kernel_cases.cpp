@@ -44,7 +44,7 @@ ValidationCase marked(ValidationCase entry) {
         "the fp8 streaming kernel (wgmma on e4m3 token groups) falls short at 16-64 rows per slot on H200 and 46-64 "
         "on H100, where token rows staged beside the weights double a CTA's copies and each block's wgmma is waited "
         "on; and at one to four tokens on H200 (Qwen3-235B, DeepSeek-V3 E_local 32 and 64, Mixtral's down: GEMMs of "
-        "20-100 us, whose fractions moved by up to 20 % between two H200 runs of the same kernel) and at one token "
+        "20-101 us, whose fractions moved by up to 21 % between two H200 runs of the same kernel) and at one token "
         "for Qwen3-235B on H100 (8 of 128 slots active, 27-55 us GEMMs)";
     return std::map<std::string, KnownGap>{
         {"moe.h100.bf16.decode_copy_floor", {3, bf16_decode}},

@@ -47,11 +47,6 @@ void set(cublasLtMatmulDesc_t operation, cublasLtMatmulDescAttributes_t attribut
 
 }  // namespace
 
-int block_scale_stride(int k) {
-  const int blocks = k / moe::kScaleBlock;
-  return (blocks + 3) / 4 * 4;
-}
-
 BlockScaledGemm::BlockScaledGemm() : workspace_(kWorkspaceBytes) {
   check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
   check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
@@ -97,10 +92,8 @@ const cublasLtMatmulAlgo_t& BlockScaledGemm::algorithm(int m, int n, int k) {
 void BlockScaledGemm::multiply(const BlockScaledRows& rows, const BlockScaledWeight& weight, std::uint16_t* output,
                                int m, int n, int k, cudaStream_t stream) {
   if (m <= 0) return;
-  if (m % 4 != 0 || n % moe::kScaleBlock != 0 || k % moe::kScaleBlock != 0 ||
-      weight.scale_stride != block_scale_stride(k)) {
-    throw std::invalid_argument("block-scaled FP8 GEMM: m must be a multiple of 4, n and k of 128, weight scales "
-                                "strided by " + std::to_string(block_scale_stride(k)));
+  if (m != aligned_scale_run(m) || n % moe::kScaleBlock != 0 || k % moe::kScaleBlock != 0) {
+    throw std::invalid_argument("block-scaled FP8 GEMM: m must be a multiple of 4, n and k of 128");
   }
   // The heuristic, too, reads the scale pointers of the descriptor.
   set(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, weight.scales);

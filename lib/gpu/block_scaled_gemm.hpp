@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include "gpu/device_buffer.hpp"
+#include "gpu/scale_alignment.hpp"
+#include "moe/fp8_format.hpp"
 
 namespace moeplan::gpu {
 
@@ -20,16 +22,14 @@ struct BlockScaledRows {
   const float* scales = nullptr;
 };
 
-// n x k e4m3 codes, row-major; scales [n / 128][scale_stride], scale_stride >= k / 128 and a
-// multiple of 4 (cuBLASLt reads each row of 128x128-block scales 16-byte aligned).
+// n x k e4m3 codes, row-major; scales [n / 128][block_scale_stride(k)].
 struct BlockScaledWeight {
   const std::uint8_t* codes = nullptr;
   const float* scales = nullptr;
-  int scale_stride = 0;
 };
 
-// The stride a weight's block scales need: k / 128 rounded up to a multiple of 4.
-int block_scale_stride(int k);
+// The stride of a weight's rows of 128x128-block scales: k / 128, aligned (gpu/scale_alignment.hpp).
+constexpr int block_scale_stride(int k) { return aligned_scale_run(k / moe::kScaleBlock); }
 
 // One stream's worth: calls on one instance run one after another (they share its workspace).
 class BlockScaledGemm {

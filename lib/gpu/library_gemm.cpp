@@ -78,8 +78,8 @@ void LibraryGemm::per_expert(const void* input, const float* expert_major_scales
     const BlockScaledRows rows{static_cast<const std::uint8_t*>(input) + first * k,
                                expert_major_scales + first * (k / moe::kScaleBlock)};
     const BlockScaledWeight weight{static_cast<const std::uint8_t*>(weights) + expert * matrix,
-                                   weight_scales.data() + expert * scales_per_expert, block_scale_stride(k)};
-    block_scaled_gemms_[at]->multiply(rows, weight, output + first * n, expert_scale_rows(count), n, k,
+                                   weight_scales.data() + expert * scales_per_expert};
+    block_scaled_gemms_[at]->multiply(rows, weight, output + first * n, aligned_scale_run(count), n, k,
                                       lanes_.stream(static_cast<int>(at)));
   }
   lanes_.join(stream_);

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(kThreads) gather_token_groups_kernel(GatherPar
   const int groups = params.width / moe::kScaleBlock;
   const int expert = params.alignment.block_experts[row / params.block_rows];
   const int first = params.alignment.expert_offsets[expert];
-  const int stride = expert_scale_rows(params.alignment.expert_counts[expert]);
+  const int stride = aligned_scale_run(params.alignment.expert_counts[expert]);
   float* expert_scales = params.expert_major_scales + static_cast<long>(first) * groups;
   for (int group = threadIdx.x; group < groups; group += kThreads) {
     expert_scales[static_cast<long>(group) * stride + (row - first)] = params.scales[source * groups + group];
