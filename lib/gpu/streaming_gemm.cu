@@ -8,6 +8,8 @@
 #include "gpu/async_copy.cuh"
 #include "gpu/cuda_check.hpp"
 #include "gpu/partial_sums.cuh"
+#include "gpu/tensor_map.hpp"
+#include "gpu/tma_copy.cuh"
 #include "gpu/wgmma.cuh"
 #include "moe/fp8_format.hpp"
 #include "moe/tail_split.hpp"
@@ -15,13 +17,20 @@
 namespace moeplan::gpu {
 namespace {
 
-constexpr int kThreads = 128;    // one warpgroup
-constexpr int kCtaRows = 64;     // wgmma m: the weight rows one CTA streams
-constexpr int kTileRows = 8;     // token rows of one accumulator column group
-constexpr int kChunkBytes = 16;  // one cp.async, one swizzled chunk
-static_assert(kStreamingSlotValues == kThreads * kStreamingBlockRows / 2, "a slot holds a CTA's fp32 sums at N = 64");
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpgroupRows = 64;  // wgmma m: the weight rows one warpgroup streams
+constexpr int kTileRows = 8;        // token rows of one accumulator column group
+constexpr int kChunkBytes = 16;     // one cp.async, one swizzled chunk
+// From 32 token rows up, two warpgroups of an e4m3 launch share each staged block of token rows: alone,
+// a warpgroup copies as many token bytes (from L2) as weight bytes at 64 rows. bf16 stays single: its
+// paired stages (48 KB) leave one CTA per SM, which streamed at 36-66 % of copy bandwidth on H200.
+constexpr int kPairedLeastRows = 32;
+constexpr int kMostWarpgroups = 2;
+static_assert(kStreamingSlotValues == kMostWarpgroups * kWarpgroupThreads * kStreamingBlockRows / 2,
+              "a slot holds a CTA's fp32 sums at N = 64");
 
 struct StreamingParams {
+  CUtensorMap weight_map;      // the weights, in boxes of kTileRows rows (gated) or of a CTA's rows
   const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
   const float* source_scales;  // e4m3 token groups: [source rows][reduction / 128]
   int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
@@ -30,7 +39,8 @@ struct StreamingParams {
   const std::int32_t* padded_rows;  // device: the rows of the aligned blocks in use
   int max_blocks;
   int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
-  const std::uint8_t* weights;
+  const std::uint8_t* weights;  // [experts][weight_rows][reduction]
+  int experts;
   const float* scales;
   int reduction;     // K: hidden for w13, intermediate for w2
   int weight_rows;   // N per expert: 2I for w13, hidden for w2
@@ -41,25 +51,29 @@ struct StreamingParams {
   StreamingWorkspace workspace;
 };
 
-// One CTA's work (k blocks, split slot) on its tile: the 64 weight rows of row_tile against aligned
-// block `block`.
+// One CTA's work (k blocks, split slot) on its tile: the 64 weight rows per warpgroup of row_tile
+// against aligned block `block`.
 struct Segment {
   int block, row_tile;
   moe::TileWork work;
 };
 
-// One staging buffer: a scale block (128 elements of k) of the CTA's 64 weight rows, then of its
-// token rows, each a region of 128-byte swizzled lines (e4m3: one line a row; bf16: two, the second
-// line of every row after the first lines of all rows); then, for e4m3 token groups, their scales.
-template <WeightFormat Format>
+// One staging buffer: a scale block (128 elements of k) of the CTA's weight rows (64 per warpgroup),
+// then of its token rows, each a region of 128-byte swizzled lines (e4m3: one line a row; bf16: two,
+// the second line of every row after the first lines of all rows); then, for e4m3 token groups, their
+// scales.
+template <WeightFormat Format, int Warpgroups>
 struct Stage {
   static constexpr bool kScaledTokens = Format == WeightFormat::fp8_block_scaled;
+  static constexpr int kThreads = Warpgroups * kWarpgroupThreads;
+  static constexpr int kWeightRows = Warpgroups * kWarpgroupRows;
   static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
   static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
   static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
-  static constexpr int kWeightBytes = kLines * kCtaRows * kSwizzleBytes;
-  static constexpr int kStages = kScaledTokens ? 4 : 3;  // 64-row stages: 3 CTAs of e4m3, 2 of bf16 per SM
-  static constexpr int kBlocksPerSm = 4;  // what the registers allow: 127 at most, at 64 token rows
+  static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
+  // At 64 token rows: 3 CTAs of one warpgroup per SM (e4m3), 2 of two, 2 of one (bf16).
+  static constexpr int kStages = kScaledTokens ? 4 : 3;
+  static constexpr int kBlocksPerSm = 4 / Warpgroups;  // what the registers allow: 127 at most, at 64 token rows
 
   __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
   // Rounded up to whole atoms, so that every stage's regions start 1024-byte aligned.
@@ -84,18 +98,18 @@ __device__ int source_row(const StreamingParams& params, int block, int row) {
 template <bool Gated>
 __device__ int weight_row(const StreamingParams& params, int row_tile, int m) {
   if constexpr (Gated) {
-    const int feature = row_tile * (kCtaRows / 2) + m / 16 * 8 + m % 8;
+    const int feature = row_tile * (kWarpgroupRows / 2) + m / 16 * 8 + m % 8;
     return m % 16 < 8 ? feature : params.up_offset + feature;
   }
-  return row_tile * kCtaRows + m;
+  return row_tile * kWarpgroupRows + m;
 }
 
 // The first `rows` rows of a region of region_rows swizzled rows. Eight neighbouring lanes copy one
 // row's 128-byte line: whole lines from memory, and eight distinct banks in shared memory.
-template <int Chunks, class RowStart>
+template <int Chunks, int Threads, class RowStart>
 __device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, const RowStart& row_start) {
   constexpr int kLineChunks = kSwizzleBytes / kChunkBytes;
-  for (int c = threadIdx.x; c < rows * Chunks; c += kThreads) {
+  for (int c = threadIdx.x; c < rows * Chunks; c += Threads) {
     const int row = c / Chunks, chunk = c % Chunks;
     const int line = chunk / kLineChunks;
     copy_async_16(region + line * region_rows * kSwizzleBytes + swizzled_offset(row, chunk % kLineChunks),
@@ -103,19 +117,39 @@ __device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, cons
   }
 }
 
-template <WeightFormat Format, bool Gated>
-__device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params, const int* source_rows, int expert,
-                            int row_tile, int valid, int scale_block) {
-  using S = Stage<Format>;
+// The rows of one TMA box of weights: gated, 8 (gate and up rows alternate every 8); else all the CTA's.
+template <bool Gated, int WeightRows>
+constexpr int kBoxRows = Gated ? kTileRows : WeightRows;
+
+// The weights of a scale block by TMA, one box per lane of warp 0, landing on `landed`.
+// row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous one's.
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params, int expert,
+                              int row_tile, int scale_block) {
+  using S = Stage<Format, Warpgroups>;
+  constexpr int kBoxRows = moeplan::gpu::kBoxRows<Gated, S::kWeightRows>;
+  constexpr int kBoxesPerLine = S::kWeightRows / kBoxRows;
+  static_assert(kBoxesPerLine * S::kLines <= 32, "one box per lane of a warp");
+  if (threadIdx.x == 0) arrive_expecting(landed, S::kWeightBytes);
+  __syncwarp();
+  if (threadIdx.x >= kBoxesPerLine * S::kLines) return;
+  const int line = threadIdx.x / kBoxesPerLine, first_row = threadIdx.x % kBoxesPerLine * kBoxRows;
+  const int row = weight_row<Gated>(params, row_tile + first_row / kWarpgroupRows, first_row % kWarpgroupRows);
+  const int k = scale_block * moe::kScaleBlock + line * kSwizzleBytes / S::kElementBytes;
+  copy_box(buffer + (line * S::kWeightRows + first_row) * kSwizzleBytes, &params.weight_map, k, row, expert, landed);
+}
+
+// A scale block of the weights (TMA, warp 0) and of the token rows (cp.async, every thread).
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__device__ void stage_block(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params,
+                            const int* source_rows, int expert, int row_tile, int valid, int scale_block) {
+  using S = Stage<Format, Warpgroups>;
+  if (threadIdx.x < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
   const long block_offset = static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes;
-  const std::uint8_t* expert_weights =
-      params.weights + static_cast<long>(expert) * params.weight_rows * row_bytes + block_offset;
-  stage_rows<S::kChunks>(buffer, kCtaRows, kCtaRows,
-                         [&](int m) { return expert_weights + weight_row<Gated>(params, row_tile, m) * row_bytes; });
   const std::uint8_t* tokens = params.source + block_offset;
-  stage_rows<S::kChunks>(buffer + S::kWeightBytes, params.staged_rows, valid,
-                         [&](int row) { return tokens + source_rows[row] * row_bytes; });
+  stage_rows<S::kChunks, S::kThreads>(buffer + S::kWeightBytes, params.staged_rows, valid,
+                                      [&](int row) { return tokens + source_rows[row] * row_bytes; });
   if constexpr (S::kScaledTokens) {
     float* scales = reinterpret_cast<float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
     const int groups = params.reduction / moe::kScaleBlock;
@@ -126,18 +160,20 @@ __device__ void stage_block(std::uint8_t* buffer, const StreamingParams& params,
   }
 }
 
-// One staged scale block: wgmma over its k, 32 bytes at a time, each step starting that far into
-// the rows' line. accumulate = 0 starts the sums afresh (e4m3: a partial per block, scaled before it
-// joins the fp32 sums).
-template <WeightFormat Format, int N>
+// One staged scale block: this warpgroup's wgmma over its k, 32 bytes at a time, each step starting
+// that far into the rows' line. accumulate = 0 starts the sums afresh (e4m3: a partial per block,
+// scaled before it joins the fp32 sums).
+template <WeightFormat Format, int Warpgroups, int N>
 __device__ void multiply_block(const std::uint8_t* buffer, int staged_rows, float (&d)[N / 2], int accumulate) {
-  using S = Stage<Format>;
+  using S = Stage<Format, Warpgroups>;
+  const int warpgroup_rows = threadIdx.x / kWarpgroupThreads * kWarpgroupRows;
   constexpr int kStepBytes = 32;
   wgmma_fence();
 #pragma unroll
   for (int step = 0; step < S::kLines * kSwizzleBytes / kStepBytes; ++step) {
     const int line = step * kStepBytes / kSwizzleBytes, offset = step * kStepBytes % kSwizzleBytes;
-    const std::uint64_t a = swizzled_descriptor(buffer + line * kCtaRows * kSwizzleBytes + offset);
+    const std::uint64_t a =
+        swizzled_descriptor(buffer + (line * S::kWeightRows + warpgroup_rows) * kSwizzleBytes + offset);
     const std::uint64_t b =
         swizzled_descriptor(buffer + S::kWeightBytes + line * staged_rows * kSwizzleBytes + offset);
     if constexpr (S::kScaledTokens) {
@@ -193,35 +229,45 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
 // The segment's reduction against N token rows: while one block is multiplied, the next
 // kStages - 1 are in flight to shared memory. The pieces of a split tile add up their partial sums
 // first; the last to finish writes the tile.
-template <WeightFormat Format, bool Gated, int N>
-__device__ void stream_segment(const StreamingParams& params, std::uint8_t* staged, const int* source_rows,
-                               int expert, int valid, const Segment& segment) {
-  using S = Stage<Format>;
+template <WeightFormat Format, bool Gated, int Warpgroups, int N>
+__device__ void stream_segment(const StreamingParams& params, std::uint8_t* staged, std::uint64_t* landed,
+                               const int* source_rows, int expert, int valid, const Segment& segment) {
+  using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
+  const int first_tile = segment.row_tile * Warpgroups;
+  // The segment's i-th block uses buffer i % kStages, in that buffer's (i / kStages)-th phase.
   const auto stage = [&](int block) {
-    stage_block<Format, Gated>(staged + block % S::kStages * buffer_bytes, params, source_rows,
-                               expert, segment.row_tile, valid, block);
+    const int buffer = (block - segment.work.first) % S::kStages;
+    stage_block<Format, Gated, Warpgroups>(staged + buffer * buffer_bytes, landed + buffer, params, source_rows,
+                                           expert, first_tile, valid, block);
   };
 #pragma unroll
   for (int ahead = 0; ahead < S::kStages - 1; ++ahead) {
     if (segment.work.first + ahead < segment.work.last) stage(segment.work.first + ahead);
     commit_copies();
   }
-  const int warp = threadIdx.x / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
-  const int row_a = weight_row<Gated>(params, segment.row_tile, 16 * warp + group);
-  const int row_b = weight_row<Gated>(params, segment.row_tile, 16 * warp + group + kTileRows);
+  const int row_tile = first_tile + threadIdx.x / kWarpgroupThreads;
+  const int warp = threadIdx.x % kWarpgroupThreads / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
+  const int row_a = weight_row<Gated>(params, row_tile, 16 * warp + group);
+  const int row_b = weight_row<Gated>(params, row_tile, 16 * warp + group + kTileRows);
   float sums[N / 2] = {};
   float partial[N / 2];
   for (int block = segment.work.first; block < segment.work.last; ++block) {
+    const int index = block - segment.work.first;
     wait_all_but_newest<S::kStages - 2>();
+    wait_phase(landed + index % S::kStages, index / S::kStages % 2);
     fence_proxy_async();
     // Past this barrier the block is in every thread's view and the previous block's buffer is free.
     __syncthreads();
-    const std::uint8_t* buffer = staged + block % S::kStages * buffer_bytes;
+    const std::uint8_t* buffer = staged + index % S::kStages * buffer_bytes;
+    float scale_a = 0, scale_b = 0;
     if constexpr (S::kScaledTokens) {
-      multiply_block<Format, N>(buffer, params.staged_rows, partial, 0);
+      // Loaded before the wgmma, so that their latency passes while it runs.
+      scale_a = weight_scale(params, expert, row_a, block);
+      scale_b = weight_scale(params, expert, row_b, block);
+      multiply_block<Format, Warpgroups, N>(buffer, params.staged_rows, partial, 0);
     } else {
-      multiply_block<Format, N>(buffer, params.staged_rows, sums, 1);
+      multiply_block<Format, Warpgroups, N>(buffer, params.staged_rows, sums, 1);
     }
     if (block + S::kStages - 1 < segment.work.last) stage(block + S::kStages - 1);
     commit_copies();
@@ -229,8 +275,7 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
     if constexpr (S::kScaledTokens) {
       const float* token_scales =
           reinterpret_cast<const float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
-      promote<N>(partial, token_scales, weight_scale(params, expert, row_a, block),
-                 weight_scale(params, expert, row_b, block), quad, sums);
+      promote<N>(partial, token_scales, scale_a, scale_b, quad, sums);
     }
   }
   if (segment.work.slot >= 0) {
@@ -243,28 +288,33 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   }
 }
 
-// wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block.
-template <WeightFormat Format, bool Gated, int Rows = kStreamingBlockRows>
-__device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, const int* source_rows, int expert,
-                              int valid, const Segment& segment) {
-  if constexpr (Rows > kTileRows) {
+// wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block
+// (paired warpgroups: of 32 and 64).
+template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = kStreamingBlockRows>
+__device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, std::uint64_t* landed,
+                              const int* source_rows, int expert, int valid, const Segment& segment) {
+  if constexpr (Rows > (Warpgroups > 1 ? kPairedLeastRows : kTileRows)) {
     if (valid <= Rows / 2) {
-      return stream_fewest<Format, Gated, Rows / 2>(params, staged, source_rows, expert, valid, segment);
+      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, landed, source_rows, expert, valid,
+                                                                segment);
     }
   }
-  stream_segment<Format, Gated, Rows>(params, staged, source_rows, expert, valid, segment);
+  stream_segment<Format, Gated, Warpgroups, Rows>(params, staged, landed, source_rows, expert, valid, segment);
 }
 
-// Tiles are (aligned block, 64 weight rows), the blocks of one row tile next to each other. A CTA
-// streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp).
-template <WeightFormat Format, bool Gated>
-__global__ void __launch_bounds__(kThreads, Stage<Format>::kBlocksPerSm) streaming_kernel(StreamingParams params) {
-  extern __shared__ uint4 shared_words[];  // an atom's alignment, then [kStages][Stage<Format>::bytes(staged_rows)]
+// Tiles are (aligned block, 64 weight rows per warpgroup), the blocks of one row tile next to each
+// other. A CTA streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp).
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
+    streaming_kernel(const __grid_constant__ StreamingParams params) {
+  using S = Stage<Format, Warpgroups>;
+  extern __shared__ uint4 shared_words[];  // an atom's alignment, then [kStages][S::bytes(staged_rows)]
   __shared__ int source_rows[kStreamingBlockRows];
+  __shared__ std::uint64_t landed[S::kStages];  // per buffer: its weights have landed
   const int used_blocks = *params.padded_rows / kStreamingBlockRows;
   if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
   moe::TileWork work;
-  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / kCtaRows), params.wave,
+  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / S::kWeightRows), params.wave,
                  params.reduction / moe::kScaleBlock, work)) {
     return;
   }
@@ -276,12 +326,16 @@ __global__ void __launch_bounds__(kThreads, Stage<Format>::kBlocksPerSm) streami
                     __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
   if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
+  if (threadIdx.x == 0) {
+    for (int buffer = 0; buffer < S::kStages; ++buffer) init_barrier(landed + buffer, 1);
+    fence_barrier_init();
+  }
   __syncthreads();
   // Swizzled atoms start 1024-byte aligned: the launch adds an atom to round the start up.
   const unsigned start = static_cast<unsigned>(__cvta_generic_to_shared(shared_words));
   std::uint8_t* staged =
       reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
-  stream_fewest<Format, Gated>(params, staged, source_rows, expert, valid, segment);
+  stream_fewest<Format, Gated, Warpgroups>(params, staged, landed, source_rows, expert, valid, segment);
 }
 
 int multiprocessors() {
@@ -293,10 +347,14 @@ int multiprocessors() {
 
 // A wave: the CTAs the SMs hold at once. CTAs past the launch's work (its blocks are counted on the
 // device) return at once.
-template <WeightFormat Format, bool Gated>
-void launch_format(StreamingParams params, cudaStream_t stream) {
-  const auto kernel = streaming_kernel<Format, Gated>;
-  const int shared_bytes = Stage<Format>::kStages * Stage<Format>::bytes(params.staged_rows) + kAtomBytes;
+template <WeightFormat Format, bool Gated, int Warpgroups>
+void launch_shape(StreamingParams params, cudaStream_t stream) {
+  using S = Stage<Format, Warpgroups>;
+  const auto kernel = streaming_kernel<Format, Gated, Warpgroups>;
+  params.weight_map = swizzled_expert_map({params.weights, params.experts, params.weight_rows, params.reduction,
+                                           S::kElementBytes},
+                                          kBoxRows<Gated, S::kWeightRows>);
+  const int shared_bytes = S::kStages * S::bytes(params.staged_rows) + kAtomBytes;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
              "cudaFuncSetAttribute(streaming_kernel, max dynamic shared memory)");
   // Shared memory over L1: the weights reach shared memory by cp.async, and more CTAs keep more in flight.
@@ -304,17 +362,25 @@ void launch_format(StreamingParams params, cudaStream_t stream) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
       "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
   int per_multiprocessor = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, shared_bytes),
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, S::kThreads, shared_bytes),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(streaming_kernel)");
   const int ctas_per_multiprocessor = std::min(per_multiprocessor, kStreamingCtasPerSm);
   params.wave = std::min(multiprocessors() * ctas_per_multiprocessor, params.workspace.slots);
   if (params.wave < 1) {
     throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
   }
-  const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / kCtaRows);
+  const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / S::kWeightRows);
   const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
-  kernel<<<static_cast<unsigned>(ctas), kThreads, shared_bytes, stream>>>(params);
+  kernel<<<static_cast<unsigned>(ctas), S::kThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
+}
+
+template <WeightFormat Format, bool Gated>
+void launch_format(StreamingParams params, cudaStream_t stream) {
+  if constexpr (Format == WeightFormat::fp8_block_scaled) {
+    if (params.staged_rows >= kPairedLeastRows) return launch_shape<Format, Gated, kMostWarpgroups>(params, stream);
+  }
+  launch_shape<Format, Gated, 1>(params, stream);
 }
 
 template <bool Gated>
@@ -361,9 +427,10 @@ void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const Streaming
                               std::uint16_t* activation, cudaStream_t stream) {
   require_inputs(weights, hidden_states, blocks);
   if (blocks.max_blocks == 0) return;
-  const StreamingParams params{static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
+  const StreamingParams params{{}, static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
                                top_k, blocks.sorted_entries, blocks.block_experts, blocks.padded_rows,
-                               blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.w13_scales,
+                               blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.num_experts,
+                               weights.w13_scales,
                                weights.hidden, 2 * weights.intermediate, weights.intermediate, activation,
                                weights.intermediate, staged_rows(blocks.block_rows), workspace};
   launch<true>(params, weights.format, stream);
@@ -373,9 +440,10 @@ void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, c
                            const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream) {
   require_inputs(weights, activation, blocks);
   if (blocks.max_blocks == 0) return;
-  const StreamingParams params{static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
+  const StreamingParams params{{}, static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
                                blocks.sorted_entries, blocks.block_experts, blocks.padded_rows, blocks.max_blocks, 0,
-                               static_cast<const std::uint8_t*>(weights.w2), weights.w2_scales, weights.intermediate,
+                               static_cast<const std::uint8_t*>(weights.w2), weights.num_experts, weights.w2_scales,
+                               weights.intermediate,
                                weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks.block_rows),
                                workspace};
   launch<false>(params, weights.format, stream);

@@ -1,9 +1,10 @@
 #pragma once
 // The decode-shape grouped GEMM: few token rows per expert, so the cost is streaming each active
-// expert's weights once. A tile is one aligned block of up to 64 rows against 64 weight rows; a CTA
-// (a warpgroup) streams a tile's reduction, or a k piece of it: cp.async stages 128-deep blocks of
-// both into swizzled shared memory a few blocks ahead, and wgmma multiplies them. bf16 weights read
-// bf16 rows; e4m3 weights read e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
+// expert's weights once. A tile is one aligned block of up to 64 rows against 64 weight rows per
+// warpgroup (e4m3: two warpgroups share the staged token rows from 32 rows up); a CTA streams a
+// tile's reduction, or a k piece of it, staging 128-deep blocks into swizzled shared memory a few
+// blocks ahead (weights by TMA, token rows by cp.async) for wgmma to multiply. bf16 weights read bf16
+// rows; e4m3 weights read e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -32,7 +33,7 @@ struct StreamingBlocks {
 // fp32 sums in a slot of partial_sums ([slots][kStreamingSlotValues]) and counts them in arrivals
 // ([slots]); both start zeroed and every launch leaves them zeroed.
 constexpr int kStreamingCtasPerSm = 8;
-constexpr int kStreamingSlotValues = 128 * kStreamingBlockRows / 2;
+constexpr int kStreamingSlotValues = 2 * 128 * kStreamingBlockRows / 2;  // two warpgroups of fp32 sums at N = 64
 struct StreamingWorkspace {
   float* partial_sums = nullptr;
   std::int32_t* arrivals = nullptr;

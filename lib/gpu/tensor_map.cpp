@@ -1,0 +1,54 @@
+#include "gpu/tensor_map.hpp"
+
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace moeplan::gpu {
+namespace {
+
+constexpr int kBoxBytes = 128;  // one swizzled line: the widest box a 128-byte swizzle allows
+
+// The driver's encoder, through the runtime so that nothing links libcuda directly.
+PFN_cuTensorMapEncodeTiled_v12000 encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 found = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    const cudaError_t error =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &status);
+    if (error != cudaSuccess || status != cudaDriverEntryPointSuccess || function == nullptr) {
+      throw std::runtime_error("the CUDA driver offers no cuTensorMapEncodeTiled (TMA needs CUDA 12 and sm_90)");
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }();
+  return found;
+}
+
+}  // namespace
+
+CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
+  const auto row_bytes = static_cast<cuuint64_t>(matrices.columns) * matrices.element_bytes;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(matrices.columns), static_cast<cuuint64_t>(matrices.rows),
+                              static_cast<cuuint64_t>(matrices.experts)};
+  const cuuint64_t strides[2] = {row_bytes, row_bytes * static_cast<cuuint64_t>(matrices.rows)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBoxBytes / matrices.element_bytes),
+                             static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type =
+      matrices.element_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  CUtensorMap map{};
+  const CUresult result = encoder()(&map, type, 3, const_cast<void*>(matrices.base), dims, strides, box,
+                                    element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(result)) +
+                             ") for " + std::to_string(matrices.experts) + " x " + std::to_string(matrices.rows) +
+                             " x " + std::to_string(matrices.columns) + " with boxes of " + std::to_string(box_rows) +
+                             " rows");
+  }
+  return map;
+}
+
+}  // namespace moeplan::gpu
