@@ -24,7 +24,7 @@ constexpr double kRoutingMostSeconds = 10e-6;  // at up to 256 tokens
 constexpr double kAlignMostSeconds = 15e-6;
 constexpr double kSmallKernelMostTokens = 256;
 constexpr double kMostTimesTorch = 1.25;
-// The streaming/library choice (lib/gpu/moe_layer.hpp: one average-rows threshold per format) held to
+// The streaming/library choice (lib/gpu/moe_layer.hpp: rows per slot x an expert's weight bytes) held to
 // the same 1.25x: at each point timed both ways, the chosen path's GEMMs against the other's.
 constexpr double kMostTimesOtherPath = 1.25;
 

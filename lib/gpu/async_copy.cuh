@@ -1,17 +1,16 @@
 #pragma once
 // Asynchronous global-to-shared copies (cp.async, PTX ISA): issued, committed as a group, and
 // waited for while later groups stay in flight.
+#include "gpu/shared_address.cuh"
 
 namespace moeplan::gpu {
 
 // 16 bytes, cached in L2 only: each byte is read once by this CTA.
 __device__ inline void copy_async_16(void* shared_target, const void* global_source) {
-  const unsigned target = static_cast<unsigned>(__cvta_generic_to_shared(shared_target));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(target), "l"(global_source));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(shared_target)), "l"(global_source));
 }
 __device__ inline void copy_async_4(void* shared_target, const void* global_source) {
-  const unsigned target = static_cast<unsigned>(__cvta_generic_to_shared(shared_target));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(target), "l"(global_source));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(shared_address(shared_target)), "l"(global_source));
 }
 __device__ inline void commit_copies() { asm volatile("cp.async.commit_group;"); }
 // Waits until at most the newest `Pending` committed groups are still in flight.

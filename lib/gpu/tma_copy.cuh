@@ -6,11 +6,9 @@
 
 #include <cuda.h>
 
-namespace moeplan::gpu {
+#include "gpu/shared_address.cuh"
 
-__device__ inline unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
+namespace moeplan::gpu {
 
 // A barrier whose phase completes once `arrivals` threads have arrived and the bytes they announced landed.
 __device__ inline void init_barrier(std::uint64_t* barrier, int arrivals) {

@@ -11,6 +11,8 @@
 // and the byte distance from one 8-row atom to the next (stride); the hardware applies the swizzle.
 #include <cstdint>
 
+#include "gpu/shared_address.cuh"
+
 namespace moeplan::gpu {
 
 constexpr int kSwizzleBytes = 128;             // one row of an atom
@@ -24,7 +26,7 @@ __host__ __device__ constexpr int swizzled_offset(int row, int chunk) {
 __device__ inline std::uint64_t swizzled_descriptor(const void* shared) {
   // Fields (16-byte units): start address; leading offset 1 (unused when k fits one row); stride
   // 1024 bytes; mode 1 in bits 62-63: 128-byte swizzle.
-  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared));
+  const std::uint32_t address = shared_address(shared);
   return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) | std::uint64_t{1} << 16 |
          static_cast<std::uint64_t>(kAtomBytes >> 4) << 32 | std::uint64_t{1} << 62;
 }

@@ -106,7 +106,7 @@ TEST_CASE("a file measured on another GPU is refused for the scenario's cluster"
 TEST_CASE("a non-finite coefficient stops the write, named by its path, and leaves no file") {
   Calibration calibration = test::small_calibration();
   calibration.coefficients.gemm->memory_efficiency = std::numeric_limits<double>::quiet_NaN();
-  const std::filesystem::path file = "/tmp/moeplan-test-nan-calibration.json";
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "moeplan-test-nan-calibration.json";
   std::filesystem::remove(file);
   CHECK_THROWS_WITH_AS(write_calibration(file, calibration), doctest::Contains("coefficients.gemm.memory_efficiency"),
                        std::runtime_error);
@@ -114,4 +114,5 @@ TEST_CASE("a non-finite coefficient stops the write, named by its path, and leav
   calibration.coefficients.gemm->memory_efficiency = 0.55;
   write_calibration(file, calibration);
   CHECK(read_calibration(file).coefficients.gemm->memory_efficiency == approx(0.55));
+  std::filesystem::remove(file);
 }

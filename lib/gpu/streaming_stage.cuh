@@ -1,0 +1,144 @@
+#pragma once
+// The streaming GEMM's staging (gpu/streaming_gemm.hpp): the launch's parameters, the layout of one
+// staging buffer, and the copies that fill it, a 128-deep scale block of the weights by TMA and of the
+// token rows by cp.async. Internal to streaming_gemm.cu, its only includer.
+#include <cstdint>
+
+#include <cuda.h>
+
+#include "gpu/async_copy.cuh"
+#include "gpu/expert_weights_view.hpp"
+#include "gpu/streaming_gemm.hpp"
+#include "gpu/tma_copy.cuh"
+#include "gpu/wgmma.cuh"
+#include "moe/fp8_format.hpp"
+
+namespace moeplan::gpu {
+namespace {
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpgroupRows = 64;  // wgmma m: the weight rows one warpgroup streams
+constexpr int kTileRows = 8;        // token rows of one accumulator column group
+constexpr int kChunkBytes = 16;     // one cp.async, one swizzled chunk
+
+struct StreamingParams {
+  CUtensorMap weight_map;      // the weights, in boxes of kTileRows rows (gated) or of a CTA's rows
+  const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
+  const float* source_scales;  // e4m3 token groups: [source rows][reduction / 128]
+  int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
+  const std::int32_t* sorted_entries;
+  const std::int32_t* block_experts;
+  const std::int32_t* padded_rows;  // device: the rows of the aligned blocks in use
+  int max_blocks;
+  int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
+  const std::uint8_t* weights;  // [experts][weight_rows][reduction]
+  int experts;
+  const float* scales;
+  int reduction;     // K: hidden for w13, intermediate for w2
+  int weight_rows;   // N per expert: 2I for w13, hidden for w2
+  int up_offset;     // gated: the first up row (I)
+  std::uint16_t* output;
+  int output_width;
+  int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
+  StreamingWorkspace workspace;
+};
+
+// One staging buffer: a scale block (128 elements of k) of the CTA's weight rows (64 per warpgroup),
+// then of its token rows, each a region of 128-byte swizzled lines (e4m3: one line a row; bf16: two,
+// the second line of every row after the first lines of all rows); then, for e4m3 token groups, their
+// scales.
+template <WeightFormat Format, int Warpgroups>
+struct Stage {
+  static constexpr bool kScaledTokens = Format == WeightFormat::fp8_block_scaled;
+  static constexpr int kThreads = Warpgroups * kWarpgroupThreads;
+  static constexpr int kWeightRows = Warpgroups * kWarpgroupRows;
+  static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
+  static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
+  static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
+  static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
+  // At 64 token rows: 3 CTAs of one warpgroup per SM (e4m3), 2 of two, 2 of one (bf16).
+  static constexpr int kStages = kScaledTokens ? 4 : 3;
+  static constexpr int kBlocksPerSm = 4 / Warpgroups;  // what the registers allow: 127 at most, at 64 token rows
+
+  __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
+  // Rounded up to whole atoms, so that every stage's regions start 1024-byte aligned.
+  __host__ __device__ static constexpr int bytes(int rows) {
+    const int used = kWeightBytes + token_bytes(rows) + (kScaledTokens ? rows * static_cast<int>(sizeof(float)) : 0);
+    return (used + kAtomBytes - 1) / kAtomBytes * kAtomBytes;
+  }
+};
+
+__device__ int source_row(const StreamingParams& params, int block, int row) {
+  if (params.gather_top_k > 0) return params.sorted_entries[block * kStreamingBlockRows + row] / params.gather_top_k;
+  return block * kStreamingBlockRows + row;
+}
+
+// The weight row behind the CTA's row m. Gated: rows 16w .. 16w+7 of warp w are gate rows and
+// 16w+8 .. 16w+15 the up rows of the same features, so a thread holds both halves of its features
+// (doc 002: SiLU-and-mul in GEMM1's epilogue).
+template <bool Gated>
+__device__ int weight_row(const StreamingParams& params, int row_tile, int m) {
+  if constexpr (Gated) {
+    const int feature = row_tile * (kWarpgroupRows / 2) + m / 16 * 8 + m % 8;
+    return m % 16 < 8 ? feature : params.up_offset + feature;
+  }
+  return row_tile * kWarpgroupRows + m;
+}
+
+// The first `rows` rows of a region of region_rows swizzled rows. Eight neighbouring lanes copy one
+// row's 128-byte line: whole lines from memory, and eight distinct banks in shared memory.
+template <int Chunks, int Threads, class RowStart>
+__device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, const RowStart& row_start) {
+  constexpr int kLineChunks = kSwizzleBytes / kChunkBytes;
+  for (int c = threadIdx.x; c < rows * Chunks; c += Threads) {
+    const int row = c / Chunks, chunk = c % Chunks;
+    const int line = chunk / kLineChunks;
+    copy_async_16(region + line * region_rows * kSwizzleBytes + swizzled_offset(row, chunk % kLineChunks),
+                  row_start(row) + kChunkBytes * chunk);
+  }
+}
+
+// The rows of one TMA box of weights: gated, 8 (gate and up rows alternate every 8); else all the CTA's.
+constexpr int box_rows(bool gated, int weight_rows) { return gated ? kTileRows : weight_rows; }
+
+// The weights of a scale block by TMA, one box per lane of warp 0, landing on `landed`.
+// row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous one's.
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params, int expert,
+                              int row_tile, int scale_block) {
+  using S = Stage<Format, Warpgroups>;
+  constexpr int kBoxRows = box_rows(Gated, S::kWeightRows);
+  constexpr int kBoxesPerLine = S::kWeightRows / kBoxRows;
+  static_assert(kBoxesPerLine * S::kLines <= 32, "one box per lane of a warp");
+  if (threadIdx.x == 0) arrive_expecting(landed, S::kWeightBytes);
+  __syncwarp();
+  if (threadIdx.x >= kBoxesPerLine * S::kLines) return;
+  const int line = threadIdx.x / kBoxesPerLine, first_row = threadIdx.x % kBoxesPerLine * kBoxRows;
+  const int row = weight_row<Gated>(params, row_tile + first_row / kWarpgroupRows, first_row % kWarpgroupRows);
+  const int k = scale_block * moe::kScaleBlock + line * kSwizzleBytes / S::kElementBytes;
+  copy_box(buffer + (line * S::kWeightRows + first_row) * kSwizzleBytes, &params.weight_map, k, row, expert, landed);
+}
+
+// A scale block of the weights (TMA, warp 0) and of the token rows (cp.async, every thread).
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__device__ void stage_block(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params,
+                            const int* source_rows, int expert, int row_tile, int valid, int scale_block) {
+  using S = Stage<Format, Warpgroups>;
+  if (threadIdx.x < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block);
+  const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
+  const long block_offset = static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes;
+  const std::uint8_t* tokens = params.source + block_offset;
+  stage_rows<S::kChunks, S::kThreads>(buffer + S::kWeightBytes, params.staged_rows, valid,
+                                      [&](int row) { return tokens + source_rows[row] * row_bytes; });
+  if constexpr (S::kScaledTokens) {
+    float* scales = reinterpret_cast<float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
+    const int groups = params.reduction / moe::kScaleBlock;
+    if (threadIdx.x < valid) {
+      copy_async_4(scales + threadIdx.x,
+                   params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace moeplan::gpu
