@@ -64,8 +64,11 @@ GemmPath MoeLayer::choose_path(int tokens) const {
   const double rows_per_slot = static_cast<double>(tokens) * config_.columns / weights_.num_experts;
   const double expert_weight_bytes =
       3.0 * weights_.intermediate * weights_.hidden * weights_.element_bytes();  // w13 [2I, H] and w2 [H, I]
-  return rows_per_slot * expert_weight_bytes <= kStreamingMaxRowWeightBytes ? GemmPath::streaming
-                                                                             : GemmPath::library;
+  const int most_rows =
+      weights_.format == WeightFormat::fp8_block_scaled ? kStreamingMostRowsE4m3 : kStreamingMostRowsBf16;
+  return rows_per_slot <= most_rows && rows_per_slot * expert_weight_bytes <= kStreamingMaxRowWeightBytes
+             ? GemmPath::streaming
+             : GemmPath::library;
 }
 
 int MoeLayer::max_blocks(int tokens) const {

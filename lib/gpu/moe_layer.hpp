@@ -21,12 +21,14 @@ enum class GemmPath { streaming, library };
 
 // Streaming reads an expert's weights once per 64-row block; the library path reads them once per expert
 // but pays a fixed cost per expert (cuBLAS calls of a few dozen CTAs each, kLibraryLanes experts at a
-// time). Streaming wins while rows per slot / 64 x weight bytes / bandwidth stays under that cost, so its
-// reach in rows shrinks as an expert's weights grow: streaming while rows per slot x one expert's weight
-// bytes stays under kStreamingMaxRowWeightBytes, the crossover in the sweeps of 1x H100 and 1x H200
-// (validation/data/moe_sweep_h{100,200}.json; moeplan-validate's moe.*.path_choice checks it). 3 GB is
-// 64 rows x 4.2 TB/s x a fixed cost of about 11 us an expert on H200.
-constexpr double kStreamingMaxRowWeightBytes = 3e9;
+// time) and computes at a higher rate. Streaming wins while rows per slot stay within one block (bf16)
+// or two (e4m3, whose tensor rate is twice bf16's), and rows per slot x one expert's weight bytes stay
+// under kStreamingMaxRowWeightBytes, past which the library's fixed cost is paid off. Both are the
+// crossovers in the sweeps of 1x H100 and 1x H200 (validation/data/moe_sweep_h{100,200}.json;
+// moeplan-validate's moe.*.path_choice checks them).
+constexpr double kStreamingMaxRowWeightBytes = 6e9;
+constexpr int kStreamingMostRowsBf16 = 64;
+constexpr int kStreamingMostRowsE4m3 = 128;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included

@@ -38,21 +38,20 @@ __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 __device__ std::uint16_t bf16_bits_of(float value) { return __bfloat16_as_ushort(__float2bfloat16_rn(value)); }
 
 // One staged scale block: this warpgroup's wgmma over its k, 32 bytes at a time, each step starting
-// that far into the rows' line. accumulate = 0 starts the sums afresh (e4m3: a partial per block,
-// scaled before it joins the fp32 sums).
+// that far into the rows' line. weights, tokens: descriptors of the buffer's first line of this
+// warpgroup's weight rows and of the token rows. accumulate = 0 starts the sums afresh (e4m3: a
+// partial per block, scaled before it joins the fp32 sums).
 template <WeightFormat Format, int Warpgroups, int N>
-__device__ void multiply_block(const std::uint8_t* buffer, int staged_rows, float (&d)[N / 2], int accumulate) {
+__device__ void multiply_block(std::uint64_t weights, std::uint64_t tokens, int token_line_bytes, float (&d)[N / 2],
+                               int accumulate) {
   using S = Stage<Format, Warpgroups>;
-  const int warpgroup_rows = threadIdx.x / kWarpgroupThreads * kWarpgroupRows;
   constexpr int kStepBytes = 32;
   wgmma_fence();
 #pragma unroll
   for (int step = 0; step < S::kLines * kSwizzleBytes / kStepBytes; ++step) {
     const int line = step * kStepBytes / kSwizzleBytes, offset = step * kStepBytes % kSwizzleBytes;
-    const std::uint64_t a =
-        swizzled_descriptor(buffer + (line * S::kWeightRows + warpgroup_rows) * kSwizzleBytes + offset);
-    const std::uint64_t b =
-        swizzled_descriptor(buffer + S::kWeightBytes + line * staged_rows * kSwizzleBytes + offset);
+    const std::uint64_t a = descriptor_advanced(weights, line * S::kWeightRows * kSwizzleBytes + offset);
+    const std::uint64_t b = descriptor_advanced(tokens, line * token_line_bytes + offset);
     if constexpr (S::kScaledTokens) {
       wgmma_e4m3<N>(d, a, b, accumulate | step);
     } else {
@@ -77,11 +76,12 @@ __device__ void promote(const float (&partial)[N / 2], const float* token_scales
   }
 }
 
-// The 128x128 weight block holding (row, scale block): scales are [experts][rows / 128][K / 128].
-__device__ float weight_scale(const StreamingParams& params, int expert, int row, int scale_block) {
+// The scales of the 128x128 weight blocks holding `row`, one per block of k: scales are
+// [experts][rows / 128][K / 128].
+__device__ const float* weight_scales(const StreamingParams& params, int expert, int row) {
   const int blocks = params.reduction / moe::kScaleBlock;
   const long block_row = static_cast<long>(expert) * (params.weight_rows / moe::kScaleBlock) + row / moe::kScaleBlock;
-  return params.scales[block_row * blocks + scale_block];
+  return params.scales + block_row * blocks;
 }
 
 template <bool Gated>
@@ -104,55 +104,69 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
 }
 
 // The segment's reduction against N token rows: while one block is multiplied, the next
-// kStages - 1 are in flight to shared memory. The pieces of a split tile add up their partial sums
-// first; the last to finish writes the tile.
+// params.stages - 1 are in flight to shared memory. The pieces of a split tile add up their partial
+// sums first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void stream_segment(const StreamingParams& params, std::uint8_t* staged, std::uint64_t* landed,
                                const int* source_rows, int expert, int valid, const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
+  const int stages = params.stages;
   const int first_tile = segment.row_tile * Warpgroups;
-  // The segment's i-th block uses buffer i % kStages, in that buffer's (i / kStages)-th phase.
-  const auto stage = [&](int block) {
-    const int buffer = (block - segment.work.first) % S::kStages;
-    stage_block<Format, Gated, Warpgroups>(staged + buffer * buffer_bytes, landed + buffer, params, source_rows,
-                                           expert, first_tile, valid, block);
+  float* const token_scales = reinterpret_cast<float*>(staged + stages * buffer_bytes);
+  const auto stage = [&](int buffer, int block) {
+    stage_block<Format, Gated, Warpgroups>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
+                                           landed + buffer, params, source_rows, expert, first_tile, valid, block);
   };
-#pragma unroll
-  for (int ahead = 0; ahead < S::kStages - 1; ++ahead) {
-    if (segment.work.first + ahead < segment.work.last) stage(segment.work.first + ahead);
-    commit_copies();
+  for (int ahead = 0; ahead < stages - 1 && segment.work.first + ahead < segment.work.last; ++ahead) {
+    stage(ahead, segment.work.first + ahead);
   }
-  const int row_tile = first_tile + threadIdx.x / kWarpgroupThreads;
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int warp = threadIdx.x % kWarpgroupThreads / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
-  const int row_a = weight_row<Gated>(params, row_tile, 16 * warp + group);
-  const int row_b = weight_row<Gated>(params, row_tile, 16 * warp + group + kTileRows);
+  const int row_a = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group);
+  const int row_b = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group + kTileRows);
+  const std::uint64_t first_weights = swizzled_descriptor(staged + warpgroup * kWarpgroupRows * kSwizzleBytes);
+  const std::uint64_t first_tokens = swizzled_descriptor(staged + S::kWeightBytes);
+  const float* scales_a = nullptr;
+  const float* scales_b = nullptr;
+  float next_scale_a = 0, next_scale_b = 0;
+  if constexpr (S::kScaledTokens) {
+    scales_a = weight_scales(params, expert, row_a);
+    scales_b = weight_scales(params, expert, row_b);
+    next_scale_a = scales_a[segment.work.first];
+    next_scale_b = scales_b[segment.work.first];
+  }
   float sums[N / 2] = {};
   float partial[N / 2];
+  // Block i of the segment uses buffer i % stages, in that buffer's (i / stages)-th phase.
+  int buffer = 0, parity = 0;
   for (int block = segment.work.first; block < segment.work.last; ++block) {
-    const int index = block - segment.work.first;
-    wait_all_but_newest<S::kStages - 2>();
-    wait_phase(landed + index % S::kStages, index / S::kStages % 2);
+    wait_phase(landed + buffer, parity);
     fence_proxy_async();
     // Past this barrier the block is in every thread's view and the previous block's buffer is free.
     __syncthreads();
-    const std::uint8_t* buffer = staged + index % S::kStages * buffer_bytes;
-    float scale_a = 0, scale_b = 0;
+    const int buffer_offset = buffer * buffer_bytes;
+    const std::uint64_t weights = descriptor_advanced(first_weights, buffer_offset);
+    const std::uint64_t tokens = descriptor_advanced(first_tokens, buffer_offset);
+    const float scale_a = next_scale_a, scale_b = next_scale_b;
     if constexpr (S::kScaledTokens) {
-      // Loaded before the wgmma, so that their latency passes while it runs.
-      scale_a = weight_scale(params, expert, row_a, block);
-      scale_b = weight_scale(params, expert, row_b, block);
-      multiply_block<Format, Warpgroups, N>(buffer, params.staged_rows, partial, 0);
+      // The next block's scales load while this one multiplies.
+      if (block + 1 < segment.work.last) {
+        next_scale_a = scales_a[block + 1];
+        next_scale_b = scales_b[block + 1];
+      }
+      multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, partial, 0);
     } else {
-      multiply_block<Format, Warpgroups, N>(buffer, params.staged_rows, sums, 1);
+      multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, sums, 1);
     }
-    if (block + S::kStages - 1 < segment.work.last) stage(block + S::kStages - 1);
-    commit_copies();
+    if (block + stages - 1 < segment.work.last) stage(buffer == 0 ? stages - 1 : buffer - 1, block + stages - 1);
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
-      const float* token_scales =
-          reinterpret_cast<const float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
-      promote<N>(partial, token_scales, scale_a, scale_b, quad, sums);
+      promote<N>(partial, token_scales + buffer * params.staged_rows, scale_a, scale_b, quad, sums);
+    }
+    if (++buffer == stages) {
+      buffer = 0;
+      parity ^= 1;
     }
   }
   if (segment.work.slot >= 0) {
@@ -185,9 +199,10 @@ template <WeightFormat Format, bool Gated, int Warpgroups>
 __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
   using S = Stage<Format, Warpgroups>;
-  extern __shared__ uint4 shared_words[];  // an atom's alignment, then [kStages][S::bytes(staged_rows)]
+  // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)].
+  extern __shared__ uint4 shared_words[];
   __shared__ int source_rows[kStreamingBlockRows];
-  __shared__ std::uint64_t landed[S::kStages];  // per buffer: its weights have landed
+  __shared__ std::uint64_t landed[kMostStages];  // per buffer: its weights and token rows have landed
   const int used_blocks = *params.padded_rows / kStreamingBlockRows;
   if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
   moe::TileWork work;
@@ -204,7 +219,8 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<For
   if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   if (threadIdx.x == 0) {
-    for (int buffer = 0; buffer < S::kStages; ++buffer) init_barrier(landed + buffer, 1);
+    // One arrival announces the weight boxes' bytes; every thread's arrives when its copies land.
+    for (int buffer = 0; buffer < params.stages; ++buffer) init_barrier(landed + buffer, S::kThreads + 1);
     fence_barrier_init();
   }
   __syncthreads();
@@ -215,11 +231,30 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<For
   stream_fewest<Format, Gated, Warpgroups>(params, staged, landed, source_rows, expert, valid, segment);
 }
 
-int multiprocessors() {
-  int device = 0, count = 0;
+int device_attribute(cudaDeviceAttr attribute, const char* what) {
+  int device = 0, value = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
-  return count;
+  check_cuda(cudaDeviceGetAttribute(&value, attribute, device), what);
+  return value;
+}
+
+int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, "multiprocessor count"); }
+
+// Staging buffers per CTA: as many as a 1 / ctas share of the multiprocessor's shared memory holds
+// (less the CTA's reserved and static bytes and its alignment atom), at least 2, so that the SM keeps
+// as many weight bytes in flight as fit. ctas: what the registers allow; on H200, 1-3 CTAs with deeper
+// buffers streamed slower than 4 with shallower ones, each CTA's per-block work being serial.
+template <class Kernel>
+int staging_buffers(Kernel kernel, int buffer_bytes, int ctas) {
+  cudaFuncAttributes attributes{};
+  check_cuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes(streaming_kernel)");
+  const int fixed = static_cast<int>(attributes.sharedSizeBytes) + kAtomBytes;
+  const int per_cta =
+      std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, "shared memory per multiprocessor") /
+                       ctas -
+                   device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, "reserved shared memory per block"),
+               device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, "shared memory per block"));
+  return std::clamp((per_cta - fixed) / buffer_bytes, 2, kMostStages);
 }
 
 // A wave: the CTAs the SMs hold at once. CTAs past the launch's work (its blocks are counted on the
@@ -228,13 +263,14 @@ template <WeightFormat Format, bool Gated, int Warpgroups>
 void launch_shape(StreamingParams params, cudaStream_t stream) {
   using S = Stage<Format, Warpgroups>;
   const auto kernel = streaming_kernel<Format, Gated, Warpgroups>;
-  params.weight_map = swizzled_expert_map({params.weights, params.experts, params.weight_rows, params.reduction,
-                                           S::kElementBytes},
-                                          box_rows(Gated, S::kWeightRows));
-  const int shared_bytes = S::kStages * S::bytes(params.staged_rows) + kAtomBytes;
+  params.weight_map = swizzled_expert_map(
+      {params.weights, params.experts, params.weight_rows, params.reduction, S::kElementBytes, Gated}, S::kWeightRows);
+  const int stage_bytes = S::bytes(params.staged_rows) + S::scale_bytes(params.staged_rows);
+  params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm);
+  const int shared_bytes = params.stages * stage_bytes + kAtomBytes;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
              "cudaFuncSetAttribute(streaming_kernel, max dynamic shared memory)");
-  // Shared memory over L1: the weights reach shared memory by cp.async, and more CTAs keep more in flight.
+  // Shared memory over L1: the weights reach shared memory by TMA, and more buffers keep more in flight.
   check_cuda(
       cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
       "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
@@ -309,7 +345,7 @@ void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const Streaming
                                blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.num_experts,
                                weights.w13_scales,
                                weights.hidden, 2 * weights.intermediate, weights.intermediate, activation,
-                               weights.intermediate, staged_rows(blocks.block_rows), workspace};
+                               weights.intermediate, staged_rows(blocks.block_rows), 0, workspace};
   launch<true>(params, weights.format, stream);
 }
 
@@ -322,7 +358,7 @@ void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, c
                                static_cast<const std::uint8_t*>(weights.w2), weights.num_experts, weights.w2_scales,
                                weights.intermediate,
                                weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks.block_rows),
-                               workspace};
+                               0, workspace};
   launch<false>(params, weights.format, stream);
 }
 

@@ -2,8 +2,8 @@
 // The decode-shape grouped GEMM: few token rows per expert, so the cost is streaming each active
 // expert's weights once. A tile is one aligned block of up to 64 rows against 64 weight rows per
 // warpgroup (e4m3: two warpgroups share the staged token rows from 32 rows up); a CTA streams a
-// tile's reduction, or a k piece of it, staging 128-deep blocks into swizzled shared memory a few
-// blocks ahead (weights by TMA, token rows by cp.async) for wgmma to multiply. bf16 weights read bf16
+// tile's reduction, or a k piece of it, staging 128-deep blocks into swizzled shared memory as many
+// blocks ahead as its share of it holds (weights by TMA, token rows by cp.async) for wgmma to multiply. bf16 weights read bf16
 // rows; e4m3 weights read e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
 #include <cstdint>
 

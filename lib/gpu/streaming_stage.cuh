@@ -20,6 +20,7 @@ constexpr int kWarpgroupThreads = 128;
 constexpr int kWarpgroupRows = 64;  // wgmma m: the weight rows one warpgroup streams
 constexpr int kTileRows = 8;        // token rows of one accumulator column group
 constexpr int kChunkBytes = 16;     // one cp.async, one swizzled chunk
+constexpr int kMostStages = 16;     // staging buffers a CTA may cycle through
 
 struct StreamingParams {
   CUtensorMap weight_map;      // the weights, in boxes of kTileRows rows (gated) or of a CTA's rows
@@ -40,6 +41,7 @@ struct StreamingParams {
   std::uint16_t* output;
   int output_width;
   int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
+  int stages;       // staging buffers per CTA: as many as its share of the multiprocessor's shared memory holds
   StreamingWorkspace workspace;
 };
 
@@ -56,15 +58,16 @@ struct Stage {
   static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
   static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
   static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
-  // At 64 token rows: 3 CTAs of one warpgroup per SM (e4m3), 2 of two, 2 of one (bf16).
-  static constexpr int kStages = kScaledTokens ? 4 : 3;
   static constexpr int kBlocksPerSm = 4 / Warpgroups;  // what the registers allow: 127 at most, at 64 token rows
 
   __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
-  // Rounded up to whole atoms, so that every stage's regions start 1024-byte aligned.
-  __host__ __device__ static constexpr int bytes(int rows) {
-    const int used = kWeightBytes + token_bytes(rows) + (kScaledTokens ? rows * static_cast<int>(sizeof(float)) : 0);
-    return (used + kAtomBytes - 1) / kAtomBytes * kAtomBytes;
+  // A buffer's weights and token rows: whole atoms at 8, 16, 32 or 64 rows, so every buffer's regions
+  // start 1024-byte aligned.
+  __host__ __device__ static constexpr int bytes(int rows) { return kWeightBytes + token_bytes(rows); }
+  // e4m3 token groups' scales, a float per row, kept after all the buffers: inside each they would
+  // round it up by an atom.
+  __host__ __device__ static constexpr int scale_bytes(int rows) {
+    return kScaledTokens ? rows * static_cast<int>(sizeof(float)) : 0;
   }
 };
 
@@ -98,31 +101,30 @@ __device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, cons
   }
 }
 
-// The rows of one TMA box of weights: gated, 8 (gate and up rows alternate every 8); else all the CTA's.
-constexpr int box_rows(bool gated, int weight_rows) { return gated ? kTileRows : weight_rows; }
-
-// The weights of a scale block by TMA, one box per lane of warp 0, landing on `landed`.
-// row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous one's.
+// The weights of a scale block by TMA, one box per line (on lanes of warp 0), landing on `landed`.
+// row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous one's, in
+// the order weight_row gives (the map's gate_up boxes).
 template <WeightFormat Format, bool Gated, int Warpgroups>
 __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params, int expert,
                               int row_tile, int scale_block) {
   using S = Stage<Format, Warpgroups>;
-  constexpr int kBoxRows = box_rows(Gated, S::kWeightRows);
-  constexpr int kBoxesPerLine = S::kWeightRows / kBoxRows;
-  static_assert(kBoxesPerLine * S::kLines <= 32, "one box per lane of a warp");
+  constexpr int kGroupRows = Gated ? 2 * kTileRows : kTileRows;  // rows per group of the map
   if (threadIdx.x == 0) arrive_expecting(landed, S::kWeightBytes);
   __syncwarp();
-  if (threadIdx.x >= kBoxesPerLine * S::kLines) return;
-  const int line = threadIdx.x / kBoxesPerLine, first_row = threadIdx.x % kBoxesPerLine * kBoxRows;
-  const int row = weight_row<Gated>(params, row_tile + first_row / kWarpgroupRows, first_row % kWarpgroupRows);
+  if (threadIdx.x >= S::kLines) return;
+  const int line = threadIdx.x;
   const int k = scale_block * moe::kScaleBlock + line * kSwizzleBytes / S::kElementBytes;
-  copy_box(buffer + (line * S::kWeightRows + first_row) * kSwizzleBytes, &params.weight_map, k, row, expert, landed);
+  copy_box(buffer + line * S::kWeightRows * kSwizzleBytes, &params.weight_map, k,
+           row_tile * kWarpgroupRows / kGroupRows, expert, landed);
 }
 
-// A scale block of the weights (TMA, warp 0) and of the token rows (cp.async, every thread).
+// A scale block of the weights (TMA, warp 0) and of the token rows (cp.async, every thread; e4m3:
+// their scales into token_scales), all landing on `landed`: its phase completes when the boxes'
+// bytes and every thread's copies are in.
 template <WeightFormat Format, bool Gated, int Warpgroups>
-__device__ void stage_block(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params,
-                            const int* source_rows, int expert, int row_tile, int valid, int scale_block) {
+__device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint64_t* landed,
+                            const StreamingParams& params, const int* source_rows, int expert, int row_tile, int valid,
+                            int scale_block) {
   using S = Stage<Format, Warpgroups>;
   if (threadIdx.x < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
@@ -131,13 +133,13 @@ __device__ void stage_block(std::uint8_t* buffer, std::uint64_t* landed, const S
   stage_rows<S::kChunks, S::kThreads>(buffer + S::kWeightBytes, params.staged_rows, valid,
                                       [&](int row) { return tokens + source_rows[row] * row_bytes; });
   if constexpr (S::kScaledTokens) {
-    float* scales = reinterpret_cast<float*>(buffer + S::kWeightBytes + S::token_bytes(params.staged_rows));
     const int groups = params.reduction / moe::kScaleBlock;
     if (threadIdx.x < valid) {
-      copy_async_4(scales + threadIdx.x,
+      copy_async_4(token_scales + threadIdx.x,
                    params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
     }
   }
+  arrive_when_copies_land(landed);
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 namespace moeplan::gpu {
 namespace {
 
-constexpr int kBoxBytes = 128;  // one swizzled line: the widest box a 128-byte swizzle allows
+constexpr int kBoxBytes = 128;       // one swizzled line: the widest box a 128-byte swizzle allows
+constexpr cuuint32_t kGroupRows = 8;  // rows of one half in a gate_up box
 
 // The driver's encoder, through the runtime so that nothing links libcuda directly.
 PFN_cuTensorMapEncodeTiled_v12000 encoder() {
@@ -30,19 +31,24 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   const auto row_bytes = static_cast<cuuint64_t>(matrices.columns) * matrices.element_bytes;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(matrices.columns), static_cast<cuuint64_t>(matrices.rows),
-                              static_cast<cuuint64_t>(matrices.experts)};
-  const cuuint64_t strides[2] = {row_bytes, row_bytes * static_cast<cuuint64_t>(matrices.rows)};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBoxBytes / matrices.element_bytes),
-                             static_cast<cuuint32_t>(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const auto rows = static_cast<cuuint64_t>(matrices.rows);
+  const cuuint64_t halves = matrices.gate_up ? 2 : 1;
+  const cuuint64_t dims[5] = {static_cast<cuuint64_t>(matrices.columns), kGroupRows, halves,
+                              rows / (kGroupRows * halves), static_cast<cuuint64_t>(matrices.experts)};
+  // A single half's stride is never stepped; the expert's is a valid stand-in.
+  const cuuint64_t half_stride = matrices.gate_up ? rows / 2 * row_bytes : rows * row_bytes;
+  const cuuint64_t strides[4] = {row_bytes, half_stride, kGroupRows * row_bytes, rows * row_bytes};
+  const cuuint32_t box[5] = {static_cast<cuuint32_t>(kBoxBytes / matrices.element_bytes), kGroupRows,
+                             static_cast<cuuint32_t>(halves),
+                             static_cast<cuuint32_t>(box_rows / (kGroupRows * halves)), 1};
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   const CUtensorMapDataType type =
       matrices.element_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   CUtensorMap map{};
-  const CUresult result = encoder()(&map, type, 3, const_cast<void*>(matrices.base), dims, strides, box,
+  const CUresult result = encoder()(&map, type, 5, const_cast<void*>(matrices.base), dims, strides, box,
                                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
+  if (result != CUDA_SUCCESS || matrices.rows % (kGroupRows * halves) != 0 || box_rows % (kGroupRows * halves) != 0) {
     throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(result)) +
                              ") for " + std::to_string(matrices.experts) + " x " + std::to_string(matrices.rows) +
                              " x " + std::to_string(matrices.columns) + " with boxes of " + std::to_string(box_rows) +

@@ -44,14 +44,14 @@ __device__ inline void wait_phase(std::uint64_t* barrier, int parity) {
   }
 }
 
-// Copies the box at (k, row, expert) of `map` to `shared_target` (1024-byte aligned under a 128-byte
-// swizzle), counting its bytes off `barrier`.
-__device__ inline void copy_box(void* shared_target, const CUtensorMap* map, int k, int row, int expert,
+// Copies the box at (k, 8-row group, expert) of `map` (gpu/tensor_map.hpp) to `shared_target`
+// (1024-byte aligned under a 128-byte swizzle), counting its bytes off `barrier`.
+__device__ inline void copy_box(void* shared_target, const CUtensorMap* map, int k, int group, int expert,
                                 std::uint64_t* barrier) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
-      "[%5];" ::"r"(shared_address(shared_target)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(k), "r"(row), "r"(expert), "r"(shared_address(barrier))
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, 0, 0, %3, "
+      "%4}], [%5];" ::"r"(shared_address(shared_target)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(k), "r"(group), "r"(expert), "r"(shared_address(barrier))
       : "memory");
 }
 

@@ -31,6 +31,12 @@ __device__ inline std::uint64_t swizzled_descriptor(const void* shared) {
          static_cast<std::uint64_t>(kAtomBytes >> 4) << 32 | std::uint64_t{1} << 62;
 }
 
+// The descriptor of an operand `bytes` (a multiple of 16) further on. The start address field cannot
+// carry into the next: shared memory addresses stay under 256 KB, the field's reach.
+__device__ inline std::uint64_t descriptor_advanced(std::uint64_t descriptor, int bytes) {
+  return descriptor + static_cast<std::uint64_t>(bytes >> 4);
+}
+
 // Orders this thread's earlier register and shared-memory accesses before the next wgmma.
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
