@@ -1,6 +1,7 @@
 #pragma once
 // Device time of enqueued work, by CUDA events: warm-up runs first, then several trials of
-// `repeats` back-to-back runs; the median trial's time per run is reported.
+// `repeats` back-to-back runs, each enqueued behind a held stream (gpu/stream_hold.hpp) so that the
+// device does not wait on the host's launches; the median trial's time per run is reported.
 #include <functional>
 
 #include <cuda_runtime.h>

@@ -1,0 +1,44 @@
+#include "gpu/stream_hold.hpp"
+
+#include <cstdint>
+
+#include "gpu/cuda_check.hpp"
+
+namespace moeplan::gpu {
+namespace {
+
+__device__ std::uint64_t nanoseconds_now() {
+  std::uint64_t now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
+__global__ void hold_kernel(const volatile int* released, std::uint64_t most_nanoseconds) {
+  const std::uint64_t start = nanoseconds_now();
+  while (*released == 0 && nanoseconds_now() - start < most_nanoseconds) {
+  }
+}
+
+}  // namespace
+
+StreamHold::StreamHold() {
+  void* flag = nullptr;
+  check_cuda(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc(stream hold flag)");
+  released_ = static_cast<int*>(flag);
+  *released_ = 1;
+}
+
+StreamHold::~StreamHold() { cudaFreeHost(released_); }
+
+void StreamHold::hold(cudaStream_t stream) {
+  __atomic_store_n(released_, 0, __ATOMIC_SEQ_CST);
+  int* device_flag = nullptr;
+  check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), released_, 0),
+             "cudaHostGetDevicePointer(stream hold flag)");
+  hold_kernel<<<1, 1, 0, stream>>>(device_flag, static_cast<std::uint64_t>(kMostHoldSeconds * 1e9));
+  check_launch("hold_kernel");
+}
+
+void StreamHold::release() { __atomic_store_n(released_, 1, __ATOMIC_SEQ_CST); }
+
+}  // namespace moeplan::gpu
