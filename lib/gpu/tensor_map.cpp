@@ -33,6 +33,11 @@ CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   const auto row_bytes = static_cast<cuuint64_t>(matrices.columns) * matrices.element_bytes;
   const auto rows = static_cast<cuuint64_t>(matrices.rows);
   const cuuint64_t halves = matrices.gate_up ? 2 : 1;
+  if (rows % (kGroupRows * halves) != 0 || box_rows % (kGroupRows * halves) != 0) {
+    throw std::runtime_error("tensor map: " + std::to_string(matrices.rows) + " rows in boxes of " +
+                             std::to_string(box_rows) + " do not split into " +
+                             std::to_string(kGroupRows * halves) + "-row groups");
+  }
   const cuuint64_t dims[5] = {static_cast<cuuint64_t>(matrices.columns), kGroupRows, halves,
                               rows / (kGroupRows * halves), static_cast<cuuint64_t>(matrices.experts)};
   // A single half's stride is never stepped; the expert's is a valid stand-in.
@@ -48,7 +53,7 @@ CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   const CUresult result = encoder()(&map, type, 5, const_cast<void*>(matrices.base), dims, strides, box,
                                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS || matrices.rows % (kGroupRows * halves) != 0 || box_rows % (kGroupRows * halves) != 0) {
+  if (result != CUDA_SUCCESS) {
     throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(result)) +
                              ") for " + std::to_string(matrices.experts) + " x " + std::to_string(matrices.rows) +
                              " x " + std::to_string(matrices.columns) + " with boxes of " + std::to_string(box_rows) +
