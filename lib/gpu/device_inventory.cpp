@@ -3,19 +3,11 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_attribute.hpp"
 #include "gpu/device_ceilings.hpp"
 #include "gpu/nccl_group.hpp"
 
 namespace moeplan::gpu {
-namespace {
-
-int attribute(cudaDeviceAttr which, int device) {
-  int value = 0;
-  check_cuda(cudaDeviceGetAttribute(&value, which, device), "cudaDeviceGetAttribute");
-  return value;
-}
-
-}  // namespace
 
 calib::DeviceRecord inventory_devices(int count, bool with_nccl) {
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
@@ -33,8 +25,8 @@ calib::DeviceRecord inventory_devices(int count, bool with_nccl) {
   record.count = count;
   record.memory_bytes = facts.memory_bytes;
   record.multiprocessors = facts.multiprocessors;
-  record.sm_clock_khz = attribute(cudaDevAttrClockRate, 0);
-  record.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, 0);
+  record.sm_clock_khz = device_attribute(cudaDevAttrClockRate, 0);
+  record.memory_clock_khz = device_attribute(cudaDevAttrMemoryClockRate, 0);
   record.driver_version = facts.driver_version;
   record.runtime_version = facts.runtime_version;
   record.nccl_version = with_nccl ? nccl_version() : 0;

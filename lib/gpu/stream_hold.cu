@@ -26,16 +26,16 @@ StreamHold::StreamHold() {
   check_cuda(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc(stream hold flag)");
   released_ = static_cast<int*>(flag);
   *released_ = 1;
+  const cudaError_t mapped = cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_released_), released_, 0);
+  if (mapped != cudaSuccess) cudaFreeHost(released_);  // the destructor does not run for a throwing constructor
+  check_cuda(mapped, "cudaHostGetDevicePointer(stream hold flag)");
 }
 
 StreamHold::~StreamHold() { cudaFreeHost(released_); }
 
 void StreamHold::hold(cudaStream_t stream) {
   __atomic_store_n(released_, 0, __ATOMIC_SEQ_CST);
-  int* device_flag = nullptr;
-  check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), released_, 0),
-             "cudaHostGetDevicePointer(stream hold flag)");
-  hold_kernel<<<1, 1, 0, stream>>>(device_flag, static_cast<std::uint64_t>(kMostHoldSeconds * 1e9));
+  hold_kernel<<<1, 1, 0, stream>>>(device_released_, static_cast<std::uint64_t>(kMostHoldSeconds * 1e9));
   check_launch("hold_kernel");
 }
 

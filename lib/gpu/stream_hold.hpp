@@ -24,7 +24,8 @@ class StreamHold {
   static constexpr double kMostHoldSeconds = 5e-3;
 
  private:
-  int* released_ = nullptr;  // pinned, mapped: written by the host, read by the spinning kernel
+  int* released_ = nullptr;         // pinned, mapped: written by the host, read by the spinning kernel
+  int* device_released_ = nullptr;  // the same flag, as the kernel addresses it
 };
 
 }  // namespace moeplan::gpu

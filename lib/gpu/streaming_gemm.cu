@@ -7,6 +7,7 @@
 
 #include "gpu/async_copy.cuh"
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_attribute.hpp"
 #include "gpu/partial_sums.cuh"
 #include "gpu/streaming_stage.cuh"
 #include "gpu/tensor_map.hpp"
@@ -231,14 +232,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<For
   stream_fewest<Format, Gated, Warpgroups>(params, staged, landed, source_rows, expert, valid, segment);
 }
 
-int device_attribute(cudaDeviceAttr attribute, const char* what) {
-  int device = 0, value = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&value, attribute, device), what);
-  return value;
-}
-
-int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, "multiprocessor count"); }
+int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, current_device()); }
 
 // Staging buffers per CTA: as many as a 1 / ctas share of the multiprocessor's shared memory holds
 // (less the CTA's reserved and static bytes and its alignment atom), at least 2, so that the SM keeps
@@ -249,11 +243,10 @@ int staging_buffers(Kernel kernel, int buffer_bytes, int ctas) {
   cudaFuncAttributes attributes{};
   check_cuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes(streaming_kernel)");
   const int fixed = static_cast<int>(attributes.sharedSizeBytes) + kAtomBytes;
-  const int per_cta =
-      std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, "shared memory per multiprocessor") /
-                       ctas -
-                   device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, "reserved shared memory per block"),
-               device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, "shared memory per block"));
+  const int device = current_device();
+  const int per_cta = std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) / ctas -
+                                   device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device),
+                               device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return std::clamp((per_cta - fixed) / buffer_bytes, 2, kMostStages);
 }
 
