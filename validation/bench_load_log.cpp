@@ -1,4 +1,4 @@
-// moeplan-bench-load_log [BYTES] [json|csv]: reads a large expert-load log (default 1 GiB of JSON,
+// moeplan-bench-load-log [BYTES] [json|csv]: reads a large expert-load log (default 1 GiB of JSON,
 // DeepSeek-V3's 58 x 256 shape over as many windows as it takes; or CSV lines over as many layers of
 // 16384 experts as it takes) and prints the time and the peak memory, to show the readers stream:
 // peak memory stays near the counts (8 bytes each), not text plus a tree.

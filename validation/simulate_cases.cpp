@@ -1,6 +1,7 @@
 // Serving over time (issue 4) against doc 004's measured runs on Ascend 910B: what memory binding does
 // to throughput, and how batch caps and KV binding spread TTFT. Scenarios are the shipped ones,
-// unmodified: the Ascend-910B preset's roofline with GEMMs fitted to doc 004's O-projection timings.
+// unmodified: the Ascend-910B preset's roofline with GEMMs fitted to doc 004's O-projection timings, and
+// decode attention and the memory reserve fitted to two of the RL run's three throughputs.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -44,11 +45,10 @@ const char* const kRlSource =
     "doc 004 RL场景: Qwen3-235B DP16 EP16 on one 16-NPU 910B node, 2K in / 32K out, --max-num-seqs 48, "
     "768 concurrent, 1024 prompts; output 517.66 TPS (OTP1) -> 602.16 TPS (OTP4), and the per-DP throughput plot";
 
-const char* const kRoofline =
-    "910B preset with doc 004's GEMM fit (the scenarios' cluster.efficiency): the simulated server runs about "
-    "2.4x faster than the measured one. The document times only the O projection; the rest of a step (decode "
-    "attention, grouped expert GEMMs, dispatch, host scheduling) is not broken down, and no one attention "
-    "efficiency fits both RL figures: attention_memory 0.10 gives OTP1 526 TPS but OTP4 559 (+6 %, against +16 %)";
+// moeplan-fit-ascend-serving fitted the 910B scenarios' attention_memory and activation_gib to these two.
+const char* const kFitted =
+    "fitted: with the other RL figure, it sets the scenarios' attention_memory and activation_gib "
+    "(moeplan-fit-ascend-serving); this case holds the fit, the rest of doc004.rl and doc004.mixed are left out of it";
 
 // Output tokens/s over [from, end of run], from a whole run and a run stopped at `from`.
 double rate_after(const SimulationResult& whole, const SimulationResult& until) {
@@ -83,19 +83,22 @@ void add_rl_cases(CaseList& cases) {
       split.summary.output_tokens_per_second / baseline.summary.output_tokens_per_second, 0.05,
       fmt::format("whole-run output tokens/s {:.1f} -> {:.1f}; {} and {} preemptions", baseline.summary.output_tokens_per_second,
                   split.summary.output_tokens_per_second, baseline.summary.preemptions, split.summary.preemptions)));
-  const std::int64_t prompts_held = baseline.pools.front().memory.max_kv_tokens / setting.scenario.workload.input_tokens;
+  const MemoryPlan& memory = baseline.pools.front().memory;
+  const std::int64_t prompts_held = memory.max_kv_tokens / setting.scenario.workload.input_tokens;
   cases.push_back(with_known_gap(
       absolute_case("doc004.rl.opening_batch.otp1", kRlSource, "sequences", 48, static_cast<double>(prompts_held), 0,
                     "doc 004: both layouts decode the same batch at first, before the cache binds"),
-      "the memory model's reserves (SGLang's ranks/8 GiB communicator reserve, EP dispatch buffers, an 8192-token "
-      "activation workspace) leave OTP1 14.9 GiB of KV, 40 prompts of 2048 tokens per rank; the measured vLLM-ascend "
-      "server held 48, so its reserves were smaller or its prompts shorter than 2K"));
-  cases.push_back(with_known_gap(relative_case("doc004.rl.tps.otp1", kRlSource, "tokens/s", 517.66,
-                                               baseline.summary.output_tokens_per_second, 0.10),
-                                 kRoofline));
-  cases.push_back(with_known_gap(relative_case("doc004.rl.tps.otp4", kRlSource, "tokens/s", 602.16,
-                                               split.summary.output_tokens_per_second, 0.10),
-                                 kRoofline));
+      fmt::format("the fitted reserve leaves OTP1 {:.1f} GiB of KV, {} prompts of 2048 tokens per rank; the measured "
+                  "server decoded 48 at first, so its prompts (a custom math dataset the document does not size) were "
+                  "shorter than the scenario's 2K",
+                  static_cast<double>(memory.kv_cache_bytes) / (1024.0 * 1024.0 * 1024.0), prompts_held)));
+  cases.push_back(relative_case("doc004.rl.tps.otp1", kRlSource, "tokens/s", 517.66,
+                                baseline.summary.output_tokens_per_second, 0.03, kFitted));
+  cases.push_back(relative_case("doc004.rl.tps.otp4", kRlSource, "tokens/s", 602.16,
+                                split.summary.output_tokens_per_second, 0.10, "held out of the fit"));
+  const SimulationResult both = setting.run("dp=16,ep=16,otp=4,qkvtp=4", 48);
+  cases.push_back(relative_case("doc004.rl.tps.otp4_qkvtp4", kRlSource, "tokens/s", 631.67,
+                                both.summary.output_tokens_per_second, 0.03, kFitted));
 }
 
 // doc 004 PD混布 table: 128 in / 4K out, 768 concurrent, 5000 requests.
@@ -122,6 +125,17 @@ const char* const kMixedSource =
 // step-time calibration that scales TTFT and TPOT alike.
 double ttft_in_lifetimes(double ttft, double tpot, double output) { return ttft / (tpot * output); }
 
+// Where the simulated server parts from the measured one on this table: the two DP16 layouts.
+const char* const kDp16Tp1Gap =
+    "DP16 TP1 keeps the least KV (whole O and QKV weights on every rank) and preempts most; the model recomputes "
+    "a preempted sequence as one more prefill, and the measured server lost more to preemption than that "
+    "(vllm-ascend also runs every step that carries a prefill outside its captured graph, on all DP ranks, at a "
+    "cost the document does not give)";
+const char* const kDp16Otp4Gap =
+    "at the same running sequences the model prices DP16 OTP4+QKVTP4's step like DP8+TP2 [96,48,24]'s, where the "
+    "measured one was 11 % slower (TPOT 169 against 152 ms at 672 and 686 running); doc 004's own OTP timings "
+    "account for about 3 ms of it";
+
 void add_mixed_cases(CaseList& cases) {
   const Setting setting("qwen3-235b-mixed-128-4k-910b.yaml");
   const auto output = static_cast<double>(setting.scenario.workload.output_tokens);
@@ -136,22 +150,31 @@ void add_mixed_cases(CaseList& cases) {
   cases.push_back(with_known_gap(
       absolute_case("doc004.mixed.qps_order", kMixedSource, "holds", 1, holds(ordered), 0,
                     "document order 1.10 > 0.98 > 0.97 > 0.62; simulated QPS: " + got_order),
-      "running sequences measured (QPS x 4096 x TPOT) are about 686, 365, 672 and 597, so DP8+TP2 [48,24] steps "
-      "91 ms at 365 and DP16 OTP4+QKVTP4 169 ms at 672: the 910B's step grows with the tokens the EP group "
-      "carries. The model's steps read each rank's expert weights once whatever the tokens, so DP16 at twice the "
-      "running sequences comes out 1.5-1.7x DP8+TP2 [48,24]'s step, not 1.9-2.6x, and wins on QPS; " +
-          std::string(kRoofline)));
-  for (std::size_t index = 1; index < runs.size(); ++index) {
+      fmt::format("DP8+TP2 [48,24] and DP16 OTP4+QKVTP4 stand 1 % apart in the table; {}. And {}",
+                  kDp16Otp4Gap, kDp16Tp1Gap)));
+  // The DP16 TP1 row misses on every count, OTP4+QKVTP4 only against the best layout.
+  const auto add = [&](const MixedRow& row, ValidationCase entry) {
+    const std::string name = row.name;
+    const bool against_best = entry.id.find("qps_over_best") != std::string::npos;
+    if (name == "dp16_tp1") entry = with_known_gap(std::move(entry), kDp16Tp1Gap);
+    if (name == "dp16_otp4_qkvtp4" && against_best) entry = with_known_gap(std::move(entry), kDp16Otp4Gap);
+    cases.push_back(std::move(entry));
+  };
+  for (std::size_t index = 0; index < runs.size(); ++index) {
     const MixedRow& row = kMixedRows[index];
-    cases.push_back(with_known_gap(
-        relative_case(fmt::format("doc004.mixed.qps_over_best.{}", row.name), kMixedSource, "ratio",
-                      row.qps / kMixedRows[0].qps, runs[index].requests_per_second / runs[0].requests_per_second, 0.05,
-                      "QPS over DP8+TP2 [96,48,24]'s, which removes the common step-time scale"),
-        "the per-layout step-time ratios of the uncalibrated roofline differ from the 910B's (see doc004.mixed.qps_order)"));
+    const SimulationSummary& run = runs[index];
+    // 10 %: one benchmark run per layout; the fit saw none of this table.
+    add(row, relative_case(fmt::format("doc004.mixed.qps.{}", row.name), kMixedSource, "req/s", row.qps,
+                           run.requests_per_second, 0.10, fmt::format("{} preemptions", run.preemptions)));
+    // 15 %: the benchmark's TPOT also carries the prefill stalls and preemption waits of each request.
+    add(row, relative_case(fmt::format("doc004.mixed.tpot.{}", row.name), kMixedSource, "ms", row.tpot_ms,
+                           run.tpot.mean * 1e3, 0.15));
+    if (index > 0) {
+      add(row, relative_case(fmt::format("doc004.mixed.qps_over_best.{}", row.name), kMixedSource, "ratio",
+                             row.qps / kMixedRows[0].qps, run.requests_per_second / runs[0].requests_per_second, 0.05,
+                             "QPS over DP8+TP2 [96,48,24]'s"));
+    }
   }
-  cases.push_back(with_known_gap(
-      relative_case("doc004.mixed.qps.dp8_tp2_g96", kMixedSource, "req/s", kMixedRows[0].qps, runs[0].requests_per_second, 0.10),
-      kRoofline));
   // 0.05 request lifetimes: the spread runs from 0.04 to 0.92 lifetimes, so this tells the regimes apart.
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const MixedRow& row = kMixedRows[index];
