@@ -8,12 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "io/input_error.hpp"
+#include "spec/shape_limits.hpp"
 
 namespace moeplan {
 
 namespace {
-
-constexpr std::int64_t kMaxWidth = 1 << 22;
 
 // Typed reads from the config object; every failure names the file and the key.
 class ConfigView {
@@ -25,8 +24,9 @@ class ConfigView {
   std::int64_t integer(const char* key, std::int64_t minimum = 1) const {
     if (!has(key)) throw InputError(file_, key, "an integer (the key is missing)");
     const nlohmann::json& value = json_[key];
-    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > kMaxWidth) {
-      throw InputError(file_, key, fmt::format("an integer in [{}, {}], got {}", minimum, kMaxWidth, value.dump()));
+    const auto most = kMostModelWidth;
+    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > most) {
+      throw InputError(file_, key, fmt::format("an integer in [{}, {}], got {}", minimum, most, value.dump()));
     }
     return value.get<std::int64_t>();
   }

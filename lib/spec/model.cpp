@@ -5,15 +5,13 @@
 #include <stdexcept>
 
 #include "io/input_error.hpp"
+#include "spec/shape_limits.hpp"
 #include "spec/weight_tensors.hpp"
 #include "spec/yaml_view.hpp"
 
 namespace moeplan {
 
 namespace {
-
-constexpr std::int64_t kMaxWidth = 1 << 22;   // no real model has a dimension near 4M
-constexpr std::int64_t kMaxCount = 1 << 16;
 
 DType read_dtype(const YamlView& view, const std::string& key, DType fallback) {
   if (!view.has(key)) return fallback;
@@ -30,19 +28,19 @@ Attention read_attention(const YamlView& view) {
                     "sinks", "sliding_window", "sliding_layers"});
   Attention attention;
   const std::string type = view.text("type");
-  attention.num_heads = view.integer("num_heads", 1, kMaxCount);
+  attention.num_heads = view.integer("num_heads", 1, kMostModelCount);
   if (type == "mla") {
     attention.kind = AttentionKind::mla;
     attention.num_kv_heads = attention.num_heads;
-    attention.q_lora_rank = view.integer_or("q_lora_rank", 0, 0, kMaxWidth);
-    attention.kv_lora_rank = view.integer("kv_lora_rank", 1, kMaxWidth);
-    attention.qk_nope_head_dim = view.integer("qk_nope_head_dim", 1, kMaxWidth);
-    attention.qk_rope_head_dim = view.integer("qk_rope_head_dim", 1, kMaxWidth);
-    attention.v_head_dim = view.integer("v_head_dim", 1, kMaxWidth);
+    attention.q_lora_rank = view.integer_or("q_lora_rank", 0, 0, kMostModelWidth);
+    attention.kv_lora_rank = view.integer("kv_lora_rank", 1, kMostModelWidth);
+    attention.qk_nope_head_dim = view.integer("qk_nope_head_dim", 1, kMostModelWidth);
+    attention.qk_rope_head_dim = view.integer("qk_rope_head_dim", 1, kMostModelWidth);
+    attention.v_head_dim = view.integer("v_head_dim", 1, kMostModelWidth);
   } else if (type == "gqa" || type == "mha") {
     attention.kind = AttentionKind::gqa;
-    attention.num_kv_heads = type == "mha" ? attention.num_heads : view.integer("num_kv_heads", 1, kMaxCount);
-    attention.head_dim = view.integer("head_dim", 1, kMaxWidth);
+    attention.num_kv_heads = type == "mha" ? attention.num_heads : view.integer("num_kv_heads", 1, kMostModelCount);
+    attention.head_dim = view.integer("head_dim", 1, kMostModelWidth);
   } else {
     throw InputError(view.file(), view.key_path("type"), fmt::format("one of mla, gqa, mha, got '{}'", type));
   }
@@ -50,8 +48,8 @@ Attention read_attention(const YamlView& view) {
   attention.o_bias = view.flag_or("o_bias", false);
   attention.qk_norm = view.flag_or("qk_norm", false);
   attention.sinks = view.flag_or("sinks", false);
-  attention.sliding_window = view.integer_or("sliding_window", 0, 0, kMaxWidth);
-  attention.sliding_layers = view.integer_or("sliding_layers", 0, 0, kMaxCount);
+  attention.sliding_window = view.integer_or("sliding_window", 0, 0, kMostModelWidth);
+  attention.sliding_layers = view.integer_or("sliding_layers", 0, 0, kMostModelCount);
   return attention;
 }
 
@@ -60,13 +58,13 @@ Moe read_moe(const YamlView& view) {
                     "shared_intermediate_size", "num_groups", "topk_groups", "scoring", "routed_scaling_factor",
                     "correction_bias", "router_bias", "normalize_topk", "expert_bias"});
   Moe moe;
-  moe.num_experts = view.integer("num_experts", 1, kMaxCount);
-  moe.experts_per_token = view.integer("experts_per_token", 1, kMaxCount);
-  moe.intermediate_size = view.integer("intermediate_size", 1, kMaxWidth);
-  moe.shared_experts = view.integer_or("shared_experts", 0, 0, kMaxCount);
-  moe.shared_intermediate_size = view.integer_or("shared_intermediate_size", moe.intermediate_size, 1, kMaxWidth);
-  moe.num_groups = view.integer_or("num_groups", 1, 1, kMaxCount);
-  moe.topk_groups = view.integer_or("topk_groups", moe.num_groups, 1, kMaxCount);
+  moe.num_experts = view.integer("num_experts", 1, kMostModelCount);
+  moe.experts_per_token = view.integer("experts_per_token", 1, kMostModelCount);
+  moe.intermediate_size = view.integer("intermediate_size", 1, kMostModelWidth);
+  moe.shared_experts = view.integer_or("shared_experts", 0, 0, kMostModelCount);
+  moe.shared_intermediate_size = view.integer_or("shared_intermediate_size", moe.intermediate_size, 1, kMostModelWidth);
+  moe.num_groups = view.integer_or("num_groups", 1, 1, kMostModelCount);
+  moe.topk_groups = view.integer_or("topk_groups", moe.num_groups, 1, kMostModelCount);
   const std::string scoring = view.text_or("scoring", "softmax");
   if (scoring == "softmax") {
     moe.scoring = Scoring::softmax;
@@ -98,7 +96,7 @@ WeightFormats read_weights(const YamlView& view) {
   formats.lm_head = read_dtype(view, "lm_head", DType::bf16);
   formats.norms = read_dtype(view, "norms", DType::bf16);
   if (view.has("block")) {
-    const auto block = view.integer_list("block", 1, kMaxWidth);
+    const auto block = view.integer_list("block", 1, kMostModelWidth);
     if (block.size() != 2) throw InputError(view.file(), view.key_path("block"), "two integers [rows, cols]");
     formats.block = {block[0], block[1]};
   }
@@ -147,16 +145,16 @@ Model load_model_yaml(const std::filesystem::path& file) {
   model.file = file.string();
   model.name = root.text("name");
   model.source = root.text("source");
-  model.hidden_size = root.integer("hidden_size", 1, kMaxWidth);
-  model.num_layers = root.integer("num_layers", 1, kMaxCount);
-  model.dense_layers = root.integer_or("dense_layers", 0, 0, kMaxCount);
+  model.hidden_size = root.integer("hidden_size", 1, kMostModelWidth);
+  model.num_layers = root.integer("num_layers", 1, kMostModelCount);
+  model.dense_layers = root.integer_or("dense_layers", 0, 0, kMostModelCount);
   model.vocab_size = root.integer("vocab_size", 1, 1 << 24);
   model.tie_embeddings = root.flag_or("tie_word_embeddings", false);
   model.mtp_layers = root.integer_or("mtp_layers", 0, 0, 64);
   model.attention = read_attention(root.child("attention"));
   if (const auto dense = root.optional_child("dense_ffn")) {
     dense->expect_only({"intermediate_size"});
-    model.dense_intermediate_size = dense->integer("intermediate_size", 1, kMaxWidth);
+    model.dense_intermediate_size = dense->integer("intermediate_size", 1, kMostModelWidth);
   }
   model.moe = read_moe(root.child("moe"));
   if (const auto weights = root.optional_child("weights")) model.weights = read_weights(*weights);
