@@ -19,6 +19,9 @@ __device__ inline void arrive_when_copies_land(std::uint64_t* barrier) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(shared_address(barrier)) : "memory");
 }
 
+// Waits until this thread's copies have landed (a thread leaves none in flight when it exits).
+__device__ inline void wait_all_copies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
 // Makes this thread's completed copies visible to reads through the async proxy (wgmma operands);
 // a barrier after it extends that to the CTA (PTX ISA, memory consistency model: proxies).
 __device__ inline void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }

@@ -104,24 +104,17 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
   }
 }
 
-// The segment's reduction against N token rows: while one block is multiplied, the next
-// params.stages - 1 are in flight to shared memory. The pieces of a split tile add up their partial
-// sums first; the last to finish writes the tile.
+// The consumers' side of the segment against N token rows: each block, once landed, is multiplied
+// (e4m3: its partial promoted) and freed for the producer warps; the consumers never meet at a CTA
+// barrier. The pieces of a split tile add up their partial sums first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
-__device__ void stream_segment(const StreamingParams& params, std::uint8_t* staged, std::uint64_t* landed,
-                               const int* source_rows, int expert, int valid, const Segment& segment) {
+__device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
+                                int expert, int valid, const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
   const int stages = params.stages;
   const int first_tile = segment.row_tile * Warpgroups;
-  float* const token_scales = reinterpret_cast<float*>(staged + stages * buffer_bytes);
-  const auto stage = [&](int buffer, int block) {
-    stage_block<Format, Gated, Warpgroups>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
-                                           landed + buffer, params, source_rows, expert, first_tile, valid, block);
-  };
-  for (int ahead = 0; ahead < stages - 1 && segment.work.first + ahead < segment.work.last; ++ahead) {
-    stage(ahead, segment.work.first + ahead);
-  }
+  const float* const token_scales = reinterpret_cast<const float*>(staged + stages * buffer_bytes);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int warp = threadIdx.x % kWarpgroupThreads / 32, group = threadIdx.x % 32 / 4, quad = threadIdx.x % 4;
   const int row_a = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group);
@@ -142,10 +135,9 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   // Block i of the segment uses buffer i % stages, in that buffer's (i / stages)-th phase.
   int buffer = 0, parity = 0;
   for (int block = segment.work.first; block < segment.work.last; ++block) {
-    wait_phase(landed + buffer, parity);
+    wait_phase(barriers.landed + buffer, parity);
+    // The producer's cp.async rows, seen through the barrier, made visible to wgmma's reads.
     fence_proxy_async();
-    // Past this barrier the block is in every thread's view and the previous block's buffer is free.
-    __syncthreads();
     const int buffer_offset = buffer * buffer_bytes;
     const std::uint64_t weights = descriptor_advanced(first_weights, buffer_offset);
     const std::uint64_t tokens = descriptor_advanced(first_tokens, buffer_offset);
@@ -160,11 +152,13 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
     } else {
       multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, sums, 1);
     }
-    if (block + stages - 1 < segment.work.last) stage(buffer == 0 ? stages - 1 : buffer - 1, block + stages - 1);
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
       promote<N>(partial, token_scales + buffer * params.staged_rows, scale_a, scale_b, quad, sums);
     }
+    // The warp's wgmma reads and scale loads are done: one arrival a warp frees the buffer.
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) arrive(barriers.freed + buffer);
     if (++buffer == stages) {
       buffer = 0;
       parity ^= 1;
@@ -172,7 +166,10 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   }
   if (segment.work.slot >= 0) {
     float* slot = params.workspace.partial_sums + static_cast<long>(segment.work.slot) * kStreamingSlotValues;
-    if (!gather_partial_sums(sums, slot, params.workspace.arrivals + segment.work.slot, segment.work.pieces)) return;
+    if (!gather_partial_sums<N / 2, S::kThreads>(sums, slot, params.workspace.arrivals + segment.work.slot,
+                                                 segment.work.pieces)) {
+      return;
+    }
   }
 #pragma unroll
   for (int column_group = 0; column_group < N / kTileRows; ++column_group) {
@@ -180,30 +177,43 @@ __device__ void stream_segment(const StreamingParams& params, std::uint8_t* stag
   }
 }
 
+// The most token rows a launch of this shape stages: e4m3 takes paired warpgroups from 32 rows up.
+template <WeightFormat Format, int Warpgroups>
+constexpr int most_rows() {
+  return Format == WeightFormat::fp8_block_scaled && Warpgroups == 1 ? kPairedLeastRows / 2 : kStreamingBlockRows;
+}
+
 // wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block
-// (paired warpgroups: of 32 and 64).
-template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = kStreamingBlockRows>
-__device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, std::uint64_t* landed,
+// (paired warpgroups: of 32 and 64). The producer warps stage that many, the consumers multiply them.
+template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = most_rows<Format, Warpgroups>()>
+__device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
                               const int* source_rows, int expert, int valid, const Segment& segment) {
   if constexpr (Rows > (Warpgroups > 1 ? kPairedLeastRows : kTileRows)) {
     if (valid <= Rows / 2) {
-      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, landed, source_rows, expert, valid,
+      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, barriers, source_rows, expert, valid,
                                                                 segment);
     }
   }
-  stream_segment<Format, Gated, Warpgroups, Rows>(params, staged, landed, source_rows, expert, valid, segment);
+  if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
+    return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert,
+                                                           segment.row_tile * Warpgroups, valid, segment.work.first,
+                                                           segment.work.last);
+  }
+  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, expert, valid, segment);
 }
 
 // Tiles are (aligned block, 64 weight rows per warpgroup), the blocks of one row tile next to each
-// other. A CTA streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp).
+// other. A CTA streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its
+// warpgroups multiply the blocks that its last warps stage (gpu/streaming_stage.cuh).
 template <WeightFormat Format, bool Gated, int Warpgroups>
-__global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
+__global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
   using S = Stage<Format, Warpgroups>;
   // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)].
   extern __shared__ uint4 shared_words[];
   __shared__ int source_rows[kStreamingBlockRows];
   __shared__ std::uint64_t landed[kMostStages];  // per buffer: its weights and token rows have landed
+  __shared__ std::uint64_t freed[kMostStages];   // per buffer: every consumer warp is done with its block
   const int used_blocks = *params.padded_rows / kStreamingBlockRows;
   if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
   moe::TileWork work;
@@ -220,8 +230,11 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<For
   if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   if (threadIdx.x == 0) {
-    // One arrival announces the weight boxes' bytes; every thread's arrives when its copies land.
-    for (int buffer = 0; buffer < params.stages; ++buffer) init_barrier(landed + buffer, S::kThreads + 1);
+    for (int buffer = 0; buffer < params.stages; ++buffer) {
+      // The arrival announcing the weight boxes' bytes, and each producer thread's when its copies land.
+      init_barrier(landed + buffer, S::kProducerThreads + 1);
+      init_barrier(freed + buffer, S::kThreads / 32);
+    }
     fence_barrier_init();
   }
   __syncthreads();
@@ -229,7 +242,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kThreads, Stage<For
   const std::uint32_t start = shared_address(shared_words);
   std::uint8_t* staged =
       reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
-  stream_fewest<Format, Gated, Warpgroups>(params, staged, landed, source_rows, expert, valid, segment);
+  stream_fewest<Format, Gated, Warpgroups>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
 }
 
 int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, current_device()); }
@@ -237,7 +250,8 @@ int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, 
 // Staging buffers per CTA: as many as a 1 / ctas share of the multiprocessor's shared memory holds
 // (less the CTA's reserved and static bytes and its alignment atom), at least 2, so that the SM keeps
 // as many weight bytes in flight as fit. ctas: what the registers allow; on H200, 1-3 CTAs with deeper
-// buffers streamed slower than 4 with shallower ones, each CTA's per-block work being serial.
+// buffers streamed slower than 4 with shallower ones (measured before the producer warps, when each
+// CTA's per-block work was serial).
 template <class Kernel>
 int staging_buffers(Kernel kernel, int buffer_bytes, int ctas) {
   cudaFuncAttributes attributes{};
@@ -268,7 +282,7 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
       "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
   int per_multiprocessor = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, S::kThreads, shared_bytes),
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, S::kCtaThreads, shared_bytes),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(streaming_kernel)");
   const int ctas_per_multiprocessor = std::min(per_multiprocessor, kStreamingCtasPerSm);
   params.wave = std::min(multiprocessors() * ctas_per_multiprocessor, params.workspace.slots);
@@ -277,7 +291,7 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
   }
   const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / S::kWeightRows);
   const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
-  kernel<<<static_cast<unsigned>(ctas), S::kThreads, shared_bytes, stream>>>(params);
+  kernel<<<static_cast<unsigned>(ctas), S::kCtaThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
 }
 

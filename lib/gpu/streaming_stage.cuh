@@ -1,7 +1,7 @@
 #pragma once
 // The streaming GEMM's staging (gpu/streaming_gemm.hpp): the launch's parameters, the layout of one
-// staging buffer, and the copies that fill it, a 128-deep scale block of the weights by TMA and of the
-// token rows by cp.async. Internal to streaming_gemm.cu, its only includer.
+// staging buffer, and the producer warps that fill the buffers in turn, a 128-deep scale block of the
+// weights by TMA and of the token rows by cp.async. Internal to streaming_gemm.cu, its only includer.
 #include <cstdint>
 
 #include <cuda.h>
@@ -52,13 +52,17 @@ struct StreamingParams {
 template <WeightFormat Format, int Warpgroups>
 struct Stage {
   static constexpr bool kScaledTokens = Format == WeightFormat::fp8_block_scaled;
-  static constexpr int kThreads = Warpgroups * kWarpgroupThreads;
+  static constexpr int kThreads = Warpgroups * kWarpgroupThreads;  // the consumers, which multiply
+  // and the producer warps after them: two, where one could not stage a block's token rows (64 bf16
+  // rows, 32 or 64 e4m3 rows for paired warpgroups) as fast as the consumers take them.
+  static constexpr int kProducerThreads = kScaledTokens && Warpgroups == 1 ? 32 : 64;
+  static constexpr int kCtaThreads = kThreads + kProducerThreads;
   static constexpr int kWeightRows = Warpgroups * kWarpgroupRows;
   static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
   static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
   static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
   static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
-  static constexpr int kBlocksPerSm = 4 / Warpgroups;  // what the registers allow: 127 at most, at 64 token rows
+  static constexpr int kBlocksPerSm = 4 / Warpgroups;  // CTAs per SM: 80 (bf16) or 96 registers a thread (ptxas -v)
 
   __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
   // A buffer's weights and token rows: whole atoms at 8, 16, 32 or 64 rows, so every buffer's regions
@@ -88,58 +92,109 @@ __device__ int weight_row(const StreamingParams& params, int row_tile, int m) {
   return row_tile * kWarpgroupRows + m;
 }
 
-// The first `rows` rows of a region of region_rows swizzled rows. Eight neighbouring lanes copy one
-// row's 128-byte line: whole lines from memory, and eight distinct banks in shared memory.
-template <int Chunks, int Threads, class RowStart>
-__device__ void stage_rows(std::uint8_t* region, int region_rows, int rows, const RowStart& row_start) {
+// A producer thread's share of a block's token rows at N staged rows: chunk p % Chunks of rows
+// p / Chunks + i * Producers / Chunks (eight neighbouring lanes copy one row's 128-byte line: whole
+// lines from memory, eight distinct banks in shared memory). Found once a segment, so that each
+// block's copy is an address multiply-add and a cp.async.
+template <int Chunks, int N, int Producers>
+struct TokenCopies {
+  static_assert(Producers % Chunks == 0, "a thread copies one chunk of its rows");
+  static constexpr int kSteps = (N * Chunks + Producers - 1) / Producers;
+  int source_row[kSteps];      // -1: past the block's valid rows
+  std::uint32_t target[kSteps];  // bytes into the buffer's token region
+};
+
+template <int Chunks, int N, int Producers>
+__device__ TokenCopies<Chunks, N, Producers> token_copies(const int* source_rows, int region_rows, int valid,
+                                                         int producer) {
   constexpr int kLineChunks = kSwizzleBytes / kChunkBytes;
-  for (int c = threadIdx.x; c < rows * Chunks; c += Threads) {
-    const int row = c / Chunks, chunk = c % Chunks;
-    const int line = chunk / kLineChunks;
-    copy_async_16(region + line * region_rows * kSwizzleBytes + swizzled_offset(row, chunk % kLineChunks),
-                  row_start(row) + kChunkBytes * chunk);
+  const int chunk = producer % Chunks;
+  TokenCopies<Chunks, N, Producers> copies;
+#pragma unroll
+  for (int step = 0; step < TokenCopies<Chunks, N, Producers>::kSteps; ++step) {
+    const int row = producer / Chunks + step * (Producers / Chunks);
+    copies.source_row[step] = row < valid ? source_rows[row] : -1;
+    copies.target[step] = chunk / kLineChunks * region_rows * kSwizzleBytes + swizzled_offset(row, chunk % kLineChunks);
   }
+  return copies;
 }
 
-// The weights of a scale block by TMA, one box per line (on lanes of warp 0), landing on `landed`.
-// row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous one's, in
-// the order weight_row gives (the map's gate_up boxes).
+// The weights of a scale block by TMA, one box per line (on the first producer's lanes), landing on
+// `landed`. row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous
+// one's, in the order weight_row gives (the map's gate_up boxes).
 template <WeightFormat Format, bool Gated, int Warpgroups>
 __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params, int expert,
-                              int row_tile, int scale_block) {
+                              int row_tile, int scale_block, int lane) {
   using S = Stage<Format, Warpgroups>;
   constexpr int kGroupRows = Gated ? 2 * kTileRows : kTileRows;  // rows per group of the map
-  if (threadIdx.x == 0) arrive_expecting(landed, S::kWeightBytes);
+  if (lane == 0) arrive_expecting(landed, S::kWeightBytes);
   __syncwarp();
-  if (threadIdx.x >= S::kLines) return;
-  const int line = threadIdx.x;
-  const int k = scale_block * moe::kScaleBlock + line * kSwizzleBytes / S::kElementBytes;
-  copy_box(buffer + line * S::kWeightRows * kSwizzleBytes, &params.weight_map, k,
+  if (lane >= S::kLines) return;
+  const int k = scale_block * moe::kScaleBlock + lane * kSwizzleBytes / S::kElementBytes;
+  copy_box(buffer + lane * S::kWeightRows * kSwizzleBytes, &params.weight_map, k,
            row_tile * kWarpgroupRows / kGroupRows, expert, landed);
 }
 
-// A scale block of the weights (TMA, warp 0) and of the token rows (cp.async, every thread; e4m3:
-// their scales into token_scales), all landing on `landed`: its phase completes when the boxes'
-// bytes and every thread's copies are in.
-template <WeightFormat Format, bool Gated, int Warpgroups>
+// A scale block of the weights (TMA) and of the token rows (cp.async; e4m3: their scales into
+// token_scales), all landing on `landed`: its phase completes when the boxes' bytes and every
+// producer's copies are in (kProducerThreads + 1 arrivals).
+template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint64_t* landed,
-                            const StreamingParams& params, const int* source_rows, int expert, int row_tile, int valid,
-                            int scale_block) {
+                            const StreamingParams& params,
+                            const TokenCopies<Stage<Format, Warpgroups>::kChunks, N,
+                                              Stage<Format, Warpgroups>::kProducerThreads>& copies,
+                            const int* source_rows, int expert, int row_tile, int valid, int scale_block, int producer) {
   using S = Stage<Format, Warpgroups>;
-  if (threadIdx.x < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block);
+  if (producer < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
-  const long block_offset = static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes;
-  const std::uint8_t* tokens = params.source + block_offset;
-  stage_rows<S::kChunks, S::kThreads>(buffer + S::kWeightBytes, params.staged_rows, valid,
-                                      [&](int row) { return tokens + source_rows[row] * row_bytes; });
+  const std::uint8_t* tokens = params.source + static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes +
+                               kChunkBytes * (producer % S::kChunks);
+  std::uint8_t* const token_region = buffer + S::kWeightBytes;
+#pragma unroll
+  for (int step = 0; step < TokenCopies<S::kChunks, N, S::kProducerThreads>::kSteps; ++step) {
+    if (copies.source_row[step] >= 0) {
+      copy_async_16(token_region + copies.target[step], tokens + copies.source_row[step] * row_bytes);
+    }
+  }
   if constexpr (S::kScaledTokens) {
     const int groups = params.reduction / moe::kScaleBlock;
-    if (threadIdx.x < valid) {
-      copy_async_4(token_scales + threadIdx.x,
-                   params.source_scales + static_cast<long>(source_rows[threadIdx.x]) * groups + scale_block);
+    for (int row = producer; row < valid; row += S::kProducerThreads) {
+      copy_async_4(token_scales + row, params.source_scales + static_cast<long>(source_rows[row]) * groups + scale_block);
     }
   }
   arrive_when_copies_land(landed);
+}
+
+// Per staging buffer: `landed` completes a phase when a block is in it, `freed` when every consumer warp
+// is done with it.
+struct BufferBarriers {
+  std::uint64_t* landed;
+  std::uint64_t* freed;
+};
+
+// The producer warps: stage blocks first .. last - 1 into the buffers in turn, each once the consumers
+// have freed its previous block, so they run up to params.stages blocks ahead of them and never wait
+// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase.
+template <WeightFormat Format, bool Gated, int Warpgroups, int N>
+__device__ void produce_blocks(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
+                               const int* source_rows, int expert, int row_tile, int valid, int first, int last) {
+  using S = Stage<Format, Warpgroups>;
+  const int buffer_bytes = S::bytes(params.staged_rows);
+  float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
+  const int producer = threadIdx.x - S::kThreads;
+  const auto copies = token_copies<S::kChunks, N, S::kProducerThreads>(source_rows, params.staged_rows, valid, producer);
+  int buffer = 0, parity = 0;
+  for (int block = first; block < last; ++block) {
+    if (block - first >= params.stages) wait_phase(barriers.freed + buffer, parity ^ 1);
+    stage_block<Format, Gated, Warpgroups, N>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
+                                              barriers.landed + buffer, params, copies, source_rows, expert, row_tile,
+                                              valid, block, producer);
+    if (++buffer == params.stages) {
+      buffer = 0;
+      parity ^= 1;
+    }
+  }
+  wait_all_copies();
 }
 
 }  // namespace

@@ -24,6 +24,11 @@ __device__ inline void arrive_expecting(std::uint64_t* barrier, int bytes) {
                : "memory");
 }
 
+// Arrives on `barrier` (release: this thread's earlier shared-memory reads are done with what it guards).
+__device__ inline void arrive(std::uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
+}
+
 __device__ inline bool phase_done(std::uint64_t* barrier, int parity) {
   unsigned done = 0;
   asm volatile(
