@@ -34,6 +34,21 @@ struct Segment {
   moe::TileWork work;
 };
 
+// Tiles run in groups of kRowTileGroup row tiles: a group's tiles of one block next to each other, then
+// the next block's. The CTAs sharing a block's token rows run together, so that those rows are read from
+// L2 while they are there (block-at-a-time order across all row tiles left them to be evicted by the
+// streamed weights, and read again from DRAM, at hundreds of blocks); the blocks of one expert still
+// read the same weight rows close together.
+constexpr int kRowTileGroup = 32;
+
+__device__ Segment segment_of(const moe::TileWork& work, int used_blocks, int row_tiles) {
+  const int group_tiles = used_blocks * kRowTileGroup;
+  const int group = work.tile / group_tiles;
+  const int width = min(kRowTileGroup, row_tiles - group * kRowTileGroup);
+  const int within = work.tile - group * group_tiles;
+  return {within / width, group * kRowTileGroup + within % width, work};
+}
+
 __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 
 __device__ std::uint16_t bf16_bits_of(float value) { return __bfloat16_as_ushort(__float2bfloat16_rn(value)); }
@@ -202,9 +217,9 @@ __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* stage
   consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, expert, valid, segment);
 }
 
-// Tiles are (aligned block, 64 weight rows per warpgroup), the blocks of one row tile next to each
-// other. A CTA streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its
-// warpgroups multiply the blocks that its last warps stage (gpu/streaming_stage.cuh).
+// Tiles are (aligned block, 64 weight rows per warpgroup), in the order segment_of gives. A CTA
+// streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its warpgroups
+// multiply the blocks that its last warps stage (gpu/streaming_stage.cuh).
 template <WeightFormat Format, bool Gated, int Warpgroups>
 __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
@@ -221,7 +236,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
                  params.reduction / moe::kScaleBlock, work)) {
     return;
   }
-  const Segment segment{work.tile % used_blocks, work.tile / used_blocks, work};
+  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
   const int expert = params.block_experts[segment.block];
   const int lane = threadIdx.x % 32;
   const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
