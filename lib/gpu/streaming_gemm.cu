@@ -36,9 +36,9 @@ struct Segment {
 
 // Tiles run in groups of kRowTileGroup row tiles: a group's tiles of one block next to each other, then
 // the next block's. The CTAs sharing a block's token rows run together, so that those rows are read from
-// L2 while they are there (block-at-a-time order across all row tiles left them to be evicted by the
-// streamed weights, and read again from DRAM, at hundreds of blocks); the blocks of one expert still
-// read the same weight rows close together.
+// L2 while they are there (with every block of one row tile next to each other, a block's CTAs ran the
+// launch's blocks apart, and at hundreds of blocks the streamed weights evicted its rows between them);
+// the blocks of one expert still read the same weight rows close together.
 constexpr int kRowTileGroup = 32;
 
 __device__ Segment segment_of(const moe::TileWork& work, int used_blocks, int row_tiles) {
