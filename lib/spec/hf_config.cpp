@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "io/input_error.hpp"
 #include "spec/shape_limits.hpp"
@@ -14,19 +15,21 @@ namespace moeplan {
 
 namespace {
 
-// Typed reads from the config object; every failure names the file and the key.
+// Typed reads from the config object (or one nested in it, at `path`); every failure names the file and the key.
 class ConfigView {
  public:
-  ConfigView(const nlohmann::json& json, std::string file) : json_(json), file_(std::move(file)) {}
+  ConfigView(const nlohmann::json& json, std::string file, std::string path = "")
+      : json_(json), file_(std::move(file)), path_(std::move(path)) {}
 
   bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
 
   std::int64_t integer(const char* key, std::int64_t minimum = 1) const {
-    if (!has(key)) throw InputError(file_, key, "an integer (the key is missing)");
+    if (!has(key)) throw InputError(file_, key_path(key), "an integer (the key is missing)");
     const nlohmann::json& value = json_[key];
-    const auto most = kMostModelWidth;
-    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > most) {
-      throw InputError(file_, key, fmt::format("an integer in [{}, {}], got {}", minimum, most, value.dump()));
+    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum ||
+        value.get<std::int64_t>() > kMostModelWidth) {
+      throw InputError(file_, key_path(key),
+                       fmt::format("an integer in [{}, {}], got {}", minimum, kMostModelWidth, value.dump()));
     }
     return value.get<std::int64_t>();
   }
@@ -37,26 +40,49 @@ class ConfigView {
     if (!has(key)) return fallback;
     const nlohmann::json& value = json_[key];
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0) {
-      throw InputError(file_, key, fmt::format("a positive finite number, got {}", value.dump()));
+      throw InputError(file_, key_path(key), fmt::format("a positive finite number, got {}", value.dump()));
     }
     return value.get<double>();
   }
   bool flag_or(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!json_[key].is_boolean()) throw InputError(file_, key, "true or false, got " + json_[key].dump());
+    if (!json_[key].is_boolean()) throw InputError(file_, key_path(key), "true or false, got " + json_[key].dump());
     return json_[key].get<bool>();
   }
   std::string text_or(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    if (!json_[key].is_string()) throw InputError(file_, key, "a string, got " + json_[key].dump());
+    if (!json_[key].is_string()) throw InputError(file_, key_path(key), "a string, got " + json_[key].dump());
     return json_[key].get<std::string>();
   }
   const nlohmann::json& raw(const char* key) const { return json_[key]; }
   const std::string& file() const { return file_; }
+  std::string key_path(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  // The object at `key`, read with keys named below it.
+  ConfigView object(const char* key) const {
+    if (!json_[key].is_object()) throw InputError(file_, key_path(key), "a JSON object, got " + json_[key].dump());
+    return ConfigView(json_[key], file_, key_path(key));
+  }
+  // A list of `count` integers in [1, kMostModelWidth].
+  std::vector<std::int64_t> integers(const char* key, std::size_t count) const {
+    const nlohmann::json& value = json_[key];
+    const std::string expectation =
+        fmt::format("a list of {} integers in [1, {}], got {}", count, kMostModelWidth, value.dump());
+    if (!value.is_array() || value.size() != count) throw InputError(file_, key_path(key), expectation);
+    std::vector<std::int64_t> numbers;
+    for (const nlohmann::json& element : value) {
+      const bool in_range = element.is_number_integer() && element.get<std::int64_t>() >= 1 &&
+                            element.get<std::int64_t>() <= kMostModelWidth;
+      if (!in_range) throw InputError(file_, key_path(key), expectation);
+      numbers.push_back(element.get<std::int64_t>());
+    }
+    return numbers;
+  }
 
  private:
   const nlohmann::json& json_;
   std::string file_;
+  std::string path_;  // the object's own key path; empty for the document
 };
 
 nlohmann::json parse_json_file(const std::filesystem::path& file) {
@@ -138,19 +164,19 @@ void read_dense_layers(const ConfigView& config, Model& model) {
 
 void read_quantization(const ConfigView& config, Model& model) {
   if (!config.has("quantization_config")) return;
-  const nlohmann::json& quantization = config.raw("quantization_config");
-  const std::string method = quantization.value("quant_method", "");
+  const ConfigView quantization = config.object("quantization_config");
+  const std::string method = quantization.text_or("quant_method", "");
   if (method == "fp8") {
     model.weights.attention = model.weights.dense_ffn = DType::fp8_e4m3;
     model.weights.experts = model.weights.shared_experts = DType::fp8_e4m3;
-    if (quantization.contains("weight_block_size") && quantization["weight_block_size"].size() == 2) {
-      model.weights.block = {quantization["weight_block_size"][0].get<std::int64_t>(),
-                             quantization["weight_block_size"][1].get<std::int64_t>()};
+    if (quantization.has("weight_block_size")) {
+      const std::vector<std::int64_t> block = quantization.integers("weight_block_size", 2);
+      model.weights.block = {block[0], block[1]};
     }
   } else if (method == "mxfp4") {
     model.weights.experts = DType::mxfp4;  // gpt-oss: everything else stays bf16 (modules_to_not_convert)
   } else {
-    throw InputError(config.file(), "quantization_config.quant_method", "fp8 or mxfp4, got '" + method + "'");
+    throw InputError(config.file(), quantization.key_path("quant_method"), "fp8 or mxfp4, got '" + method + "'");
   }
 }
 

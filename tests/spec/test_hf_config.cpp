@@ -1,7 +1,12 @@
 // A Hugging Face config.json must describe the same model as our YAML: same shapes, same totals.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/input_error.hpp"
 #include "spec/hf_config.hpp"
@@ -37,4 +42,32 @@ TEST_CASE("a config without a required key names the file and the key") {
     CHECK(error.key() == "hidden_size");
     CHECK(std::string(error.what()).find("missing-hidden-size.json") != std::string::npos);
   }
+}
+
+TEST_CASE("a quantization_config of the wrong shape names its key instead of escaping as a JSON error") {
+  std::ifstream stream(kRoot + "/tests/data/hf/deepseek-v3.json");
+  const nlohmann::json config = nlohmann::json::parse(stream);
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {8, "quantization_config"},
+      {{{"quant_method", 8}}, "quantization_config.quant_method"},
+      {{{"quant_method", "int4"}}, "quantization_config.quant_method"},
+      {{{"quant_method", "fp8"}, {"weight_block_size", "128"}}, "quantization_config.weight_block_size"},
+      {{{"quant_method", "fp8"}, {"weight_block_size", {128}}}, "quantization_config.weight_block_size"},
+      {{{"quant_method", "fp8"}, {"weight_block_size", {128, "x"}}}, "quantization_config.weight_block_size"},
+      {{{"quant_method", "fp8"}, {"weight_block_size", {128, 0}}}, "quantization_config.weight_block_size"},
+  };
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "moeplan-test-quantization.json";
+  for (const auto& [quantization, key] : cases) {
+    CAPTURE(quantization.dump());
+    nlohmann::json changed = config;
+    changed["quantization_config"] = quantization;
+    std::ofstream(path) << changed.dump();
+    try {
+      moeplan::load_hf_config(path);
+      FAIL("expected an InputError");
+    } catch (const moeplan::InputError& error) {
+      CHECK(error.key() == key);
+    }
+  }
+  std::filesystem::remove(path);
 }
