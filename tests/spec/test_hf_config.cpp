@@ -57,7 +57,9 @@ TEST_CASE("a quantization_config of the wrong shape names its key instead of esc
       {{{"quant_method", "fp8"}, {"weight_block_size", {128, 0}}}, "quantization_config.weight_block_size"},
   };
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "moeplan-test-quantization.json";
-  for (const auto& [quantization, key] : cases) {
+  for (const auto& entry : cases) {
+    const nlohmann::json& quantization = entry.first;
+    const std::string& key = entry.second;
     CAPTURE(quantization.dump());
     nlohmann::json changed = config;
     changed["quantization_config"] = quantization;
