@@ -1,5 +1,6 @@
 #include "spec/yaml_view.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -47,6 +48,10 @@ std::vector<std::string> YamlView::keys() const {
   for (const auto& entry : node_) {
     // YAML allows lists and mappings as keys ("? [a, b]: c"); no schema of ours has one.
     if (!entry.first.IsScalar()) throw InputError(file_, path_.empty() ? "<top level>" : path_, "plain text keys");
+    // yaml-cpp keeps both entries of a repeated key and lookups find the first, so a later one would be ignored.
+    if (std::find(names.begin(), names.end(), entry.first.Scalar()) != names.end()) {
+      throw InputError(file_, key_path(entry.first.Scalar()), "each key once (this one is written twice)");
+    }
     names.push_back(entry.first.Scalar());
   }
   return names;
