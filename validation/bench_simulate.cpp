@@ -4,19 +4,15 @@
 #include <cstdio>
 #include <string>
 
-#include "plan/simulation.hpp"
-#include "spec/model.hpp"
-#include "spec/scenario.hpp"
+#include "serving_setting.hpp"
 
 namespace {
 
 constexpr double kTargetSeconds = 10.0;
 
-bool measure(const moeplan::ServingContext& context, const std::string& layout_text) {
-  const moeplan::Layout layout = moeplan::parse_layout(layout_text, "bench");
-  const moeplan::PoolSpec pool{layout, moeplan::best_role_options(context, layout, moeplan::Role::aggregated), 1};
+bool measure(const moeplan::validation::ServingSetting& setting, const std::string& layout_text) {
   const auto start = std::chrono::steady_clock::now();
-  const moeplan::SimulationResult result = moeplan::simulate_aggregated(context, pool, moeplan::SimulationOptions{});
+  const moeplan::SimulationResult result = setting.run(layout_text);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const moeplan::PoolResult& run = result.pools.front();
   std::printf("%-22s %6lld requests  %9lld steps  %10.0f s simulated  %8.3f s wall  %6.0f ns/step  %s\n",
@@ -29,18 +25,16 @@ bool measure(const moeplan::ServingContext& context, const std::string& layout_t
 }  // namespace
 
 int main() {
-  const std::string root = MOEPLAN_SOURCE_DIR;
-  const moeplan::Model model = moeplan::load_model_yaml(root + "/models/qwen3-235b-a22b.yaml");
-  moeplan::Scenario scenario = moeplan::load_scenario_yaml(root + "/scenarios/qwen3-235b-rl-910b.yaml");
+  using moeplan::validation::source_path;
+  moeplan::Scenario scenario = moeplan::load_scenario_yaml(source_path("scenarios/qwen3-235b-rl-910b.yaml"));
   scenario.workload.num_requests = 5000;
-  const moeplan::StepModel steps(model, scenario.cluster.hardware,
-                                 moeplan::tuned_efficiency(scenario.cluster.efficiency));
-  const moeplan::ServingContext context{model, scenario, steps, moeplan::SkewModel{}};
+  const moeplan::validation::ServingSetting setting(
+      moeplan::load_model_yaml(source_path("models/qwen3-235b-a22b.yaml")), scenario);
   std::printf("serving simulation speed, one thread: %s, %lld requests of %lld in / %lld out, %lld concurrent (target %.0f s)\n",
               scenario.name.c_str(), static_cast<long long>(scenario.workload.num_requests),
               static_cast<long long>(scenario.workload.input_tokens), static_cast<long long>(scenario.workload.output_tokens),
               static_cast<long long>(scenario.workload.concurrency.value_or(0)), kTargetSeconds);
-  const bool baseline = measure(context, "dp=16,ep=16");
-  const bool split = measure(context, "dp=16,ep=16,otp=4");
+  const bool baseline = measure(setting, "dp=16,ep=16");
+  const bool split = measure(setting, "dp=16,ep=16,otp=4");
   return baseline && split ? 0 : 1;
 }

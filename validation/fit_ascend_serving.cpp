@@ -9,9 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "plan/simulation.hpp"
-#include "spec/model.hpp"
-#include "spec/scenario.hpp"
+#include "serving_setting.hpp"
 
 namespace {
 
@@ -28,14 +26,9 @@ struct Point {
   double error = std::numeric_limits<double>::infinity();
 };
 
-double output_rate(const moeplan::Model& model, const moeplan::Scenario& scenario, const std::string& layout_text) {
-  const moeplan::StepModel steps(model, scenario.cluster.hardware, moeplan::tuned_efficiency(scenario.cluster.efficiency));
-  const moeplan::ServingContext context{model, scenario, steps, moeplan::SkewModel{}};
-  const moeplan::Layout layout = moeplan::parse_layout(layout_text, "fit");
-  moeplan::SimulationOptions options;
-  options.max_batch = kMaxNumSeqs;
-  const moeplan::PoolSpec pool{layout, moeplan::best_role_options(context, layout, moeplan::Role::aggregated), 1};
-  return moeplan::simulate_aggregated(context, pool, options).summary.output_tokens_per_second;
+double output_rate(const moeplan::Model& model, const moeplan::Scenario& scenario, const std::string& layout) {
+  const moeplan::validation::ServingSetting setting(model, scenario);
+  return setting.run(layout, kMaxNumSeqs).summary.output_tokens_per_second;
 }
 
 double squared_log_error(double got, double expected) { return std::pow(std::log(got / expected), 2); }
@@ -53,9 +46,9 @@ Point evaluate(const moeplan::Model& model, moeplan::Scenario scenario, double a
 }  // namespace
 
 int main() {
-  const std::string root = MOEPLAN_SOURCE_DIR;
-  const moeplan::Model model = moeplan::load_model_yaml(root + "/models/qwen3-235b-a22b.yaml");
-  const moeplan::Scenario scenario = moeplan::load_scenario_yaml(root + "/scenarios/qwen3-235b-rl-910b.yaml");
+  using moeplan::validation::source_path;
+  const moeplan::Model model = moeplan::load_model_yaml(source_path("models/qwen3-235b-a22b.yaml"));
+  const moeplan::Scenario scenario = moeplan::load_scenario_yaml(source_path("scenarios/qwen3-235b-rl-910b.yaml"));
   std::printf("fit to doc 004's RL run: OTP1 %.2f and OTP4+QKVTP4 %.2f output tokens/s (OTP4 %.2f held out)\n",
               kOtp1Tps, kQkvTps, kOtp4Tps);
   std::printf("attention_memory  reserve GiB   OTP1 TPS  QKVTP4 TPS  error\n");
