@@ -50,6 +50,17 @@ std::string collective_table(const calib::Calibration& calibration) {
   return text;
 }
 
+// A fitted stage's terms; an efficiency of 0 means the fit dropped that term.
+std::string additive_text(const AdditiveCost& cost) {
+  std::string text = fmt::format("{:.1f} us", cost.floor_seconds * 1e6);
+  if (cost.memory_efficiency > 0) text += fmt::format(" + bytes at {:.0f} % of HBM", cost.memory_efficiency * 100);
+  if (cost.compute_efficiency > 0) text += fmt::format(" + FLOPs at {:.0f} % of peak", cost.compute_efficiency * 100);
+  if (cost.repeat_efficiency > 0) {
+    text += fmt::format(" + repeated blocks at {:.0f} % of HBM", cost.repeat_efficiency * 100);
+  }
+  return text;
+}
+
 std::string fit_lines(const calib::Coefficients& coefficients) {
   std::string text;
   if (coefficients.gemm) {
@@ -65,10 +76,7 @@ std::string fit_lines(const calib::Coefficients& coefficients) {
                         moe.streaming_max_rows_per_slot);
     for (const auto& [name, path] : {std::pair{"streaming", moe.streaming}, std::pair{"library", moe.library}}) {
       if (!path) continue;
-      text += fmt::format("  {:<9} w13 {:.1f} us + {:.0f} % HBM + {:.0f} % peak; w2 {:.1f} us + {:.0f} % HBM + {:.0f} % peak\n",
-                          name, path->gate_up.floor_seconds * 1e6, path->gate_up.memory_efficiency * 100,
-                          path->gate_up.compute_efficiency * 100, path->down.floor_seconds * 1e6,
-                          path->down.memory_efficiency * 100, path->down.compute_efficiency * 100);
+      text += fmt::format("  {:<9} w13 {}; w2 {}\n", name, additive_text(path->gate_up), additive_text(path->down));
     }
   }
   return text;

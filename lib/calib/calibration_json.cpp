@@ -78,7 +78,8 @@ json roofline_json(const RooflineFit& fit) {
 json additive_json(const AdditiveCost& fit) {
   return {{"floor_seconds", fit.floor_seconds},
           {"memory_efficiency", fit.memory_efficiency},
-          {"compute_efficiency", fit.compute_efficiency}};
+          {"compute_efficiency", fit.compute_efficiency},
+          {"repeat_efficiency", fit.repeat_efficiency}};
 }
 
 json path_json(const std::optional<PathFit>& fit) {
@@ -249,8 +250,12 @@ RooflineFit read_roofline(const JsonFields& fields) {
 }
 
 AdditiveCost read_additive(const JsonFields& fields) {
-  return {fields.non_negative("floor_seconds"), fields.non_negative("memory_efficiency"),
-          fields.non_negative("compute_efficiency")};
+  AdditiveCost cost{fields.non_negative("floor_seconds"), fields.non_negative("memory_efficiency"),
+                    fields.non_negative("compute_efficiency")};
+  // A file fitted before the repeated passes had their own term priced them as first passes.
+  cost.repeat_efficiency = fields.has("repeat_efficiency") ? fields.non_negative("repeat_efficiency")
+                                                           : cost.memory_efficiency;
+  return cost;
 }
 
 std::optional<PathFit> read_path(const JsonFields& moe, const std::string& key) {

@@ -83,11 +83,12 @@ AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<doubl
   // Terms in microseconds and in seconds at the reference ceilings, so the coefficients are of one order.
   std::vector<std::vector<double>> terms;
   for (const Work& stage : work) {
-    terms.push_back({1e-6, stage.bytes / reference.bytes_per_second, stage.flops / reference.flops_per_second});
+    terms.push_back({1e-6, stage.bytes / reference.bytes_per_second, stage.flops / reference.flops_per_second,
+                     stage.repeat_bytes / reference.bytes_per_second});
   }
   const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
-  return {coefficients[0] * 1e-6, coefficients[1] > 0 ? 1.0 / coefficients[1] : 0.0,
-          coefficients[2] > 0 ? 1.0 / coefficients[2] : 0.0};
+  const auto efficiency = [&](std::size_t term) { return coefficients[term] > 0 ? 1.0 / coefficients[term] : 0.0; };
+  return {coefficients[0] * 1e-6, efficiency(1), efficiency(2), efficiency(3)};
 }
 
 ExpertPath MoeFit::path_for(const Measurement& layer) const {

@@ -1,7 +1,9 @@
 #pragma once
 // The MoE layer as the calibration fits it: fixed per-stage costs (router, align, combine) as lines in
 // the token count, and each grouped GEMM, per kernel path, as a fixed cost plus its bytes over a share
-// of HBM bandwidth plus its FLOPs over a share of peak. The terms add rather than overlap: the streaming
+// of HBM bandwidth plus its FLOPs over a share of peak, plus the weights the streaming kernel reads again
+// for an expert's later row blocks over a share of its own (from L2 while those blocks run together, as
+// they do since lib/gpu/streaming_gemm.cu groups its tiles). The terms add rather than overlap: the streaming
 // kernel waits on each block's multiply before its next loads, and the library path pays a fixed cost per
 // expert's GEMM call on top of its traffic (lib/gpu/moe_layer.hpp).
 #include <optional>

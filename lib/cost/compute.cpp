@@ -119,6 +119,7 @@ double AdditiveCost::time(const Work& work, double bytes_per_second, double flop
   double seconds = floor_seconds;
   if (memory_efficiency > 0) seconds += work.bytes / (bytes_per_second * memory_efficiency);
   if (compute_efficiency > 0) seconds += work.flops / (flops_per_second * compute_efficiency);
+  if (repeat_efficiency > 0) seconds += work.repeat_bytes / (bytes_per_second * repeat_efficiency);
   return seconds;
 }
 
@@ -130,10 +131,11 @@ ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double pref
   const SlotExpectation routed = expected_slot(load.routed_trials(), load.routed_probability());
   const SlotExpectation shared =
       load.shared_experts > 0 ? expected_slot(load.shared_pairs / load.shared_experts, 1.0) : SlotExpectation{};
-  const double passes = path == ExpertPath::streaming
-                            ? load.experts * routed.blocks + load.shared_experts * shared.blocks
-                            : load.experts * routed.reached + load.shared_experts * shared.reached;
-  ExpertStageWork work = expert_stage_work(rows, passes, static_cast<double>(load.hidden),
+  const double passes = load.experts * routed.reached + load.shared_experts * shared.reached;
+  const double repeats = path == ExpertPath::streaming
+                             ? load.experts * routed.blocks + load.shared_experts * shared.blocks - passes
+                             : 0.0;
+  ExpertStageWork work = expert_stage_work(rows, passes, repeats, static_cast<double>(load.hidden),
                                            static_cast<double>(load.intermediate),
                                            element_bytes(load.dtype));
   work.gate_up.bytes = std::max(0.0, work.gate_up.bytes - prefetched_bytes);

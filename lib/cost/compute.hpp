@@ -29,14 +29,17 @@ inline constexpr double kActivationBytes = 2.0;
 struct Work {
   double flops = 0;
   double bytes = 0;
+  double repeat_bytes = 0;  // weights an expert's later 64-row blocks read again (cost/expert_routing.hpp)
 };
 
 // One calibrated grouped-GEMM stage: floor + bytes / (HBM x memory_efficiency) + FLOPs / (peak x
-// compute_efficiency), the terms added (lib/calib/moe_fit.hpp); an efficiency of 0 drops its term.
+// compute_efficiency) + repeat_bytes / (HBM x repeat_efficiency), the terms added (lib/calib/moe_fit.hpp);
+// an efficiency of 0 drops its term.
 struct AdditiveCost {
   double floor_seconds = 0;
   double memory_efficiency = 0;
   double compute_efficiency = 0;
+  double repeat_efficiency = 0;
 
   double time(const Work& work, double bytes_per_second, double flops_per_second) const;
 };

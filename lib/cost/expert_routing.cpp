@@ -35,9 +35,11 @@ SlotExpectation expected_slot(double trials, double probability) {
   return expectation;
 }
 
-ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
+ExpertStageWork expert_stage_work(double rows, double passes, double repeats, double hidden, double intermediate,
                                   double bytes_per_weight) {
   ExpertStageWork work;
+  work.gate_up.repeat_bytes = repeats * 2.0 * intermediate * hidden * bytes_per_weight;
+  work.down.repeat_bytes = repeats * hidden * intermediate * bytes_per_weight;
   // doc 002: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
   work.gate_up.flops = 2.0 * rows * 2.0 * intermediate * hidden;
   work.gate_up.bytes = passes * 2.0 * intermediate * hidden * bytes_per_weight + rows * (hidden + intermediate) * kActivationBytes;

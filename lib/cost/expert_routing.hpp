@@ -1,7 +1,9 @@
 #pragma once
 // What the fused-MoE layer's two grouped-GEMM paths stream, from expectations over uniform routing
 // (kernels.md §2.3): the weight-streaming kernel reads an expert's weights once per 64-row block of its
-// rows, the library path once per active expert (one GEMM each, FP8 weights read as stored).
+// rows, the library path once per active expert (one GEMM each, FP8 weights read as stored). The
+// streaming kernel runs the CTAs of an expert's blocks side by side (lib/gpu/streaming_gemm.cu, tile
+// groups), so its first pass comes from HBM and the later ones mostly from L2: they are counted apart.
 #include "cost/compute.hpp"
 
 namespace moeplan {
@@ -23,12 +25,13 @@ SlotExpectation expected_slot(double trials, double probability);
 double reach_probability(double trials, double probability);
 
 // The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with one expert's
-// weights streamed `passes` times in all (summed over the experts: blocks, or experts reached) at
-// `bytes_per_weight` bytes per element moved, plus the bf16 activations in and out of each stage.
+// weights streamed `passes` times in all (the experts reached) and `repeats` times more (streaming: the
+// blocks past each expert's first, in repeat_bytes) at `bytes_per_weight` bytes per element moved, plus
+// the bf16 activations in and out of each stage.
 struct ExpertStageWork {
   Work gate_up, down;
 };
-ExpertStageWork expert_stage_work(double rows, double passes, double hidden, double intermediate,
+ExpertStageWork expert_stage_work(double rows, double passes, double repeats, double hidden, double intermediate,
                                   double bytes_per_weight);
 
 }  // namespace moeplan

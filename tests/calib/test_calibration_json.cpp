@@ -116,3 +116,23 @@ TEST_CASE("a non-finite coefficient stops the write, named by its path, and leav
   CHECK(read_calibration(file).coefficients.gemm->memory_efficiency == approx(0.55));
   std::filesystem::remove(file);
 }
+
+TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blocks as first passes") {
+  Calibration calibration = test::small_calibration();
+  MoeFit moe;
+  moe.streaming = PathFit{{11e-6, 0.9, 4.0, 2.5}, {10e-6, 0.85, 3.0, 2.4}};
+  moe.streaming_max_rows_per_slot = 134;
+  calibration.coefficients.moe = moe;
+  nlohmann::json document = calibration_to_json(calibration);
+  CHECK(document["coefficients"]["moe"]["streaming"]["gate_up"]["repeat_efficiency"] == 2.5);
+  CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming->gate_up.repeat_efficiency == 2.5);
+  // Without the key, the file's bytes term counted every block: repeated ones at the same 90 %.
+  document["coefficients"]["moe"]["streaming"]["gate_up"].erase("repeat_efficiency");
+  const AdditiveCost read = calibration_from_json(document, "cal.json").coefficients.moe->streaming->gate_up;
+  CHECK(read.memory_efficiency == 0.9);
+  CHECK(read.repeat_efficiency == 0.9);
+  SUBCASE("a negative share is refused") {
+    document["coefficients"]["moe"]["streaming"]["down"]["repeat_efficiency"] = -1.0;
+    CHECK(error_of(document).rfind("cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected", 0) == 0);
+  }
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "calib/moe_fit.hpp"
@@ -77,6 +78,35 @@ TEST_CASE("grouped GEMM traffic per path, worked by hand") {
   // The library path reads each active expert's e4m3 weights once, one byte each; all 9 are active.
   const moeplan::ExpertStageWork library = grouped_work(layer, ExpertPath::library);
   CHECK(library.gate_up.bytes == approx(9 * w13 + activations_gate_up));
+}
+
+TEST_CASE("an additive fit recovers the repeated blocks' share apart from the first pass's") {
+  const RooflineReference reference{4.8e12, 989e12};
+  const moeplan::AdditiveCost truth{12e-6, 0.9, 3.0, 2.5};
+  std::vector<moeplan::Work> work;
+  std::vector<double> seconds;
+  for (double experts : {8.0, 32.0, 256.0}) {
+    // Rows per expert and the 64-row blocks they fill, so that rows and blocks vary apart.
+    for (const auto& [rows_per_expert, blocks_per_expert] :
+         std::vector<std::pair<double, double>>{{8, 1}, {40, 1}, {64, 1}, {80, 2}, {128, 2}, {150, 3}}) {
+      const double rows = rows_per_expert * experts;
+      const double expert_bytes = 4096.0 * 7168;
+      work.push_back({2.0 * rows * 4096 * 7168, experts * expert_bytes + rows * 18432,
+                      experts * (blocks_per_expert - 1.0) * expert_bytes});
+      seconds.push_back(stage_time(truth, work.back(), reference));
+    }
+  }
+  const moeplan::AdditiveCost fit = fit_additive(work, seconds, reference);
+  CHECK(fit.floor_seconds == approx(12e-6));
+  CHECK(fit.memory_efficiency == approx(0.9));
+  CHECK(fit.compute_efficiency == approx(3.0));
+  CHECK(fit.repeat_efficiency == approx(2.5));
+  // Hand check: 8 experts at two blocks each (1024 rows), one repeated pass of each.
+  const double expert_bytes = 4096.0 * 7168;
+  const moeplan::Work point{2.0 * 1024 * 4096 * 7168, 8 * expert_bytes + 1024 * 18432, 8 * expert_bytes};
+  CHECK(stage_time(fit, point, reference) == approx(12e-6 + point.bytes / (4.8e12 * 0.9) +
+                                                    point.flops / (989e12 * 3.0) +
+                                                    point.repeat_bytes / (4.8e12 * 2.5)));
 }
 
 TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exact points") {

@@ -15,8 +15,8 @@ namespace {
 Efficiency calibrated_paths() {
   Efficiency efficiency;
   efficiency.expert_paths.calibrated = true;
-  efficiency.expert_paths.streaming_gate_up = {10e-6, 0.5, 0.25};
-  efficiency.expert_paths.streaming_down = {8e-6, 0.5, 0.25};
+  efficiency.expert_paths.streaming_gate_up = {10e-6, 0.5, 0.25, 2.0};
+  efficiency.expert_paths.streaming_down = {8e-6, 0.5, 0.25, 2.0};
   efficiency.expert_paths.library_gate_up = {100e-6, 0.8, 0.7};
   efficiency.expert_paths.library_down = {50e-6, 0.8, 0.7};
   efficiency.expert_paths.streaming_max_rows_per_slot = 192;
@@ -65,6 +65,23 @@ TEST_CASE("a calibrated light load takes the streaming path, priced term by term
   const double down_bytes = passes * 7168.0 * 2048 + 8.0 * (2048 + 7168) * 2;
   CHECK(times.down == approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) +
                                       2.0 * 8 * 7168 * 2048 / (h200.bf16_flops * 0.25)));
+}
+
+TEST_CASE("a streamed expert's later blocks are priced at the repeat share, its first at the HBM share") {
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const ComputeModel model(h200, calibrated_paths());
+  // 768 rows on 8 experts (96 per slot, under 192): Binomial(768, 1/8) rows a slot (mean 96, sd 9.2),
+  // every slot reached and more than 3 sd inside (64, 128], so two blocks each: one first pass and one
+  // repeated pass of every expert's e4m3 weights.
+  const SlotExpectation slot = expected_slot(768, 1.0 / 8);
+  CHECK(slot.reached == approx(1.0));
+  CHECK(slot.blocks == approx(2.0).epsilon(1e-3));
+  const double first_bytes = 8.0 * 4096 * 7168 + 768.0 * (7168 + 2048) * 2;
+  const double repeat_bytes = 8.0 * (slot.blocks - 1.0) * 4096 * 7168;
+  const double flops = 2.0 * 768 * 4096 * 7168;
+  CHECK(model.experts(fp8_load(768, 8)).gate_up ==
+        approx(10e-6 + first_bytes / (h200.hbm_bandwidth * 0.5) + flops / (h200.bf16_flops * 0.25) +
+               repeat_bytes / (h200.hbm_bandwidth * 2.0)));
 }
 
 TEST_CASE("past the switch the library path reads each active expert's FP8 weights once") {
