@@ -96,7 +96,9 @@ SweepPlan sweep_plan(const Model& model, int gpus, bool quick) {
   plan.gemm_rows = quick ? std::vector<std::int64_t>{1, 64, 1024} : geometric(1, 4096, 4);
   plan.moe = moe_shape(model);
   plan.moe_local_experts = local_expert_slices(model.moe, quick);
-  plan.moe_tokens = quick ? std::vector<std::int64_t>{1, 16, 256} : geometric(1, 4096, 2);
+  // --quick: 1024 tokens too, so that the library path (past about 128 rows per slot) is timed on more
+  // than one slice and its fit is more than one point's time.
+  plan.moe_tokens = quick ? std::vector<std::int64_t>{1, 16, 256, 1024} : geometric(1, 4096, 2);
   return plan;
 }
 

@@ -48,6 +48,10 @@ TEST_CASE("the full sweep covers 1 KiB .. 1 GiB, every group size and doc 004's 
 TEST_CASE("--quick keeps at least three expert slices so one can be held out") {
   const SweepPlan plan = sweep_plan(test::deepseek_v3(), 2, true);
   CHECK(plan.moe_local_experts == std::vector<std::int64_t>{16, 64, 256});
+  // DeepSeek-V3 (8 routed + 1 fused shared per token): at 1024 tokens E_local 16 and 64 get 9216 / 17 = 542
+  // and 9216 / 65 = 142 rows per slot, both past the streaming kernel's 128 (lib/gpu/moe_layer.hpp), so
+  // the library path is timed on two slices, not only E_local 16 at 256 tokens (135 rows per slot).
+  CHECK(plan.moe_tokens == std::vector<std::int64_t>{1, 16, 256, 1024});
   CHECK(plan.moe.fp8);
   CHECK(plan.moe.grouped_router);
   CHECK(plan.collective_bytes.back() == 64 * 1024 * 1024);
