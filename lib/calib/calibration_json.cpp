@@ -9,7 +9,7 @@
 #include <string>
 
 #include "calib/collective_fit.hpp"
-#include "calib/json_fields.hpp"
+#include "io/json_fields.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
 #include "spec/dtype.hpp"

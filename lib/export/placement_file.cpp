@@ -4,14 +4,14 @@
 
 #include <algorithm>
 
-#include "export/json_fields.hpp"
+#include "io/json_fields.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::exporting {
 
 ExpertPlacement parse_placement(const nlohmann::json& document, const std::string& file) {
   const JsonFields root(document, file, "");
-  const nlohmann::json& rows = root.array("phy2log");
+  const nlohmann::json& rows = root.non_empty_array("phy2log");
   ExpertPlacement placement{file, {}};
   for (std::size_t layer = 0; layer < rows.size(); ++layer) {
     const std::string key = fmt::format("phy2log[{}]", layer);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "export/json_fields.hpp"
+#include "io/json_fields.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::exporting {
@@ -15,7 +15,7 @@ constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 31;
 
 PlanModel parse_model(const JsonFields& root) {
-  const JsonFields fields(root.object("model"), root.file(), "model");
+  const JsonFields fields = root.object("model");
   PlanModel model;
   model.name = fields.text("name");
   if (fields.has("file")) model.file = fields.text("file");
@@ -28,7 +28,7 @@ PlanModel parse_model(const JsonFields& root) {
 }
 
 PlanScenario parse_scenario(const JsonFields& root) {
-  const JsonFields fields(root.object("scenario"), root.file(), "scenario");
+  const JsonFields fields = root.object("scenario");
   PlanScenario scenario;
   scenario.name = fields.text("name");
   scenario.gpu = fields.text("gpu");
@@ -40,7 +40,7 @@ PlanScenario parse_scenario(const JsonFields& root) {
 }
 
 Layout parse_layout_object(const JsonFields& role) {
-  const JsonFields fields(role.object("layout"), role.file(), role.key_path("layout"));
+  const JsonFields fields = role.object("layout");
   Layout layout;
   layout.tp = fields.integer("tp", 1, kMaxCount);
   layout.dp = fields.integer("dp", 1, kMaxCount);
@@ -93,7 +93,7 @@ RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, co
   role.instances = fields.integer("instances", 1, kMaxCount);
   role.layout = parse_layout_object(fields);
   role.dispatch = static_cast<Dispatch>(fields.choice("dispatch", {"standard", "deepep_normal", "deepep_low_latency"}));
-  role.two_batch_overlap = fields.boolean("two_batch_overlap");
+  role.two_batch_overlap = fields.flag("two_batch_overlap");
   role.max_running_requests = fields.integer("max_running_requests", 1, kMaxTokens);
   role.max_batch_per_dp_rank = fields.integer("max_batch_per_dp_rank", 1, kMaxTokens);
   role.chunked_prefill_tokens = fields.integer("chunked_prefill_tokens", 1, kMaxTokens);
@@ -102,8 +102,8 @@ RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, co
   role.memory_fraction_static = fields.number("memory_fraction_static", 0.01, role.memory_utilization);
   role.kv_cache_dtype = static_cast<KvCacheDtype>(fields.choice("kv_cache_dtype", {"bf16", "fp8_e4m3"}));
   role.max_context = fields.integer("max_context", 1, kMaxTokens);
-  if (fields.has("memory")) role.memory = fields.object("memory");
-  if (fields.has("step_time")) role.step_time = fields.object("step_time");
+  if (fields.has("memory")) role.memory = fields.object("memory").node();
+  if (fields.has("step_time")) role.step_time = fields.object("step_time").node();
   check_role_shape(role, scenario, fields);
   return role;
 }
@@ -139,7 +139,7 @@ DeploymentPlan parse_deployment(const nlohmann::json& json, const PlanScenario& 
   plan.throughput_per_gpu = fields.number("throughput_per_gpu", 0, 1e12);
   plan.ttft = fields.number("ttft", 0, 1e9);
   plan.tpot = fields.number("tpot", 0, 1e9);
-  const nlohmann::json& roles = fields.array("roles");
+  const nlohmann::json& roles = fields.non_empty_array("roles");
   for (std::size_t index = 0; index < roles.size(); ++index) {
     plan.roles.push_back(parse_role(roles[index], scenario, file, fmt::format("{}.roles[{}]", key, index)));
   }
@@ -156,12 +156,12 @@ PlanFile parse_plan(const nlohmann::json& document, const std::string& file) {
   plan.file = file;
   plan.model = parse_model(root);
   plan.scenario = parse_scenario(root);
-  plan.calibrated = root.boolean("calibrated");
+  plan.calibrated = root.flag("calibrated");
   if (root.has("calibration") && !document.at("calibration").is_null()) plan.calibration = root.text("calibration");
   if (plan.calibrated != plan.calibration.has_value()) {
     throw InputError(file, "calibration", "a calibration file path exactly when calibrated is true");
   }
-  const nlohmann::json& plans = root.array("plans");
+  const nlohmann::json& plans = root.non_empty_array("plans");
   for (std::size_t index = 0; index < plans.size(); ++index) {
     plan.plans.push_back(parse_deployment(plans[index], plan.scenario, file, fmt::format("plans[{}]", index)));
   }

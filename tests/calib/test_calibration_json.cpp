@@ -78,7 +78,7 @@ TEST_CASE("a broken file names the file, the key and what was expected") {
   }
   SUBCASE("a missing device name") {
     document["device"].erase("name");
-    CHECK(error_of(document) == "cal.json: device.name: expected a value (the key is missing)");
+    CHECK(error_of(document) == "cal.json: device.name: expected a string (the key is missing)");
   }
 }
 
@@ -135,4 +135,13 @@ TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blo
     document["coefficients"]["moe"]["streaming"]["down"]["repeat_efficiency"] = -1.0;
     CHECK(error_of(document).rfind("cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected", 0) == 0);
   }
+}
+
+TEST_CASE("a value of the wrong type is named with what was found") {
+  nlohmann::json document = calibration_to_json(test::small_calibration());
+  document["device"]["name"] = 7;
+  CHECK(error_of(document) == "cal.json: device.name: expected a string, got 7");
+  document = calibration_to_json(test::small_calibration());
+  document["complete"] = "yes";
+  CHECK(error_of(document) == "cal.json: complete: expected true or false, got \"yes\"");
 }

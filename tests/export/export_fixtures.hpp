@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "export/json_fields.hpp"
+#include "io/json_fields.hpp"
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
 #include "export/plan_reader.hpp"
@@ -19,7 +19,7 @@ namespace export_test {
 inline std::string data_path(const std::string& relative) { return std::string(MOEPLAN_SOURCE_DIR) + "/tests/data/" + relative; }
 
 inline nlohmann::json plan_document(const std::string& name) {
-  return moeplan::exporting::read_json_file(data_path("plans/" + name));
+  return moeplan::read_json_file(data_path("plans/" + name));
 }
 
 // Plans read from an in-memory document are named "plan.json" in error messages.

@@ -8,6 +8,7 @@
 #include "export_fixtures.hpp"
 
 using namespace moeplan::exporting;
+using moeplan::read_json_file;
 using export_test::data_path;
 using export_test::refusal_of;
 
