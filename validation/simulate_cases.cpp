@@ -117,7 +117,10 @@ const char* const kDp16Tp1Gap =
 const char* const kDp16Otp4Gap =
     "at the same running sequences the model prices DP16 OTP4+QKVTP4's step like DP8+TP2 [96,48,24]'s, where the "
     "measured one was 11 % slower (TPOT 169 against 152 ms at 672 and 686 running); doc 004 times OTP4's O path "
-    "at 0.87 ms a step over OTP1's at bs 48 and gives no such figure for QKVTP4";
+    "at 0.87 ms a step over OTP1's at bs 48 and gives no such figure for QKVTP4. The table's screenshots are "
+    "named by upload time: both DP16 rows on 2025-08-15, as the RL run's QKVTP4 figure the fit uses (within 3 % "
+    "of this row's QPS and TPOT here), both DP8+TP2 rows on 2025-08-18, and both of those run 11 % faster than "
+    "modelled (TPOT 152 and 91 against 169 and 101 ms), so a later server build may stand between the rows";
 
 void add_mixed_cases(CaseList& cases) {
   const Setting setting("qwen3-235b-mixed-128-4k-910b.yaml");
