@@ -18,6 +18,9 @@ namespace moeplan::calib {
 // v2: MoE coefficients per kernel path (coefficients.moe.streaming / library) and the OTP adjustment.
 inline constexpr const char* kCalibrationSchema = "moeplan.calibration.v2";
 
+// The most GPUs, ranks or experts a calibration file may name (scenario.cpp's 2^16).
+inline constexpr std::int64_t kMostCalibrationUnits = std::int64_t{1} << 16;
+
 // The shape facts the measured kernels depend on; a file is refused for a model that differs in any.
 struct ModelSignature {
   std::string name;
