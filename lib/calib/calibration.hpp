@@ -21,6 +21,11 @@ inline constexpr const char* kCalibrationSchema = "moeplan.calibration.v2";
 // The most GPUs, ranks or experts a calibration file may name (scenario.cpp's 2^16).
 inline constexpr std::int64_t kMostCalibrationUnits = std::int64_t{1} << 16;
 
+// A fitted share of a datasheet ceiling. Fits run from 9 % (library bytes on 4xH200) to 349x (a FLOPs
+// term that barely counts); below 0.1 % a term is no fit of a real kernel and would price every plan at
+// years, and past a million times it counts for nothing, so the fit drops it.
+inline constexpr double kLeastShare = 1e-3, kMostShare = 1e6;
+
 // The shape facts the measured kernels depend on; a file is refused for a model that differs in any.
 struct ModelSignature {
   std::string name;

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -247,11 +246,7 @@ Calibration calibration_from_json(const nlohmann::json& document, const std::str
 }
 
 Calibration read_calibration(const std::filesystem::path& file) {
-  std::ifstream stream(file);
-  if (!stream) throw InputError(file.string(), "", "an existing, readable file");
-  const json document = json::parse(stream, nullptr, false);
-  if (document.is_discarded()) throw InputError(file.string(), "", "well-formed JSON");
-  return calibration_from_json(document, file.string());
+  return calibration_from_json(read_json_file(file.string()), file.string());
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "calib/coefficients_json.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -78,16 +80,31 @@ json coefficients_json(const Coefficients& coefficients) {
 
 namespace {
 
+// A fixed cost past any kernel the sweeps time.
+constexpr double kLongestFloorSeconds = 1.0;
+
+double share(const JsonFields& fields, const std::string& key) { return fields.number(key, kLeastShare, kMostShare); }
+
+// 0 drops the term (the fit found none); otherwise a share as above.
+double share_or_none(const JsonFields& fields, const std::string& key) {
+  const double value = fields.number(key);
+  if (value != 0 && !(value >= kLeastShare && value <= kMostShare)) {
+    fields.fail(key, fmt::format("0 (no such term) or a share in [{}, {}], got {}", kLeastShare, kMostShare, value));
+  }
+  return value;
+}
+
 RooflineFit read_roofline(const JsonFields& fields) {
-  return {fields.positive("compute_efficiency"), fields.positive("memory_efficiency"), fields.positive("floor_seconds")};
+  return {share(fields, "compute_efficiency"), share(fields, "memory_efficiency"),
+          fields.number("floor_seconds", 0, kLongestFloorSeconds)};
 }
 
 AdditiveCost read_additive(const JsonFields& fields) {
-  AdditiveCost cost{fields.non_negative("floor_seconds"), fields.non_negative("memory_efficiency"),
-                    fields.non_negative("compute_efficiency")};
+  AdditiveCost cost{fields.number("floor_seconds", 0, kLongestFloorSeconds), share_or_none(fields, "memory_efficiency"),
+                    share_or_none(fields, "compute_efficiency")};
   // A file fitted before the repeated passes had their own term priced them as first passes.
-  cost.repeat_efficiency = fields.has("repeat_efficiency") ? fields.non_negative("repeat_efficiency")
-                                                           : cost.memory_efficiency;
+  cost.repeat_efficiency =
+      fields.has("repeat_efficiency") ? share_or_none(fields, "repeat_efficiency") : cost.memory_efficiency;
   return cost;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "calib/calibration.hpp"
 #include "calib/least_squares.hpp"
 
 namespace moeplan::calib {
@@ -87,7 +88,10 @@ AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<doubl
                      stage.repeat_bytes / reference.bytes_per_second});
   }
   const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
-  const auto efficiency = [&](std::size_t term) { return coefficients[term] > 0 ? 1.0 / coefficients[term] : 0.0; };
+  // A term whose share passes kMostShare counts for nothing: dropped, as a zero coefficient is.
+  const auto efficiency = [&](std::size_t term) {
+    return coefficients[term] * kMostShare > 1.0 ? 1.0 / coefficients[term] : 0.0;
+  };
   return {coefficients[0] * 1e-6, efficiency(1), efficiency(2), efficiency(3)};
 }
 

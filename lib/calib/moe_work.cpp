@@ -31,9 +31,7 @@ ExpertStageWork grouped_work(const Measurement& layer, ExpertPath path) {
   const auto top_k = static_cast<double>(layer.dimension("top_k"));
   const auto shared_slots = static_cast<double>(layer.dimension("columns") - layer.dimension("top_k"));
   const RoutingExpectation routing = expected_routing(tokens, slots, top_k, shared_slots);
-  // The streaming kernel streams an expert's weights once per 64-row block; the library path once per expert.
-  const double repeats = path == ExpertPath::streaming ? routing.blocks - routing.active_experts : 0.0;
-  return expert_stage_work(routing.rows, routing.active_experts, repeats,
+  return expert_stage_work(path, routing.rows, routing.active_experts, routing.blocks,
                            static_cast<double>(layer.dimension("hidden")),
                            static_cast<double>(layer.dimension("intermediate")), weight_bytes(layer));
 }

@@ -131,13 +131,10 @@ ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double pref
   const SlotExpectation routed = expected_slot(load.routed_trials(), load.routed_probability());
   const SlotExpectation shared =
       load.shared_experts > 0 ? expected_slot(load.shared_pairs / load.shared_experts, 1.0) : SlotExpectation{};
-  const double passes = load.experts * routed.reached + load.shared_experts * shared.reached;
-  const double repeats = path == ExpertPath::streaming
-                             ? load.experts * routed.blocks + load.shared_experts * shared.blocks - passes
-                             : 0.0;
-  ExpertStageWork work = expert_stage_work(rows, passes, repeats, static_cast<double>(load.hidden),
-                                           static_cast<double>(load.intermediate),
-                                           element_bytes(load.dtype));
+  ExpertStageWork work = expert_stage_work(
+      path, rows, load.experts * routed.reached + load.shared_experts * shared.reached,
+      load.experts * routed.blocks + load.shared_experts * shared.blocks, static_cast<double>(load.hidden),
+      static_cast<double>(load.intermediate), element_bytes(load.dtype));
   work.gate_up.bytes = std::max(0.0, work.gate_up.bytes - prefetched_bytes);
   const bool streaming = path == ExpertPath::streaming;
   const auto time = [&](const AdditiveCost& cost, const Work& stage) {

@@ -35,8 +35,10 @@ SlotExpectation expected_slot(double trials, double probability) {
   return expectation;
 }
 
-ExpertStageWork expert_stage_work(double rows, double passes, double repeats, double hidden, double intermediate,
-                                  double bytes_per_weight) {
+ExpertStageWork expert_stage_work(ExpertPath path, double rows, double reached, double blocks, double hidden,
+                                  double intermediate, double bytes_per_weight) {
+  const double passes = reached;
+  const double repeats = path == ExpertPath::streaming ? blocks - reached : 0.0;
   ExpertStageWork work;
   work.gate_up.repeat_bytes = repeats * 2.0 * intermediate * hidden * bytes_per_weight;
   work.down.repeat_bytes = repeats * hidden * intermediate * bytes_per_weight;

@@ -24,14 +24,14 @@ SlotExpectation expected_slot(double trials, double probability);
 // in logs so that many picks at a small probability stay exact.
 double reach_probability(double trials, double probability);
 
-// The two grouped GEMMs of doc 002 over `rows` rows, w13 [2I, H] then w2 [H, I], with one expert's
-// weights streamed `passes` times in all (the experts reached) and `repeats` times more (streaming: the
-// blocks past each expert's first, in repeat_bytes) at `bytes_per_weight` bytes per element moved, plus
-// the bf16 activations in and out of each stage.
+// The two grouped GEMMs of doc 002 on `path` over `rows` rows, w13 [2I, H] then w2 [H, I]: each of the
+// `reached` experts' weights read once (bytes), and on the streaming path once more for each of its
+// 64-row blocks past the first (`blocks` summed over the experts; repeat_bytes), at `bytes_per_weight`
+// bytes per element moved, plus the bf16 activations in and out of each stage.
 struct ExpertStageWork {
   Work gate_up, down;
 };
-ExpertStageWork expert_stage_work(double rows, double passes, double repeats, double hidden, double intermediate,
-                                  double bytes_per_weight);
+ExpertStageWork expert_stage_work(ExpertPath path, double rows, double reached, double blocks, double hidden,
+                                  double intermediate, double bytes_per_weight);
 
 }  // namespace moeplan

@@ -133,7 +133,20 @@ TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blo
   CHECK(read.repeat_efficiency == 0.9);
   SUBCASE("a negative share is refused") {
     document["coefficients"]["moe"]["streaming"]["down"]["repeat_efficiency"] = -1.0;
-    CHECK(error_of(document).rfind("cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected", 0) == 0);
+    CHECK(error_of(document) == "cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected 0 (no such "
+                                "term) or a share in [0.001, 1000000], got -1");
+  }
+  SUBCASE("a share that would price a stage at years is refused, 0 (no term) is not") {
+    document["coefficients"]["moe"]["streaming"]["down"]["memory_efficiency"] = 1e-300;
+    CHECK(error_of(document) == "cal.json: coefficients.moe.streaming.down.memory_efficiency: expected 0 (no such "
+                                "term) or a share in [0.001, 1000000], got 1e-300");
+    document["coefficients"]["moe"]["streaming"]["down"]["memory_efficiency"] = 0.0;
+    CHECK(error_of(document) == "");
+  }
+  SUBCASE("a fixed cost past a second is refused") {
+    document["coefficients"]["moe"]["streaming"]["down"]["floor_seconds"] = 5.0;
+    CHECK(error_of(document) ==
+          "cal.json: coefficients.moe.streaming.down.floor_seconds: expected a number in [0, 1], got 5.0");
   }
 }
 

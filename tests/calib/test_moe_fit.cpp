@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -128,4 +129,21 @@ TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exa
   const moeplan::Work point{2.0 * 64 * 4096 * 7168, 16.0 * 4096 * 7168 + 64 * 18432};
   CHECK(stage_time(fit, point, reference) ==
         approx(20e-6 + point.bytes / (4.8e12 * 0.6) + point.flops / (989e12 * 0.4)));
+}
+
+TEST_CASE("terms the points do not carry come out dropped (0), never as a vast share") {
+  const RooflineReference reference{4.8e12, 989e12};
+  const moeplan::AdditiveCost truth{15e-6, 0.85, 0.0, 0.0};  // a floor and bytes, no FLOPs or repeated-block cost
+  std::vector<moeplan::Work> work;
+  std::vector<double> seconds;
+  for (const auto& [rows, experts, repeats] :
+       std::vector<std::tuple<double, double, double>>{{8, 8, 0}, {64, 8, 0}, {512, 32, 16}, {4096, 64, 64}}) {
+    work.push_back({2.0 * rows * 4096 * 7168, experts * 4096.0 * 7168, repeats * 4096.0 * 7168});
+    seconds.push_back(stage_time(truth, work.back(), reference));
+  }
+  const moeplan::AdditiveCost fit = fit_additive(work, seconds, reference);
+  CHECK(fit.floor_seconds == approx(15e-6));
+  CHECK(fit.memory_efficiency == approx(0.85));
+  CHECK(fit.compute_efficiency == 0.0);
+  CHECK(fit.repeat_efficiency == 0.0);
 }
