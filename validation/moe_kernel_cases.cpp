@@ -37,21 +37,15 @@ struct KnownGap {
 // or with no data (got -1), fails; one within it is shown as a gap; any other case that misses fails.
 ValidationCase marked(ValidationCase entry) {
   static const std::map<std::string, KnownGap> gaps = [] {
-    const std::string bf16_decode =
-        "the bf16 streaming kernel (wgmma on 64 weight rows a CTA, weights by TMA and token rows by cp.async from "
-        "two producer warps) falls short on H200 at Mixtral's 64 rows per slot (down 0.68), where each CTA stages "
-        "as many token bytes as weight bytes beside them, so fewer weight bytes fit in flight";
     const std::string fp8_decode =
-        "the fp8 streaming kernel (wgmma on e4m3 token groups, producer warps staging for two warpgroups that share "
-        "the token rows from 32 rows) falls short at 64 rows per slot (Mixtral 0.51 on H200 and 0.67 on H100; "
-        "DeepSeek-V3 E_local 8 and Qwen3-235B 0.64 on H200) and at DeepSeek-V3 E_local 8's 32 rows on H200 "
-        "(0.68), its consumers waiting on blocks still in flight (Nsight Compute) with 4 buffers a CTA; and at one "
-        "or two tokens (Qwen3-235B on both GPUs, 0.59 and 0.67 on H200, 0.65 on H100; Mixtral on H200, 0.68), "
-        "down projections of 20-40 us that one wave of CTAs streams, so that its start and end weigh";
+        "the fp8 streaming kernel falls short on H200 at Mixtral's 64 rows per slot (down 0.57, gate-up 0.66): "
+        "the dispatch gives each of the 8 experts Binomial(256, 1/4) rows, so about half of them pass 64 and take "
+        "a second 64-row block, whose CTAs stream that expert's weights again (about 1.5 times the weight bytes "
+        "the roofline counts), and the library path, not streaming, is the one chosen there; and within 0.001 of "
+        "the floor at DeepSeek-V3 E_local 8's 64 rows (down) and Qwen3-235B's one token (gate-up), 0.712 and "
+        "0.720 in the sweep before of the same GEMM kernels";
     return std::map<std::string, KnownGap>{
-        {"moe.h200.bf16.decode_copy_floor", {1, bf16_decode}},
-        {"moe.h100.fp8.decode_copy_floor", {2, fp8_decode}},
-        {"moe.h200.fp8.decode_copy_floor", {7, fp8_decode}},
+        {"moe.h200.fp8.decode_copy_floor", {3, fp8_decode}},
     };
   }();
   const auto found = gaps.find(entry.id);

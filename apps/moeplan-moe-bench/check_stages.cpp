@@ -180,6 +180,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   poison(moe_->mutable_activation(), rows * intermediate * 2);
   const TokenGroupBuffers hidden_groups =
       token_groups ? poison_token_groups(moe_->hidden_codes(), moe_->hidden_scales()) : TokenGroupBuffers{};
+  moe_->quantize_hidden(hidden_states_.data(), layer_.tokens);
   moe_->gate_up(hidden_states_.data(), layer_.tokens, path);
   const std::vector<double> activation = bf16_bits_to_double(download(moe_->activation(), rows * intermediate, stream_));
   const std::vector<float> hidden_read =
@@ -191,6 +192,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   poison(moe_->mutable_expert_rows(), rows * hidden * 2);
   const TokenGroupBuffers activation_groups =
       token_groups ? poison_token_groups(moe_->activation_codes(), moe_->activation_scales()) : TokenGroupBuffers{};
+  moe_->quantize_activation(layer_.tokens);
   moe_->down(layer_.tokens, path);
   const std::vector<double> expert_rows = bf16_bits_to_double(download(moe_->expert_rows(), rows * hidden, stream_));
   const std::vector<float> activation_read = rows_read(std::vector<float>(activation.begin(), activation.end()),

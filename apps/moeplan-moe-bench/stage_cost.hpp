@@ -26,6 +26,8 @@ struct LayerTraffic {
 
 StageCost routing_cost(const LayerTraffic& traffic);
 StageCost align_cost(const LayerTraffic& traffic);
+StageCost quantize_hidden_cost(const LayerTraffic& traffic);      // e4m3 weights only; zero for bf16
+StageCost quantize_activation_cost(const LayerTraffic& traffic);  // e4m3 weights only; zero for bf16
 StageCost gate_up_cost(const LayerTraffic& traffic);
 StageCost down_cost(const LayerTraffic& traffic);
 StageCost combine_cost(const LayerTraffic& traffic);

@@ -67,13 +67,18 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
   nlohmann::json paths = nlohmann::json::object();
   for (gpu::GemmPath path : {gpu::GemmPath::streaming, gpu::GemmPath::library}) {
     if (path == gpu::GemmPath::streaming && traffic.rows > kStreamingTimedRows * layer.weights().num_experts) continue;
+    layer.quantize_hidden(inputs.hidden_states, tokens);
     const gpu::Timing gate_up = gpu::time_on_stream([&] { layer.gate_up(inputs.hidden_states, tokens, path); }, stream);
+    layer.quantize_activation(tokens);
     const gpu::Timing down = gpu::time_on_stream([&] { layer.down(tokens, path); }, stream);
     paths[path_name(path)] = {{"gate_up", stage_record(gate_up, gate_up_cost(traffic), ceilings)},
                               {"down", stage_record(down, down_cost(traffic), ceilings)}};
   }
   const gpu::GemmPath chosen = layer.choose_path(tokens);
+  const gpu::Timing quantize_hidden =
+      gpu::time_on_stream([&] { layer.quantize_hidden(inputs.hidden_states, tokens); }, stream);
   layer.gate_up(inputs.hidden_states, tokens, chosen);
+  const gpu::Timing quantize_activation = gpu::time_on_stream([&] { layer.quantize_activation(tokens); }, stream);
   layer.down(tokens, chosen);
   const gpu::Timing combine = gpu::time_on_stream([&] { layer.combine(tokens, inputs.output); }, stream);
   const gpu::Timing whole = gpu::time_on_stream(
@@ -82,19 +87,26 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
         layer.forward(inputs.hidden_states, tokens, inputs.output);
       },
       stream);
-  const StageCost layer_cost = routing_cost(model_traffic) + align_cost(traffic) + gate_up_cost(traffic) +
-                               down_cost(traffic) + combine_cost(traffic);
+  const StageCost layer_cost = routing_cost(model_traffic) + align_cost(traffic) + quantize_hidden_cost(traffic) +
+                               gate_up_cost(traffic) + quantize_activation_cost(traffic) + down_cost(traffic) +
+                               combine_cost(traffic);
   nlohmann::json stages = {{"routing", stage_record(routing, routing_cost(model_traffic), ceilings)},
                            {"align", stage_record(align, align_cost(traffic), ceilings)},
                            {"gate_up", paths[path_name(chosen)]["gate_up"]},
                            {"down", paths[path_name(chosen)]["down"]},
                            {"combine", stage_record(combine, combine_cost(traffic), ceilings)},
                            {"layer", stage_record(whole, layer_cost, ceilings)}};
-  std::printf("%-16s E_local %3d+%d %-4s T %5d %-9s | route %6.1f us | align %6.1f us | w13 %8.1f us %5.1f%% | "
+  if (layer.quantizes_activations()) {
+    stages["quantize_hidden"] = stage_record(quantize_hidden, quantize_hidden_cost(traffic), ceilings);
+    stages["quantize_activation"] = stage_record(quantize_activation, quantize_activation_cost(traffic), ceilings);
+  }
+  std::printf("%-16s E_local %3d+%d %-4s T %5d %-9s | route %6.1f us | align %6.1f us | quantize %6.1f us | "
+              "w13 %8.1f us %5.1f%% | "
               "w2 %8.1f us %5.1f%% | combine %6.1f us | layer %8.1f us %5.1f%%\n",
               model.full.name.c_str(), rank.routed_experts(), rank.parallel.fused_shared,
               layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8", tokens, path_name(chosen),
               routing.median_seconds * 1e6, align.median_seconds * 1e6,
+              layer.quantizes_activations() ? (quantize_hidden.median_seconds + quantize_activation.median_seconds) * 1e6 : 0.0,
               stages["gate_up"]["seconds"].get<double>() * 1e6, stages["gate_up"]["roofline_fraction"].get<double>() * 100,
               stages["down"]["seconds"].get<double>() * 1e6, stages["down"]["roofline_fraction"].get<double>() * 100,
               combine.median_seconds * 1e6, whole.median_seconds * 1e6, stages["layer"]["roofline_fraction"].get<double>() * 100);

@@ -53,11 +53,26 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
 
 bool MoeLayer::quantizes_activations() const { return weights_.format == WeightFormat::fp8_block_scaled; }
 
-GemmRows MoeLayer::gemm_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
-                              DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales) {
+GemmRows MoeLayer::token_groups(const std::uint16_t* rows, DeviceBuffer<std::uint8_t>& codes,
+                                DeviceBuffer<float>& scales) {
   if (!quantizes_activations()) return {rows, nullptr};
-  launch_token_group_quantize(rows, count, width, sorted_entries, codes.data(), scales.data(), stream_);
   return {codes.data(), scales.data()};
+}
+
+void MoeLayer::quantize_hidden(const std::uint16_t* hidden_states, int tokens) {
+  require_tokens(tokens);
+  if (!quantizes_activations()) return;
+  launch_token_group_quantize(hidden_states, tokens, nullptr, weights_.hidden, nullptr, hidden_codes_.data(),
+                              hidden_scales_.data(), stream_);
+}
+
+void MoeLayer::quantize_activation(int tokens) {
+  require_tokens(tokens);
+  if (!quantizes_activations()) return;
+  // Only the aligned rows in use (align's count on the device), not the launch's bound on them.
+  launch_token_group_quantize(activation_.data(), max_blocks(tokens) * kStreamingBlockRows,
+                              expert_offsets_.data() + weights_.num_experts, weights_.intermediate,
+                              sorted_entries_.data(), activation_codes_.data(), activation_scales_.data(), stream_);
 }
 
 GemmPath MoeLayer::choose_path(int tokens) const {
@@ -103,7 +118,7 @@ void MoeLayer::align(int tokens) {
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
   require_tokens(tokens);
-  const GemmRows input = gemm_input(hidden_states, tokens, weights_.hidden, nullptr, hidden_codes_, hidden_scales_);
+  const GemmRows input = token_groups(hidden_states, hidden_codes_, hidden_scales_);
   if (path == GemmPath::streaming) {
     launch_streaming_gate_up(input, config_.columns, streaming_blocks(tokens), weights_, workspace(),
                              activation_.data(), stream_);
@@ -117,8 +132,7 @@ void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath 
 void MoeLayer::down(int tokens, GemmPath path) {
   require_tokens(tokens);
   const int rows = max_blocks(tokens) * kStreamingBlockRows;
-  const GemmRows input = gemm_input(activation_.data(), rows, weights_.intermediate, sorted_entries_.data(),
-                                    activation_codes_, activation_scales_);
+  const GemmRows input = token_groups(activation_.data(), activation_codes_, activation_scales_);
   if (path == GemmPath::streaming) {
     launch_streaming_down(input, streaming_blocks(tokens), weights_, workspace(), expert_rows_.data(), stream_);
     return;
@@ -135,7 +149,9 @@ void MoeLayer::combine(int tokens, std::uint16_t* output) {
 void MoeLayer::forward(const std::uint16_t* hidden_states, int tokens, std::uint16_t* output) {
   const GemmPath path = choose_path(tokens);
   align(tokens);
+  quantize_hidden(hidden_states, tokens);
   gate_up(hidden_states, tokens, path);
+  quantize_activation(tokens);
   down(tokens, path);
   combine(tokens, output);
 }

@@ -43,13 +43,18 @@ class MoeLayer {
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
   // e4m3 weights read e4m3 token groups on either path: the hidden states and the activation are
-  // quantized first (kernels.md: the FP8 fused-MoE paths).
+  // quantized first, each by a kernel of its own (kernels.md: the FP8 fused-MoE paths).
   bool quantizes_activations() const;
   int max_blocks(int tokens) const;
   int block_rows(int tokens) const;  // a token sends at most one row to a slot
 
+  // The stages in the order forward runs them. quantize_hidden and quantize_activation do nothing for
+  // bf16 weights; for e4m3, gate_up reads the token groups quantize_hidden wrote (not hidden_states)
+  // and down those quantize_activation wrote.
   void align(int tokens);
+  void quantize_hidden(const std::uint16_t* hidden_states, int tokens);
   void gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path);
+  void quantize_activation(int tokens);
   void down(int tokens, GemmPath path);
   void combine(int tokens, std::uint16_t* output);
   void forward(const std::uint16_t* hidden_states, int tokens, std::uint16_t* output);
@@ -73,8 +78,7 @@ class MoeLayer {
   StreamingBlocks streaming_blocks(int tokens) const;
   StreamingWorkspace workspace() const;
   // What the grouped GEMMs read: bf16 rows as they are, or for e4m3 weights their token groups.
-  GemmRows gemm_input(const std::uint16_t* rows, int count, int width, const std::int32_t* sorted_entries,
-                      DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
+  GemmRows token_groups(const std::uint16_t* rows, DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
 
   MoeLayerConfig config_;
   ExpertWeightsView weights_;

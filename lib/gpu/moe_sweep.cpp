@@ -162,7 +162,9 @@ class SliceRun {
     DeviceBuffer<std::uint16_t>* outputs[] = {&reference_, &output_};
     for (int path = 0; path < 2; ++path) {
       outputs[path]->fill_bytes(0xFF, stream_);
+      layer_.quantize_hidden(hidden_states_.data(), kCheckTokens);
       layer_.gate_up(hidden_states_.data(), kCheckTokens, paths[path]);
+      layer_.quantize_activation(kCheckTokens);
       layer_.down(kCheckTokens, paths[path]);
       layer_.combine(kCheckTokens, outputs[path]->data());
     }
@@ -184,8 +186,16 @@ class SliceRun {
     dispatch(tokens);
     measurement.stages["align"] = time_on_stream([&] { layer_.align(tokens); }, stream_).median_seconds;
     const GemmPath path = layer_.choose_path(tokens);
+    if (layer_.quantizes_activations()) {
+      measurement.stages["quantize_hidden"] =
+          time_on_stream([&] { layer_.quantize_hidden(hidden_states_.data(), tokens); }, stream_).median_seconds;
+    }
     measurement.stages["gate_up"] =
         time_on_stream([&] { layer_.gate_up(hidden_states_.data(), tokens, path); }, stream_).median_seconds;
+    if (layer_.quantizes_activations()) {
+      measurement.stages["quantize_activation"] =
+          time_on_stream([&] { layer_.quantize_activation(tokens); }, stream_).median_seconds;
+    }
     measurement.stages["down"] = time_on_stream([&] { layer_.down(tokens, path); }, stream_).median_seconds;
     measurement.stages["combine"] =
         time_on_stream([&] { layer_.combine(tokens, output_.data()); }, stream_).median_seconds;

@@ -92,14 +92,6 @@ __device__ void promote(const float (&partial)[N / 2], const float* token_scales
   }
 }
 
-// The scales of the 128x128 weight blocks holding `row`, one per block of k: scales are
-// [experts][rows / 128][K / 128].
-__device__ const float* weight_scales(const StreamingParams& params, int expert, int row) {
-  const int blocks = params.reduction / moe::kScaleBlock;
-  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe::kScaleBlock) + row / moe::kScaleBlock;
-  return params.scales + block_row * blocks;
-}
-
 template <bool Gated>
 __device__ void store_group(const StreamingParams& params, const float* result, int block, int group, int valid,
                             int row_a, int row_b) {
@@ -124,7 +116,7 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
 // barrier. The pieces of a split tile add up their partial sums first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                                int expert, int valid, const Segment& segment) {
+                                int valid, const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
   const int stages = params.stages;
@@ -136,15 +128,9 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
   const int row_b = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group + kTileRows);
   const std::uint64_t first_weights = swizzled_descriptor(staged + warpgroup * kWarpgroupRows * kSwizzleBytes);
   const std::uint64_t first_tokens = swizzled_descriptor(staged + S::kWeightBytes);
-  const float* scales_a = nullptr;
-  const float* scales_b = nullptr;
-  float next_scale_a = 0, next_scale_b = 0;
-  if constexpr (S::kScaledTokens) {
-    scales_a = weight_scales(params, expert, row_a);
-    scales_b = weight_scales(params, expert, row_b);
-    next_scale_a = scales_a[segment.work.first];
-    next_scale_b = scales_b[segment.work.first];
-  }
+  // e4m3: the segment's weight scales (gpu/streaming_stage.cuh), row b's the up rows' when gated.
+  const float* const scales_a = token_scales + stages * params.staged_rows - segment.work.first;
+  const float* const scales_b = scales_a + (Gated ? segment.work.last - segment.work.first : 0);
   float sums[N / 2] = {};
   float partial[N / 2];
   // Block i of the segment uses buffer i % stages, in that buffer's (i / stages)-th phase.
@@ -156,20 +142,14 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
     const int buffer_offset = buffer * buffer_bytes;
     const std::uint64_t weights = descriptor_advanced(first_weights, buffer_offset);
     const std::uint64_t tokens = descriptor_advanced(first_tokens, buffer_offset);
-    const float scale_a = next_scale_a, scale_b = next_scale_b;
     if constexpr (S::kScaledTokens) {
-      // The next block's scales load while this one multiplies.
-      if (block + 1 < segment.work.last) {
-        next_scale_a = scales_a[block + 1];
-        next_scale_b = scales_b[block + 1];
-      }
       multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, partial, 0);
     } else {
       multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, sums, 1);
     }
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
-      promote<N>(partial, token_scales + buffer * params.staged_rows, scale_a, scale_b, quad, sums);
+      promote<N>(partial, token_scales + buffer * params.staged_rows, scales_a[block], scales_b[block], quad, sums);
     }
     // The warp's wgmma reads and scale loads are done: one arrival a warp frees the buffer.
     __syncwarp();
@@ -214,7 +194,7 @@ __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* stage
                                                            segment.row_tile * Warpgroups, valid, segment.work.first,
                                                            segment.work.last);
   }
-  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, expert, valid, segment);
+  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, valid, segment);
 }
 
 // Tiles are (aligned block, 64 weight rows per warpgroup), in the order segment_of gives. A CTA
@@ -224,7 +204,8 @@ template <WeightFormat Format, bool Gated, int Warpgroups>
 __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
   using S = Stage<Format, Warpgroups>;
-  // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)].
+  // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)],
+  // then S::segment_scale_bytes(reduction).
   extern __shared__ uint4 shared_words[];
   __shared__ int source_rows[kStreamingBlockRows];
   __shared__ std::uint64_t landed[kMostStages];  // per buffer: its weights and token rows have landed
@@ -263,15 +244,15 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
 int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, current_device()); }
 
 // Staging buffers per CTA: as many as a 1 / ctas share of the multiprocessor's shared memory holds
-// (less the CTA's reserved and static bytes and its alignment atom), at least 2, so that the SM keeps
+// (less the CTA's reserved and static bytes, its alignment atom and its segment's weight scales), at least 2, so that the SM keeps
 // as many weight bytes in flight as fit. ctas: what the registers allow; on H200, 1-3 CTAs with deeper
 // buffers streamed slower than 4 with shallower ones (measured before the producer warps, when each
 // CTA's per-block work was serial).
 template <class Kernel>
-int staging_buffers(Kernel kernel, int buffer_bytes, int ctas) {
+int staging_buffers(Kernel kernel, int buffer_bytes, int ctas, int segment_bytes) {
   cudaFuncAttributes attributes{};
   check_cuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes(streaming_kernel)");
-  const int fixed = static_cast<int>(attributes.sharedSizeBytes) + kAtomBytes;
+  const int fixed = static_cast<int>(attributes.sharedSizeBytes) + kAtomBytes + segment_bytes;
   const int device = current_device();
   const int per_cta = std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) / ctas -
                                    device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device),
@@ -288,8 +269,9 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
   params.weight_map = swizzled_expert_map(
       {params.weights, params.experts, params.weight_rows, params.reduction, S::kElementBytes, Gated}, S::kWeightRows);
   const int stage_bytes = S::bytes(params.staged_rows) + S::scale_bytes(params.staged_rows);
-  params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm);
-  const int shared_bytes = params.stages * stage_bytes + kAtomBytes;
+  const int segment_bytes = S::segment_scale_bytes(params.reduction);
+  params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm, segment_bytes);
+  const int shared_bytes = params.stages * stage_bytes + kAtomBytes + segment_bytes;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
              "cudaFuncSetAttribute(streaming_kernel, max dynamic shared memory)");
   // Shared memory over L1: the weights reach shared memory by TMA, and more buffers keep more in flight.

@@ -73,6 +73,11 @@ struct Stage {
   __host__ __device__ static constexpr int scale_bytes(int rows) {
     return kScaledTokens ? rows * static_cast<int>(sizeof(float)) : 0;
   }
+  // e4m3 weight scales of the segment's k blocks, after the token scales: a row of them for the CTA's
+  // gate (or only) rows and one for its up rows.
+  __host__ __device__ static constexpr int segment_scale_bytes(int reduction) {
+    return kScaledTokens ? 2 * (reduction / moe::kScaleBlock) * static_cast<int>(sizeof(float)) : 0;
+  }
 };
 
 __device__ int source_row(const StreamingParams& params, int block, int row) {
@@ -165,6 +170,29 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
   arrive_when_copies_land(landed);
 }
 
+// The scales of the 128x128 weight blocks holding `row`, one per block of k: scales are
+// [experts][rows / 128][K / 128].
+__device__ const float* weight_scales(const StreamingParams& params, int expert, int row) {
+  const int blocks = params.reduction / moe::kScaleBlock;
+  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe::kScaleBlock) + row / moe::kScaleBlock;
+  return params.scales + block_row * blocks;
+}
+
+// e4m3: the weight scales of blocks first .. last - 1 for the CTA's rows into segment_scales
+// ([2][last - first]: gate or only rows, then up rows), landing with the first block. Every row of a
+// CTA's tile lies in one 128-row scale block (two, gate and up, when gated), so these are all its
+// scales; loaded by the consumers a block ahead, each sector's first read waited on DRAM mid-loop.
+template <bool Gated>
+__device__ void stage_segment_scales(float* segment_scales, const StreamingParams& params, int expert, int row_tile,
+                                     int first, int last, int producer, int producers) {
+  const int count = last - first;
+  const float* const rows[2] = {weight_scales(params, expert, weight_row<Gated>(params, row_tile, 0)),
+                                weight_scales(params, expert, weight_row<Gated>(params, row_tile, kTileRows))};
+  for (int index = producer; index < 2 * count; index += producers) {
+    copy_async_4(segment_scales + index, rows[index / count] + first + index % count);
+  }
+}
+
 // Per staging buffer: `landed` completes a phase when a block is in it, `freed` when every consumer warp
 // is done with it.
 struct BufferBarriers {
@@ -183,6 +211,10 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
   float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
   const int producer = threadIdx.x - S::kThreads;
   const auto copies = token_copies<S::kChunks, N, S::kProducerThreads>(source_rows, params.staged_rows, valid, producer);
+  if constexpr (S::kScaledTokens) {
+    stage_segment_scales<Gated>(token_scales + params.stages * params.staged_rows, params, expert, row_tile, first, last,
+                                producer, S::kProducerThreads);
+  }
   int buffer = 0, parity = 0;
   for (int block = first; block < last; ++block) {
     if (block - first >= params.stages) wait_phase(barriers.freed + buffer, parity ^ 1);

@@ -11,9 +11,9 @@
 namespace moeplan::gpu {
 
 // rows: [row_count][width] bf16, width a multiple of 128, to codes [row_count][width] e4m3 and
-// scales [row_count][width / 128]. With sorted_entries, rows whose entry is padding (negative) are
-// skipped: nothing reads them.
-void launch_token_group_quantize(const std::uint16_t* rows, int row_count, int width,
+// scales [row_count][width / 128]. With used_rows (device, may be null), only the first *used_rows of
+// them. With sorted_entries, rows whose entry is padding (negative) are skipped: nothing reads them.
+void launch_token_group_quantize(const std::uint16_t* rows, int row_count, const std::int32_t* used_rows, int width,
                                  const std::int32_t* sorted_entries, std::uint8_t* codes, float* scales,
                                  cudaStream_t stream);
 

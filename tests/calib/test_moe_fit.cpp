@@ -147,3 +147,41 @@ TEST_CASE("terms the points do not carry come out dropped (0), never as a vast s
   CHECK(fit.compute_efficiency == 0.0);
   CHECK(fit.repeat_efficiency == 0.0);
 }
+
+TEST_CASE("a GEMM stage is fitted with its rows' quantization, timed apart or inside it") {
+  // Second method: the same layers with each e4m3 quantization timed inside its GEMM's stage (earlier
+  // sweeps) and as a stage of its own (later ones) must give one fit.
+  const RooflineReference reference{4.8e12, 989e12};
+  const moeplan::AdditiveCost gate_up_truth{10e-6, 0.8, 2.0}, down_truth{8e-6, 0.7, 2.0};
+  std::vector<Measurement> inside, apart;
+  for (const auto& [tokens, experts] : std::vector<std::pair<int, int>>{{1, 8}, {16, 8}, {64, 8}, {256, 32}, {1024, 256}, {64, 256}}) {
+    Measurement layer;
+    layer.family = Family::moe_layer;
+    layer.label = "streaming";
+    layer.dtype = "fp8_e4m3";
+    layer.shape = {{"tokens", tokens}, {"local_experts", experts}, {"top_k", 8}, {"columns", 9}, {"hidden", 7168},
+                   {"intermediate", 2048}, {"shared_intermediate", 0}};
+    const moeplan::ExpertStageWork work = grouped_work(layer, ExpertPath::streaming);
+    const double gate_up = stage_time(gate_up_truth, work.gate_up, reference);
+    const double down = stage_time(down_truth, work.down, reference);
+    const double quantize_hidden = 2e-6 + tokens * 1e-9, quantize_activation = 3e-6 + tokens * 2e-9;
+    layer.stages = {{"routing", 5e-6}, {"align", 4e-6}, {"combine", 6e-6}};
+    Measurement split = layer;
+    layer.stages["gate_up"] = gate_up;
+    layer.stages["down"] = down;
+    split.stages["quantize_hidden"] = quantize_hidden;
+    split.stages["gate_up"] = gate_up - quantize_hidden;
+    split.stages["quantize_activation"] = quantize_activation;
+    split.stages["down"] = down - quantize_activation;
+    inside.push_back(layer);
+    apart.push_back(split);
+  }
+  const MoeFit one = fit_moe(inside, reference), other = fit_moe(apart, reference);
+  REQUIRE(one.streaming.has_value());
+  REQUIRE(other.streaming.has_value());
+  CHECK(one.streaming->gate_up.floor_seconds == approx(10e-6));
+  CHECK(other.streaming->gate_up.floor_seconds == approx(one.streaming->gate_up.floor_seconds));
+  CHECK(other.streaming->gate_up.memory_efficiency == approx(one.streaming->gate_up.memory_efficiency));
+  CHECK(other.streaming->down.floor_seconds == approx(one.streaming->down.floor_seconds));
+  CHECK(other.streaming->down.memory_efficiency == approx(one.streaming->down.memory_efficiency));
+}
