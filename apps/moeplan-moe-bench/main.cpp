@@ -1,5 +1,6 @@
 // moeplan-moe-bench: `check` runs every GPU-vs-CPU correctness test of the fused-MoE path and
-// prints "N passed, M failed" (exit 77 when no GPU is present); `sweep` writes the benchmark JSON.
+// prints "N passed, M failed" (exit 77 when no GPU is present); `sweep` writes the benchmark JSON;
+// `stream` the weights streamed alone in the streaming GEMM's staging layouts.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "check_layer.hpp"
 #include "gpu/device_ceilings.hpp"
 #include "layer_case.hpp"
+#include "stream.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -49,8 +51,12 @@ int main(int argc, char** argv) {
   sweep->add_option("--out", sweep_options.output_path, "JSON file to write")->required();
   sweep->add_option("--tokens", sweep_options.tokens, "tokens per rank, ascending")->expected(1, -1);
   sweep->add_option("--formats", sweep_options.formats, "weight formats")->check(CLI::IsMember({"bf16", "fp8"}));
+  moeplan::bench::StreamOptions stream_options;
+  CLI::App* stream = app.add_subcommand("stream", "weights streamed alone in the streaming GEMM's layouts, as JSON");
+  stream->add_option("--out", stream_options.output_path, "JSON file to write")->required();
   CLI11_PARSE(app, argc, argv);
   sweep_options.command = joined(argc, argv);
+  stream_options.command = sweep_options.command;
 
   if (!moeplan::gpu::cuda_device_present()) {
     std::printf("no CUDA device present: GPU checks skipped\n");
@@ -58,6 +64,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (check->parsed()) return run_checks(seed);
+    if (stream->parsed()) return moeplan::bench::run_stream(stream_options);
     return moeplan::bench::run_sweep(sweep_options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "moeplan-moe-bench: %s\n", error.what());

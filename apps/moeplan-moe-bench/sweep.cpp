@@ -72,6 +72,9 @@ void sweep_slice(const SweepModel& model, int local_routed, gpu::WeightFormat fo
   }
 }
 
+
+}  // namespace
+
 nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings& ceilings) {
   return {{"name", facts.name},
           {"count", 1},
@@ -85,8 +88,6 @@ nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings&
           {"bf16_gemm_flops_per_second", ceilings.bf16_gemm_flops_per_second},
           {"gemm_measure", "cublasGemmEx bf16 8192^3, fp32 accumulation, random data, median of 7 trials"}};
 }
-
-}  // namespace
 
 int run_sweep(const SweepOptions& options) {
   cudaStream_t stream = nullptr;

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "gpu/device_ceilings.hpp"
+
 namespace moeplan::bench {
 
 struct SweepOptions {
@@ -14,5 +18,8 @@ struct SweepOptions {
 };
 
 int run_sweep(const SweepOptions& options);
+
+// The device and its measured ceilings, as the sweep's and the stream's JSON record them.
+nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings& ceilings);
 
 }  // namespace moeplan::bench

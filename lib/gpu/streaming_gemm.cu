@@ -266,8 +266,9 @@ template <WeightFormat Format, bool Gated, int Warpgroups>
 void launch_shape(StreamingParams params, cudaStream_t stream) {
   using S = Stage<Format, Warpgroups>;
   const auto kernel = streaming_kernel<Format, Gated, Warpgroups>;
-  params.weight_map = swizzled_expert_map(
-      {params.weights, params.experts, params.weight_rows, params.reduction, S::kElementBytes, Gated}, S::kWeightRows);
+  params.weight_map = swizzled_expert_map({params.weights, params.experts, params.weight_rows, params.reduction,
+                                           S::kElementBytes, Gated, S::kL2PromotionBytes},
+                                          S::kWeightRows);
   const int stage_bytes = S::bytes(params.staged_rows) + S::scale_bytes(params.staged_rows);
   const int segment_bytes = S::segment_scale_bytes(params.reduction);
   params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm, segment_bytes);

@@ -27,11 +27,10 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
   return found;
 }
 
-// bf16 boxes come two lines of a row's 256 bytes at once, and L2's own fetch streams them faster than
-// a 256-byte promotion (decode points +0.03-0.05 of copy bandwidth on H200); an e4m3 box is one line
-// of a row, and promoting it fetches the next block's line with it (without: -0.01-0.03).
-CUtensorMapL2promotion l2_promotion(int element_bytes) {
-  return element_bytes == 1 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+CUtensorMapL2promotion l2_promotion(int bytes) {
+  if (bytes == 0) return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  if (bytes == 256) return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  throw std::runtime_error("tensor map: an L2 promotion of " + std::to_string(bytes) + " bytes (0 or 256)");
 }
 
 }  // namespace
@@ -59,7 +58,7 @@ CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   CUtensorMap map{};
   const CUresult result = encoder()(&map, type, 5, const_cast<void*>(matrices.base), dims, strides, box,
                                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                    l2_promotion(matrices.element_bytes), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                    l2_promotion(matrices.l2_promotion_bytes), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {
     throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(result)) +
                              ") for " + std::to_string(matrices.experts) + " x " + std::to_string(matrices.rows) +

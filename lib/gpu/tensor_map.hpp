@@ -17,6 +17,7 @@ struct ExpertMatrices {
   int columns = 0;
   int element_bytes = 1;  // 1: e4m3 codes (copied as bytes), 2: bf16
   bool gate_up = false;   // rows [0, rows/2) are gate rows and [rows/2, rows) up rows
+  int l2_promotion_bytes = 0;  // 0 or 256: how far L2 widens each box row's fetch from DRAM
 };
 
 // The map of `matrices`, copied in boxes of box_rows rows x 128 bytes of k. A box starting at group
