@@ -49,9 +49,10 @@ TEST_CASE("--quick keeps at least three expert slices so one can be held out") {
   const SweepPlan plan = sweep_plan(test::deepseek_v3(), 2, true);
   CHECK(plan.moe_local_experts == std::vector<std::int64_t>{16, 64, 256});
   // DeepSeek-V3 (8 routed + 1 fused shared per token): at 1024 tokens E_local 16 and 64 get 9216 / 17 = 542
-  // and 9216 / 65 = 142 rows per slot, both past the streaming kernel's 128 (lib/gpu/moe_layer.hpp), so
-  // the library path is timed on two slices, not only E_local 16 at 256 tokens (135 rows per slot).
-  CHECK(plan.moe_tokens == std::vector<std::int64_t>{1, 16, 256, 1024});
+  // and 9216 / 65 = 142 rows per slot, both past the streaming kernel's 128 (lib/gpu/moe_layer.hpp); at
+  // 4096, E_local 256 gets 36864 / 257 = 143, so the library path is timed on every slice and the fit
+  // keeps three points a variant (E_local 16 at 1024 and 4096, 256 at 4096) with 64 held out.
+  CHECK(plan.moe_tokens == std::vector<std::int64_t>{1, 16, 256, 1024, 4096});
   CHECK(plan.moe.fp8);
   CHECK(plan.moe.grouped_router);
   CHECK(plan.collective_bytes.back() == 64 * 1024 * 1024);
