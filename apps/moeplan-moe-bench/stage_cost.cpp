@@ -58,7 +58,8 @@ StageCost gate_up_cost(const LayerTraffic& t) {
 
 StageCost down_cost(const LayerTraffic& t) {
   const double weights = t.active_experts * expert_matrix_bytes(t.format, t.hidden, t.intermediate);
-  const double activations = static_cast<double>(t.rows) * (t.intermediate * input_element_bytes(t.format) + t.hidden * kBf16);
+  const double activations =
+      static_cast<double>(t.rows) * (t.intermediate * input_element_bytes(t.format) + t.hidden * kBf16);
   return {weights + activations, 2.0 * t.rows * t.intermediate * t.hidden};
 }
 

@@ -216,8 +216,8 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
   const int producer = threadIdx.x - S::kThreads;
   const auto copies = token_copies<S::kChunks, N, S::kProducerThreads>(source_rows, params.staged_rows, valid, producer);
   if constexpr (S::kScaledTokens) {
-    stage_segment_scales<Gated>(token_scales + params.stages * params.staged_rows, params, expert, row_tile, first, last,
-                                producer, S::kProducerThreads);
+    float* const segment_scales = token_scales + params.stages * params.staged_rows;
+    stage_segment_scales<Gated>(segment_scales, params, expert, row_tile, first, last, producer, S::kProducerThreads);
   }
   int buffer = 0, parity = 0;
   for (int block = first; block < last; ++block) {

@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(kThreads) weight_stream_kernel(const __grid_co
       if (block >= params.buffers) wait_phase(freed + buffer, parity ^ 1);
       arrive_expecting(landed + buffer, buffer_bytes);
       for (int line = 0; line < params.lines; ++line) {
-        copy_box(ring + buffer * buffer_bytes + line * line_bytes, &params.map, (block * params.lines + line) * kLineBytes,
-                 group, expert, landed + buffer);
+        const int k = (block * params.lines + line) * kLineBytes;
+        copy_box(ring + buffer * buffer_bytes + line * line_bytes, &params.map, k, group, expert, landed + buffer);
       }
     } else if (threadIdx.x == 0) {
       wait_phase(landed + buffer, parity);
@@ -97,8 +97,9 @@ double time_weight_stream(const ExpertMatrices& matrices, const WeightStreamLayo
   const auto kernel = weight_stream_kernel;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, share),
              "cudaFuncSetAttribute(weight_stream_kernel, max dynamic shared memory)");
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
-             "cudaFuncSetAttribute(weight_stream_kernel, shared memory carveout)");
+  check_cuda(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+      "cudaFuncSetAttribute(weight_stream_kernel, shared memory carveout)");
   int per_multiprocessor = 0;
   check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, share),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(weight_stream_kernel)");

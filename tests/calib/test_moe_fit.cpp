@@ -154,7 +154,8 @@ TEST_CASE("a GEMM stage is fitted with its rows' quantization, timed apart or in
   const RooflineReference reference{4.8e12, 989e12};
   const moeplan::AdditiveCost gate_up_truth{10e-6, 0.8, 2.0}, down_truth{8e-6, 0.7, 2.0};
   std::vector<Measurement> inside, apart;
-  for (const auto& [tokens, experts] : std::vector<std::pair<int, int>>{{1, 8}, {16, 8}, {64, 8}, {256, 32}, {1024, 256}, {64, 256}}) {
+  const std::vector<std::pair<int, int>> points = {{1, 8}, {16, 8}, {64, 8}, {256, 32}, {1024, 256}, {64, 256}};
+  for (const auto& [tokens, experts] : points) {
     Measurement layer;
     layer.family = Family::moe_layer;
     layer.label = "streaming";
