@@ -65,7 +65,7 @@ struct Stage {
   static constexpr int kBlocksPerSm = 4 / Warpgroups;  // CTAs per SM: 80 (bf16) or 96 registers a thread (ptxas -v)
   // bf16 boxes come two lines of a row's 256 bytes at once, and stream faster without a promotion
   // (`moeplan-moe-bench stream`; decode points +0.03 on H200, -0.01 on H100); an e4m3 box is one
-  // line of a row, and promoting it fetches the next block's line with it (without: -0.01 to -0.03).
+  // line of a row, and promoting it fetches the next block's line with it (without: -0.008 on H200).
   static constexpr int kL2PromotionBytes = kScaledTokens ? 256 : 0;
 
   __host__ __device__ static constexpr int token_bytes(int rows) { return kLines * rows * kSwizzleBytes; }
