@@ -64,7 +64,7 @@ struct Stage {
   static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
   static constexpr int kBlocksPerSm = 4 / Warpgroups;  // CTAs per SM: 80 (bf16) or 96 registers a thread (ptxas -v)
   // bf16 boxes come two lines of a row's 256 bytes at once, and stream faster without a promotion
-  // (`moeplan-moe-bench stream`; decode points +0.03 on H200, -0.01 on H100); an e4m3 box is one
+  // (`moeplan-moe-bench stream` on H200; decode points +0.03 on H200, -0.01 on H100); an e4m3 box is one
   // line of a row, and promoting it fetches the next block's line with it (without: -0.008 on H200).
   static constexpr int kL2PromotionBytes = kScaledTokens ? 256 : 0;
 
