@@ -8,6 +8,7 @@
 #include "gpu/async_copy.cuh"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_attribute.hpp"
+#include "gpu/kernel_shared_memory.hpp"
 #include "gpu/partial_sums.cuh"
 #include "gpu/streaming_stage.cuh"
 #include "gpu/tensor_map.hpp"
@@ -128,8 +129,9 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
   const int row_b = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group + kTileRows);
   const std::uint64_t first_weights = swizzled_descriptor(staged + warpgroup * kWarpgroupRows * kSwizzleBytes);
   const std::uint64_t first_tokens = swizzled_descriptor(staged + S::kWeightBytes);
-  // e4m3: the segment's weight scales (gpu/streaming_stage.cuh), row b's the up rows' when gated.
-  const float* const scales_a = token_scales + stages * params.staged_rows - segment.work.first;
+  // e4m3: the segment's weight scales from its first block on (gpu/streaming_stage.cuh), row b's the up
+  // rows' when gated.
+  const float* const scales_a = token_scales + stages * params.staged_rows;
   const float* const scales_b = scales_a + (Gated ? segment.work.last - segment.work.first : 0);
   float sums[N / 2] = {};
   float partial[N / 2];
@@ -149,7 +151,8 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
     }
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
-      promote<N>(partial, token_scales + buffer * params.staged_rows, scales_a[block], scales_b[block], quad, sums);
+      promote<N>(partial, token_scales + buffer * params.staged_rows, scales_a[block - segment.work.first],
+                 scales_b[block - segment.work.first], quad, sums);
     }
     // The warp's wgmma reads and scale loads are done: one arrival a warp frees the buffer.
     __syncwarp();
@@ -241,10 +244,8 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
   stream_fewest<Format, Gated, Warpgroups>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
 }
 
-int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, current_device()); }
-
-// Staging buffers per CTA: as many as a 1 / ctas share of the multiprocessor's shared memory holds
-// (less the CTA's reserved and static bytes, its alignment atom and its segment's weight scales), at least 2, so that the SM keeps
+// Staging buffers per CTA: as many as its share of the multiprocessor's shared memory holds (less its
+// static bytes, its alignment atom and its segment's weight scales), at least 2, so that the SM keeps
 // as many weight bytes in flight as fit. ctas: what the registers allow; on H200, 1-3 CTAs with deeper
 // buffers streamed slower than 4 with shallower ones (measured before the producer warps, when each
 // CTA's per-block work was serial).
@@ -253,11 +254,7 @@ int staging_buffers(Kernel kernel, int buffer_bytes, int ctas, int segment_bytes
   cudaFuncAttributes attributes{};
   check_cuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes(streaming_kernel)");
   const int fixed = static_cast<int>(attributes.sharedSizeBytes) + kAtomBytes + segment_bytes;
-  const int device = current_device();
-  const int per_cta = std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) / ctas -
-                                   device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device),
-                               device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return std::clamp((per_cta - fixed) / buffer_bytes, 2, kMostStages);
+  return std::clamp((shared_memory_share(ctas) - fixed) / buffer_bytes, 2, kMostStages);
 }
 
 // A wave: the CTAs the SMs hold at once. CTAs past the launch's work (its blocks are counted on the
@@ -273,15 +270,7 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
   const int segment_bytes = S::segment_scale_bytes(params.reduction);
   params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm, segment_bytes);
   const int shared_bytes = params.stages * stage_bytes + kAtomBytes + segment_bytes;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
-             "cudaFuncSetAttribute(streaming_kernel, max dynamic shared memory)");
-  // Shared memory over L1: the weights reach shared memory by TMA, and more buffers keep more in flight.
-  check_cuda(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
-      "cudaFuncSetAttribute(streaming_kernel, shared memory carveout)");
-  int per_multiprocessor = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, S::kCtaThreads, shared_bytes),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(streaming_kernel)");
+  const int per_multiprocessor = fit_shared_memory(kernel, S::kCtaThreads, shared_bytes, "streaming_kernel");
   const int ctas_per_multiprocessor = std::min(per_multiprocessor, kStreamingCtasPerSm);
   params.wave = std::min(multiprocessors() * ctas_per_multiprocessor, params.workspace.slots);
   if (params.wave < 1) {

@@ -185,7 +185,7 @@ __device__ const float* weight_scales(const StreamingParams& params, int expert,
 // e4m3: the weight scales of blocks first .. last - 1 for the CTA's rows into segment_scales
 // ([2][last - first]: gate or only rows, then up rows), landing with the first block. Every row of a
 // CTA's tile lies in one 128-row scale block (two, gate and up, when gated), so these are all its
-// scales; loaded by the consumers a block ahead, each sector's first read waited on DRAM mid-loop.
+// scales, and the consumers' loop reads no global memory.
 template <bool Gated>
 __device__ void stage_segment_scales(float* segment_scales, const StreamingParams& params, int expert, int row_tile,
                                      int first, int last, int producer, int producers) {

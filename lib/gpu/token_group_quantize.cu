@@ -16,8 +16,6 @@ namespace {
 constexpr int kWarpsPerBlock = 8;
 constexpr long kBlocksPerSm = 8;  // 64 warps: a full SM
 
-int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount, current_device()); }
-
 __device__ std::uint16_t e4m3_pair(float first, float second) {
   return __nv_cvt_float2_to_fp8x2(make_float2(first, second), __NV_SATFINITE, __NV_E4M3);
 }

@@ -6,6 +6,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_attribute.hpp"
 #include "gpu/event_timer.hpp"
+#include "gpu/kernel_shared_memory.hpp"
 #include "gpu/shared_address.cuh"
 #include "gpu/tma_copy.cuh"
 
@@ -88,21 +89,13 @@ double time_weight_stream(const ExpertMatrices& matrices, const WeightStreamLayo
   const StreamParams params{swizzled_expert_map(promoted, layout.box_rows), matrices.rows / layout.box_rows,
                             matrices.columns / (layout.lines * kLineBytes), layout.box_rows, layout.lines,
                             layout.buffers};
-  const int device = current_device();
-  // Each CTA takes its share of the SM's shared memory, so that no more than ctas_per_sm fit.
-  const int share = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) / layout.ctas_per_sm -
-                    device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device) - kAtomBytes;
+  // Each CTA takes its share of the SM's shared memory (less an atom, room for its static barriers), so
+  // that no more than ctas_per_sm fit.
+  const int share = shared_memory_share(layout.ctas_per_sm) - kAtomBytes;
   const int ring_bytes = layout.buffers * layout.lines * layout.box_rows * kLineBytes + kAtomBytes;
   if (ring_bytes > share) throw std::invalid_argument("weight stream: the buffers do not fit the CTAs per SM");
   const auto kernel = weight_stream_kernel;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, share),
-             "cudaFuncSetAttribute(weight_stream_kernel, max dynamic shared memory)");
-  check_cuda(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
-      "cudaFuncSetAttribute(weight_stream_kernel, shared memory carveout)");
-  int per_multiprocessor = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, share),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(weight_stream_kernel)");
+  const int per_multiprocessor = fit_shared_memory(kernel, kThreads, share, "weight_stream_kernel");
   if (per_multiprocessor != layout.ctas_per_sm) {
     throw std::invalid_argument("weight stream: " + std::to_string(per_multiprocessor) + " CTAs fit an SM, not " +
                                 std::to_string(layout.ctas_per_sm));

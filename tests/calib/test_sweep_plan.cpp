@@ -53,6 +53,14 @@ TEST_CASE("--quick keeps at least three expert slices so one can be held out") {
   // 4096, E_local 256 gets 36864 / 257 = 143, so the library path is timed on every slice and the fit
   // keeps three points a variant (E_local 16 at 1024 and 4096, 256 at 4096) with 64 held out.
   CHECK(plan.moe_tokens == std::vector<std::int64_t>{1, 16, 256, 1024, 4096});
+  // Every slice's largest load is past the switch: rows per slot = tokens x 9 / (E_local + 1).
+  const double fp8_streaming_most_rows = 128;
+  for (const std::int64_t local : plan.moe_local_experts) {
+    CAPTURE(local);
+    const double most_rows = static_cast<double>(plan.moe_tokens.back()) * 9 / static_cast<double>(local + 1);
+    CHECK(most_rows > fp8_streaming_most_rows);
+  }
+  CHECK(static_cast<double>(plan.moe_tokens.back()) * 9 / 257 == doctest::Approx(143.4).epsilon(0.001));
   CHECK(plan.moe.fp8);
   CHECK(plan.moe.grouped_router);
   CHECK(plan.collective_bytes.back() == 64 * 1024 * 1024);
