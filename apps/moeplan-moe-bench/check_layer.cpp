@@ -25,6 +25,8 @@ std::string format_name(gpu::WeightFormat format) {
   return format == gpu::WeightFormat::bf16 ? "bf16" : "fp8";
 }
 
+std::string path_name(gpu::GemmPath path) { return path == gpu::GemmPath::streaming ? "streaming" : "cublas"; }
+
 // doc 000: the fused output must equal routed * factor + shared, computed here the unfused way.
 std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& host, const moe::ExpertWeights& weights,
                                       const moe::Routing& fused) {
@@ -51,7 +53,7 @@ std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& h
 
 void check_path(const std::string& prefix, gpu::GemmPath path, StageRunner& runner, const moe::ExpertWeights& weights, const std::vector<double>& layer_reference,
                 const std::vector<double>* unquantised_reference, CheckTally& tally) {
-  const std::string name = prefix + " " + gpu::gemm_path_name(path);
+  const std::string name = prefix + " " + path_name(path);
   const StageErrors errors = runner.run_gemms_and_combine(path, weights, layer_reference);
   tally.record(name + " w13+silu", errors.gate_up <= kOperandBound, error_text(errors.gate_up, kOperandBound));
   tally.record(name + " w2", errors.down <= kOperandBound, error_text(errors.down, kOperandBound));
@@ -93,8 +95,7 @@ void check_format(const LayerCase& layer, const HostLayer& host, gpu::WeightForm
   if (format == gpu::WeightFormat::fp8_block_scaled) {
     unquantised = unfused_reference(layer, host, host.weights, runner.gpu_routing());
   }
-  for (gpu::GemmPath path : {gpu::GemmPath::streaming, gpu::GemmPath::streaming_pairs, gpu::GemmPath::library}) {
-    if (!runner.has_path(path)) continue;
+  for (gpu::GemmPath path : {gpu::GemmPath::streaming, gpu::GemmPath::library}) {
     check_path(prefix, path, runner, weights, layer_reference, unquantised.empty() ? nullptr : &unquantised, tally);
   }
 }

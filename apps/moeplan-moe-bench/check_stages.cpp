@@ -112,8 +112,6 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
   poison(buffers.sorted_entries, rows * 4);
   poison(buffers.block_experts, blocks * 4);
   poison(buffers.entry_positions, entries * 4);
-  poison(buffers.pair_heads, blocks * 4);
-  poison(buffers.pair_count, 4);
   moe_->align(layer_.tokens);
   moe::Alignment& gpu = gpu_alignment_;
   gpu.block_size = gpu::kStreamingBlockRows;
@@ -123,23 +121,18 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
   gpu.sorted_entries = download(buffers.sorted_entries, rows, stream_);
   gpu.block_experts = download(buffers.block_experts, blocks, stream_);
   gpu.entry_positions = download(buffers.entry_positions, entries, stream_);
-  const std::int32_t pairs = download(buffers.pair_count, 1, stream_).front();
-  const bool pairs_fit = pairs >= 0 && static_cast<std::size_t>(pairs) <= blocks;
-  if (pairs_fit) gpu.pair_heads = download(buffers.pair_heads, static_cast<std::size_t>(pairs), stream_);
   const std::size_t used_rows = static_cast<std::size_t>(cpu.padded_rows());
   const bool tails_unused = std::all_of(gpu.sorted_entries.begin() + used_rows, gpu.sorted_entries.end(),
                                         [](std::int32_t entry) { return entry == moe::kPaddingEntry; }) &&
                             std::all_of(gpu.block_experts.begin() + cpu.block_experts.size(), gpu.block_experts.end(),
                                         [](std::int32_t expert) { return expert == -1; });
   const bool layout = gpu.expert_counts == cpu.expert_counts && gpu.expert_offsets == cpu.expert_offsets &&
-                      std::equal(cpu.block_experts.begin(), cpu.block_experts.end(), gpu.block_experts.begin()) &&
-                      pairs_fit && gpu.pair_heads == cpu.pair_heads;
+                      std::equal(cpu.block_experts.begin(), cpu.block_experts.end(), gpu.block_experts.begin());
   const bool passed = layout && tails_unused && segments_hold_same_entries(cpu, gpu) && positions_consistent(cpu, gpu);
   gpu.sorted_entries.resize(used_rows);
   gpu.block_experts.resize(cpu.block_experts.size());
   return {passed, std::to_string(cpu.padded_rows()) + " aligned rows, " + std::to_string(cpu.block_experts.size()) +
-                      " blocks, " + std::to_string(cpu.pair_heads.size()) + " block pairs" +
-                      (passed ? "" : " (layout, pair, tail, segment or position mismatch)")};
+                      " blocks" + (passed ? "" : " (layout, tail, segment or position mismatch)")};
 }
 
 TokenGroupBuffers StageRunner::poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes,

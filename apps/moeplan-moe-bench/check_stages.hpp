@@ -47,7 +47,6 @@ class StageRunner {
                                     const std::vector<double>& layer_reference);
   double layer_error(const std::vector<double>& reference) const;
   bool quantizes_activations() const { return moe_->quantizes_activations(); }
-  bool has_path(gpu::GemmPath path) const { return moe_->has_path(path); }
 
  private:
   std::vector<std::size_t> valid_elements(int width) const;

@@ -38,6 +38,8 @@ LayerTraffic read_traffic(const LayerCase& rank, gpu::MoeLayer& layer, cudaStrea
   return traffic;
 }
 
+const char* path_name(gpu::GemmPath path) { return path == gpu::GemmPath::streaming ? "streaming" : "cublas"; }
+
 }  // namespace
 
 void launch_router(const LayerCase& layer, const float* logits, const float* bias, int tokens,
@@ -63,16 +65,13 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
   model_traffic.routed_experts = model.full.routed_experts();
 
   nlohmann::json paths = nlohmann::json::object();
-  for (gpu::GemmPath path : {gpu::GemmPath::streaming, gpu::GemmPath::streaming_pairs, gpu::GemmPath::library}) {
-    if (!layer.has_path(path)) continue;
-    // A slot passes one block's rows only past that many tokens (a token sends one row to a slot).
-    if (path == gpu::GemmPath::streaming_pairs && tokens <= gpu::kStreamingBlockRows) continue;
-    if (path != gpu::GemmPath::library && traffic.rows > kStreamingTimedRows * layer.weights().num_experts) continue;
+  for (gpu::GemmPath path : {gpu::GemmPath::streaming, gpu::GemmPath::library}) {
+    if (path == gpu::GemmPath::streaming && traffic.rows > kStreamingTimedRows * layer.weights().num_experts) continue;
     layer.quantize_hidden(inputs.hidden_states, tokens);
     const gpu::Timing gate_up = gpu::time_on_stream([&] { layer.gate_up(inputs.hidden_states, tokens, path); }, stream);
     layer.quantize_activation(tokens);
     const gpu::Timing down = gpu::time_on_stream([&] { layer.down(tokens, path); }, stream);
-    paths[gpu::gemm_path_name(path)] = {{"gate_up", stage_record(gate_up, gate_up_cost(traffic), ceilings)},
+    paths[path_name(path)] = {{"gate_up", stage_record(gate_up, gate_up_cost(traffic), ceilings)},
                               {"down", stage_record(down, down_cost(traffic), ceilings)}};
   }
   const gpu::GemmPath chosen = layer.choose_path(tokens);
@@ -97,8 +96,8 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
                                combine_cost(traffic);
   nlohmann::json stages = {{"routing", stage_record(routing, routing_cost(model_traffic), ceilings)},
                            {"align", stage_record(align, align_cost(traffic), ceilings)},
-                           {"gate_up", paths[gpu::gemm_path_name(chosen)]["gate_up"]},
-                           {"down", paths[gpu::gemm_path_name(chosen)]["down"]},
+                           {"gate_up", paths[path_name(chosen)]["gate_up"]},
+                           {"down", paths[path_name(chosen)]["down"]},
                            {"combine", stage_record(combine, combine_cost(traffic), ceilings)},
                            {"layer", stage_record(whole, layer_cost, ceilings)}};
   if (quantizes) {
@@ -109,7 +108,7 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
               "w13 %8.1f us %5.1f%% | "
               "w2 %8.1f us %5.1f%% | combine %6.1f us | layer %8.1f us %5.1f%%\n",
               model.full.name.c_str(), rank.routed_experts(), rank.parallel.fused_shared,
-              layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8", tokens, gpu::gemm_path_name(chosen),
+              layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8", tokens, path_name(chosen),
               routing.median_seconds * 1e6, align.median_seconds * 1e6,
               (quantize_hidden.median_seconds + quantize_activation.median_seconds) * 1e6,
               stages["gate_up"]["seconds"].get<double>() * 1e6, stages["gate_up"]["roofline_fraction"].get<double>() * 100,
@@ -124,7 +123,7 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
           {"top_k", rank.top_k()},
           {"rows", traffic.rows},
           {"active_experts", traffic.active_experts},
-          {"path", gpu::gemm_path_name(chosen)},
+          {"path", path_name(chosen)},
           {"stages", stages},
           {"gemm_paths", paths}};
 }

@@ -78,15 +78,6 @@ __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* exp
     for (int block = offset / block_size; block < (offset + padded) / block_size; ++block) out.block_experts[block] = expert;
   }
   if (expert == 0) out.expert_offsets[num_local_experts] = total_rows;
-  // The expert's blocks two at a time (moe::Alignment::pair_heads), after its peers' pairs.
-  const int blocks = padded / block_size;
-  int total_pairs = 0;
-  __syncthreads();  // the scan's warp totals are read by all before the second scan writes them
-  const int pair_offset = block_exclusive_scan((blocks + 1) / 2, warp_totals, total_pairs);
-  if (expert < num_local_experts) {
-    for (int pair = 0; 2 * pair < blocks; ++pair) out.pair_heads[pair_offset + pair] = offset / block_size + 2 * pair;
-  }
-  if (expert == 0) *out.pair_count = total_pairs;
   for (int block = total_rows / block_size + threadIdx.x; block < max_blocks; block += kThreads) out.block_experts[block] = -1;
   // Every row starts as padding, written coalesced by the whole block (one thread per expert
   // writing its own padding rows is ~60 scattered stores each, slow from a single SM); the

@@ -15,8 +15,6 @@ struct AlignmentBuffers {
   std::int32_t* sorted_entries = nullptr;   // [max_blocks * block_size], padding -1
   std::int32_t* block_experts = nullptr;    // [max_blocks], -1 past the last used block
   std::int32_t* entry_positions = nullptr;  // [entries], -1 for entries other ranks hold
-  std::int32_t* pair_heads = nullptr;       // [max_blocks]: moe::Alignment::pair_heads, then unwritten
-  std::int32_t* pair_count = nullptr;       // [1]: how many pair_heads holds
 };
 
 void launch_align(const std::int32_t* expert_ids, int num_entries, const std::int32_t* global_to_local,

@@ -9,10 +9,6 @@
 
 namespace moeplan::gpu {
 
-const char* gemm_path_name(GemmPath path) {
-  return path == GemmPath::streaming ? "streaming" : path == GemmPath::streaming_pairs ? "streaming_pairs" : "cublas";
-}
-
 MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWeightsView& weights,
                    cudaStream_t stream)
     : config_(config),
@@ -29,8 +25,6 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       sorted_entries_(static_cast<std::size_t>(max_rows_)),
       block_experts_(static_cast<std::size_t>(max_rows_ / kStreamingBlockRows)),
       entry_positions_(expert_ids_.size()),
-      pair_heads_(block_experts_.size()),
-      pair_count_(1),
       activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
       expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden),
       arrivals_(static_cast<std::size_t>(streaming_workspace_slots())),
@@ -92,20 +86,15 @@ GemmPath MoeLayer::choose_path(int tokens) const {
              : GemmPath::library;
 }
 
-bool MoeLayer::has_path(GemmPath path) const {
-  return path != GemmPath::streaming_pairs || weights_.format == WeightFormat::fp8_block_scaled;
-}
-
 int MoeLayer::max_blocks(int tokens) const {
   return moe::max_aligned_blocks(tokens * config_.columns, weights_.num_experts, kStreamingBlockRows);
 }
 
 int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStreamingBlockRows); }
 
-StreamingBlocks MoeLayer::streaming_blocks(int tokens, GemmPath path) const {
-  return {sorted_entries_.data(),    block_experts_.data(), expert_offsets_.data() + weights_.num_experts,
-          max_blocks(tokens),        block_rows(tokens),    pair_heads_.data(),
-          pair_count_.data(),        path == GemmPath::streaming_pairs};
+StreamingBlocks MoeLayer::streaming_blocks(int tokens) const {
+  return {sorted_entries_.data(), block_experts_.data(), expert_offsets_.data() + weights_.num_experts,
+          max_blocks(tokens), block_rows(tokens)};
 }
 
 StreamingWorkspace MoeLayer::workspace() const {
@@ -114,7 +103,7 @@ StreamingWorkspace MoeLayer::workspace() const {
 
 AlignmentBuffers MoeLayer::alignment() const {
   return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
-          entry_positions_.data(), pair_heads_.data(),     pair_count_.data()};
+          entry_positions_.data()};
 }
 
 void MoeLayer::require_tokens(int tokens) const {
@@ -130,8 +119,8 @@ void MoeLayer::align(int tokens) {
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {
   require_tokens(tokens);
   const GemmRows input = token_groups(hidden_states, hidden_codes_, hidden_scales_);
-  if (path != GemmPath::library) {
-    launch_streaming_gate_up(input, config_.columns, streaming_blocks(tokens, path), weights_, workspace(),
+  if (path == GemmPath::streaming) {
+    launch_streaming_gate_up(input, config_.columns, streaming_blocks(tokens), weights_, workspace(),
                              activation_.data(), stream_);
     return;
   }
@@ -144,8 +133,8 @@ void MoeLayer::down(int tokens, GemmPath path) {
   require_tokens(tokens);
   const int rows = max_blocks(tokens) * kStreamingBlockRows;
   const GemmRows input = token_groups(activation_.data(), activation_codes_, activation_scales_);
-  if (path != GemmPath::library) {
-    launch_streaming_down(input, streaming_blocks(tokens, path), weights_, workspace(), expert_rows_.data(), stream_);
+  if (path == GemmPath::streaming) {
+    launch_streaming_down(input, streaming_blocks(tokens), weights_, workspace(), expert_rows_.data(), stream_);
     return;
   }
   if (!library_) throw std::logic_error("MoeLayer::down: the library path runs gate_up first");

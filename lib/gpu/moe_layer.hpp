@@ -17,9 +17,7 @@
 
 namespace moeplan::gpu {
 
-// streaming_pairs: the streaming kernel over an expert's blocks two at a time (e4m3 weights only).
-enum class GemmPath { streaming, streaming_pairs, library };
-const char* gemm_path_name(GemmPath path);  // "streaming", "streaming_pairs", "cublas"
+enum class GemmPath { streaming, library };
 
 // Streaming reads an expert's weights once per 64-row block; the library path reads them once per expert
 // but pays a fixed cost per expert (cuBLAS calls of a few dozen CTAs each, kLibraryLanes experts at a
@@ -44,7 +42,6 @@ class MoeLayer {
 
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
-  bool has_path(GemmPath path) const;  // streaming_pairs: e4m3 weights only
   // e4m3 weights read e4m3 token groups on either path: the hidden states and the activation are
   // quantized first, each by a kernel of its own (kernels.md: the FP8 fused-MoE paths).
   bool quantizes_activations() const;
@@ -78,7 +75,7 @@ class MoeLayer {
 
  private:
   void require_tokens(int tokens) const;
-  StreamingBlocks streaming_blocks(int tokens, GemmPath path) const;
+  StreamingBlocks streaming_blocks(int tokens) const;
   StreamingWorkspace workspace() const;
   // What the grouped GEMMs read: bf16 rows as they are, or for e4m3 weights their token groups.
   GemmRows token_groups(const std::uint16_t* rows, DeviceBuffer<std::uint8_t>& codes, DeviceBuffer<float>& scales);
@@ -91,7 +88,6 @@ class MoeLayer {
   DeviceBuffer<std::int32_t> expert_ids_, global_to_local_;
   DeviceBuffer<float> router_weights_;
   DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
-  DeviceBuffer<std::int32_t> pair_heads_, pair_count_;
   DeviceBuffer<std::uint16_t> activation_, expert_rows_;
   DeviceBuffer<std::int32_t> arrivals_;  // the streaming GEMM's workspace (gpu/streaming_gemm.hpp)
   DeviceBuffer<float> partial_sums_;

@@ -112,22 +112,13 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
   }
 }
 
-// The sums (or partials) of a block pair's second block, after the first block's N / 2.
-template <int Offset, int Count, int Size>
-__device__ float (&second_block(float (&values)[Size]))[Count] {
-  static_assert(Offset + Count <= Size, "the second block's values follow the first's");
-  return reinterpret_cast<float(&)[Count]>(values[Offset]);
-}
-
-// The consumers' side of the segment against N token rows, and in a block pair NB more, staged from row
-// 64 on: each block, once landed, is multiplied (e4m3: its partials promoted) and freed for the
-// producer warps; the consumers never meet at a CTA barrier. The pieces of a split tile add up their
-// partial sums first; the last to finish writes the tile.
-template <WeightFormat Format, bool Gated, int Warpgroups, int N, int NB>
+// The consumers' side of the segment against N token rows: each block, once landed, is multiplied
+// (e4m3: its partial promoted) and freed for the producer warps; the consumers never meet at a CTA
+// barrier. The pieces of a split tile add up their partial sums first; the last to finish writes the tile.
+template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
                                 int valid, const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
-  constexpr int kValues = (N + NB) / 2;
   const int buffer_bytes = S::bytes(params.staged_rows);
   const int stages = params.stages;
   const int first_tile = segment.row_tile * Warpgroups;
@@ -138,13 +129,12 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
   const int row_b = weight_row<Gated>(params, first_tile + warpgroup, 16 * warp + group + kTileRows);
   const std::uint64_t first_weights = swizzled_descriptor(staged + warpgroup * kWarpgroupRows * kSwizzleBytes);
   const std::uint64_t first_tokens = swizzled_descriptor(staged + S::kWeightBytes);
-  const int token_line_bytes = params.staged_rows * kSwizzleBytes;
   // e4m3: the segment's weight scales from its first block on (gpu/streaming_stage.cuh), row b's the up
   // rows' when gated.
   const float* const scales_a = token_scales + stages * params.staged_rows;
   const float* const scales_b = scales_a + (Gated ? segment.work.last - segment.work.first : 0);
-  float sums[kValues] = {};
-  float partial[kValues];
+  float sums[N / 2] = {};
+  float partial[N / 2];
   // Block i of the segment uses buffer i % stages, in that buffer's (i / stages)-th phase.
   int buffer = 0, parity = 0;
   for (int block = segment.work.first; block < segment.work.last; ++block) {
@@ -154,23 +144,15 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
     const int buffer_offset = buffer * buffer_bytes;
     const std::uint64_t weights = descriptor_advanced(first_weights, buffer_offset);
     const std::uint64_t tokens = descriptor_advanced(first_tokens, buffer_offset);
-    const std::uint64_t second_tokens = descriptor_advanced(tokens, kStreamingBlockRows * kSwizzleBytes);
-    float(&accumulators)[kValues] = S::kScaledTokens ? partial : sums;
-    multiply_block<Format, Warpgroups, N>(weights, tokens, token_line_bytes,
-                                          second_block<0, N / 2>(accumulators), !S::kScaledTokens);
-    if constexpr (NB > 0) {
-      multiply_block<Format, Warpgroups, NB>(weights, second_tokens, token_line_bytes,
-                                             second_block<N / 2, NB / 2>(accumulators), !S::kScaledTokens);
+    if constexpr (S::kScaledTokens) {
+      multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, partial, 0);
+    } else {
+      multiply_block<Format, Warpgroups, N>(weights, tokens, params.staged_rows * kSwizzleBytes, sums, 1);
     }
     wgmma_wait_all();
     if constexpr (S::kScaledTokens) {
-      const float* const scales = token_scales + buffer * params.staged_rows;
-      const float scale_a = scales_a[block - segment.work.first], scale_b = scales_b[block - segment.work.first];
-      promote<N>(second_block<0, N / 2>(partial), scales, scale_a, scale_b, quad, second_block<0, N / 2>(sums));
-      if constexpr (NB > 0) {
-        promote<NB>(second_block<N / 2, NB / 2>(partial), scales + kStreamingBlockRows, scale_a, scale_b, quad,
-                    second_block<N / 2, NB / 2>(sums));
-      }
+      promote<N>(partial, token_scales + buffer * params.staged_rows, scales_a[block - segment.work.first],
+                 scales_b[block - segment.work.first], quad, sums);
     }
     // The warp's wgmma reads and scale loads are done: one arrival a warp frees the buffer.
     __syncwarp();
@@ -181,21 +163,15 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
     }
   }
   if (segment.work.slot >= 0) {
-    float* slot = params.workspace.partial_sums + static_cast<long>(segment.work.slot) * params.slot_values;
-    if (!gather_partial_sums<kValues, S::kThreads>(sums, slot, params.workspace.arrivals + segment.work.slot,
-                                                   segment.work.pieces)) {
+    float* slot = params.workspace.partial_sums + static_cast<long>(segment.work.slot) * kStreamingSlotValues;
+    if (!gather_partial_sums<N / 2, S::kThreads>(sums, slot, params.workspace.arrivals + segment.work.slot,
+                                                 segment.work.pieces)) {
       return;
     }
   }
-  const int valid_first = min(valid, kStreamingBlockRows);
 #pragma unroll
   for (int column_group = 0; column_group < N / kTileRows; ++column_group) {
-    store_group<Gated>(params, sums + 4 * column_group, segment.block, column_group, valid_first, row_a, row_b);
-  }
-#pragma unroll
-  for (int column_group = 0; column_group < NB / kTileRows; ++column_group) {
-    store_group<Gated>(params, sums + N / 2 + 4 * column_group, segment.block + 1, column_group,
-                       valid - kStreamingBlockRows, row_a, row_b);
+    store_group<Gated>(params, sums + 4 * column_group, segment.block, column_group, valid, row_a, row_b);
   }
 }
 
@@ -205,90 +181,51 @@ constexpr int most_rows() {
   return Format == WeightFormat::fp8_block_scaled && Warpgroups == 1 ? kPairedLeastRows / 2 : kStreamingBlockRows;
 }
 
-template <WeightFormat Format, bool Gated, int Warpgroups, int N, int NB>
-__device__ void stream_rows(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                            const int* source_rows, int expert, int valid, const Segment& segment) {
-  if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
-    return produce_blocks<Format, Gated, Warpgroups, N + NB>(params, staged, barriers, source_rows, expert,
-                                                             segment.row_tile * Warpgroups, valid, segment.work.first,
-                                                             segment.work.last);
-  }
-  consume_segment<Format, Gated, Warpgroups, N, NB>(params, staged, barriers, valid, segment);
-}
-
-// A block pair's second block: the fewest of 8, 16, 32, 64 rows that hold its valid rows.
-template <WeightFormat Format, bool Gated, int Warpgroups, int NB = kStreamingBlockRows>
-__device__ void stream_pair(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                            const int* source_rows, int expert, int valid, const Segment& segment) {
-  if constexpr (NB > kTileRows) {
-    if (valid - kStreamingBlockRows <= NB / 2) {
-      return stream_pair<Format, Gated, Warpgroups, NB / 2>(params, staged, barriers, source_rows, expert, valid,
-                                                            segment);
-    }
-  }
-  stream_rows<Format, Gated, Warpgroups, kStreamingBlockRows, NB>(params, staged, barriers, source_rows, expert, valid,
-                                                                  segment);
-}
-
 // wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block
 // (paired warpgroups: of 32 and 64). The producer warps stage that many, the consumers multiply them.
-template <WeightFormat Format, bool Gated, int Warpgroups, bool Pairs, int Rows = most_rows<Format, Warpgroups>()>
+template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = most_rows<Format, Warpgroups>()>
 __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
                               const int* source_rows, int expert, int valid, const Segment& segment) {
-  if constexpr (Pairs) {
-    if (valid > kStreamingBlockRows) {
-      return stream_pair<Format, Gated, Warpgroups>(params, staged, barriers, source_rows, expert, valid, segment);
-    }
-  }
   if constexpr (Rows > (Warpgroups > 1 ? kPairedLeastRows : kTileRows)) {
     if (valid <= Rows / 2) {
-      return stream_fewest<Format, Gated, Warpgroups, false, Rows / 2>(params, staged, barriers, source_rows, expert,
-                                                                       valid, segment);
+      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, barriers, source_rows, expert, valid,
+                                                                segment);
     }
   }
-  stream_rows<Format, Gated, Warpgroups, Rows, 0>(params, staged, barriers, source_rows, expert, valid, segment);
+  if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
+    return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert,
+                                                           segment.row_tile * Warpgroups, valid, segment.work.first,
+                                                           segment.work.last);
+  }
+  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, valid, segment);
 }
 
-// The valid rows of the 64 entries from `entries` on, counted by the whole warp.
-__device__ int valid_rows(const std::int32_t* entries) {
-  const int lane = threadIdx.x % 32;
-  return __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
-         __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
-}
-
-// A CTA's CTAs per SM: a launch that pairs blocks holds two blocks' sums and partials in registers.
-template <WeightFormat Format, int Warpgroups, bool Pairs>
-constexpr int ctas_per_sm() {
-  return Pairs ? 1 : Stage<Format, Warpgroups>::kBlocksPerSm;
-}
-
-// Tiles are (aligned block, or block pair, 64 weight rows per warpgroup), in the order segment_of gives.
-// A CTA streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its warpgroups
+// Tiles are (aligned block, 64 weight rows per warpgroup), in the order segment_of gives. A CTA
+// streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its warpgroups
 // multiply the blocks that its last warps stage (gpu/streaming_stage.cuh).
-template <WeightFormat Format, bool Gated, int Warpgroups, bool Pairs>
-__global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, ctas_per_sm<Format, Warpgroups, Pairs>())
+template <WeightFormat Format, bool Gated, int Warpgroups>
+__global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
   using S = Stage<Format, Warpgroups>;
   // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)],
   // then S::segment_scale_bytes(reduction).
   extern __shared__ uint4 shared_words[];
-  __shared__ int source_rows[2 * kStreamingBlockRows];
+  __shared__ int source_rows[kStreamingBlockRows];
   __shared__ std::uint64_t landed[kMostStages];  // per buffer: its weights and token rows have landed
   __shared__ std::uint64_t freed[kMostStages];   // per buffer: every consumer warp is done with its block
   const int used_blocks = *params.padded_rows / kStreamingBlockRows;
   if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
-  const int units = Pairs ? *params.pair_count : used_blocks;
   moe::TileWork work;
-  if (!moe::tail_split_work(blockIdx.x, units * (params.weight_rows / S::kWeightRows), params.wave,
-                            params.reduction / moe::kScaleBlock, work)) {
+  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / S::kWeightRows), params.wave,
+                 params.reduction / moe::kScaleBlock, work)) {
     return;
   }
-  Segment segment = segment_of(work, units, params.weight_rows / S::kWeightRows);
-  if constexpr (Pairs) segment.block = params.pair_heads[segment.block];
+  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
   const int expert = params.block_experts[segment.block];
+  const int lane = threadIdx.x % 32;
   const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
-  const bool second = Pairs && segment.block + 1 < used_blocks && params.block_experts[segment.block + 1] == expert;
-  const int valid = valid_rows(entries) + (second ? valid_rows(entries + kStreamingBlockRows) : 0);
+  const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
+                    __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
   if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   if (threadIdx.x == 0) {
@@ -304,7 +241,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, ctas_p
   const std::uint32_t start = shared_address(shared_words);
   std::uint8_t* staged =
       reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
-  stream_fewest<Format, Gated, Warpgroups, Pairs>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
+  stream_fewest<Format, Gated, Warpgroups>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
 }
 
 // Staging buffers per CTA: as many as its share of the multiprocessor's shared memory holds (less its
@@ -320,24 +257,22 @@ int staging_buffers(Kernel kernel, int buffer_bytes, int ctas, int segment_bytes
   return std::clamp((shared_memory_share(ctas) - fixed) / buffer_bytes, 2, kMostStages);
 }
 
-// A wave: the CTAs the SMs hold at once, at most one per workspace slot. CTAs past the launch's work
-// (its blocks are counted on the device) return at once.
-template <WeightFormat Format, bool Gated, int Warpgroups, bool Pairs>
+// A wave: the CTAs the SMs hold at once. CTAs past the launch's work (its blocks are counted on the
+// device) return at once.
+template <WeightFormat Format, bool Gated, int Warpgroups>
 void launch_shape(StreamingParams params, cudaStream_t stream) {
   using S = Stage<Format, Warpgroups>;
-  const auto kernel = streaming_kernel<Format, Gated, Warpgroups, Pairs>;
+  const auto kernel = streaming_kernel<Format, Gated, Warpgroups>;
   params.weight_map = swizzled_expert_map({params.weights, params.experts, params.weight_rows, params.reduction,
                                            S::kElementBytes, Gated, S::kL2PromotionBytes},
                                           S::kWeightRows);
   const int stage_bytes = S::bytes(params.staged_rows) + S::scale_bytes(params.staged_rows);
   const int segment_bytes = S::segment_scale_bytes(params.reduction);
-  params.stages = staging_buffers(kernel, stage_bytes, ctas_per_sm<Format, Warpgroups, Pairs>(), segment_bytes);
-  params.slot_values = (Pairs ? 2 : 1) * kStreamingSlotValues;
+  params.stages = staging_buffers(kernel, stage_bytes, S::kBlocksPerSm, segment_bytes);
   const int shared_bytes = params.stages * stage_bytes + kAtomBytes + segment_bytes;
   const int per_multiprocessor = fit_shared_memory(kernel, S::kCtaThreads, shared_bytes, "streaming_kernel");
   const int ctas_per_multiprocessor = std::min(per_multiprocessor, kStreamingCtasPerSm);
-  params.wave = std::min(multiprocessors() * ctas_per_multiprocessor,
-                         params.workspace.slots * kStreamingSlotValues / params.slot_values);
+  params.wave = std::min(multiprocessors() * ctas_per_multiprocessor, params.workspace.slots);
   if (params.wave < 1) {
     throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
   }
@@ -348,33 +283,29 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
 }
 
 template <WeightFormat Format, bool Gated>
-void launch_format(StreamingParams params, bool pair_blocks, cudaStream_t stream) {
+void launch_format(StreamingParams params, cudaStream_t stream) {
   if constexpr (Format == WeightFormat::fp8_block_scaled) {
-    if (pair_blocks) return launch_shape<Format, Gated, kMostWarpgroups, true>(params, stream);
-    if (params.staged_rows >= kPairedLeastRows) {
-      return launch_shape<Format, Gated, kMostWarpgroups, false>(params, stream);
-    }
+    if (params.staged_rows >= kPairedLeastRows) return launch_shape<Format, Gated, kMostWarpgroups>(params, stream);
   }
-  launch_shape<Format, Gated, 1, false>(params, stream);
+  launch_shape<Format, Gated, 1>(params, stream);
 }
 
 template <bool Gated>
-void launch(const StreamingParams& params, WeightFormat format, bool pair_blocks, cudaStream_t stream) {
+void launch(const StreamingParams& params, WeightFormat format, cudaStream_t stream) {
   if (format == WeightFormat::bf16) {
-    launch_format<WeightFormat::bf16, Gated>(params, false, stream);
+    launch_format<WeightFormat::bf16, Gated>(params, stream);
   } else {
-    launch_format<WeightFormat::fp8_block_scaled, Gated>(params, pair_blocks, stream);
+    launch_format<WeightFormat::fp8_block_scaled, Gated>(params, stream);
   }
 }
 
-// The staging buffers' token rows: the fewest of 8, 16, 32, 64 that hold block_rows, or a pair's 128.
-int staged_rows(const StreamingBlocks& blocks) {
-  if (blocks.block_rows < 1 || blocks.block_rows > kStreamingBlockRows) {
+// The staging buffers' token rows: the fewest of 8, 16, 32, 64 that hold block_rows.
+int staged_rows(int block_rows) {
+  if (block_rows < 1 || block_rows > kStreamingBlockRows) {
     throw std::invalid_argument("streaming GEMM: block_rows out of range");
   }
-  if (blocks.pair_blocks) return 2 * kStreamingBlockRows;
   int rows = kTileRows;
-  while (rows < blocks.block_rows) rows *= 2;
+  while (rows < block_rows) rows *= 2;
   return rows;
 }
 
@@ -392,10 +323,6 @@ void require_inputs(const ExpertWeightsView& weights, const GemmRows& rows, cons
                                 blocks.padded_rows == nullptr)) {
     throw std::invalid_argument("streaming GEMM: sorted_entries, block_experts and padded_rows are required");
   }
-  if (blocks.pair_blocks && (weights.format != WeightFormat::fp8_block_scaled || blocks.pair_heads == nullptr ||
-                             blocks.pair_count == nullptr)) {
-    throw std::invalid_argument("streaming GEMM: block pairs take e4m3 weights and the pair list");
-  }
 }
 
 }  // namespace
@@ -409,11 +336,11 @@ void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const Streaming
   if (blocks.max_blocks == 0) return;
   const StreamingParams params{{}, static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
                                top_k, blocks.sorted_entries, blocks.block_experts, blocks.padded_rows,
-                               blocks.pair_heads, blocks.pair_count, blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.num_experts,
+                               blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.num_experts,
                                weights.w13_scales,
                                weights.hidden, 2 * weights.intermediate, weights.intermediate, activation,
-                               weights.intermediate, staged_rows(blocks), 0, workspace, 0};
-  launch<true>(params, weights.format, blocks.pair_blocks, stream);
+                               weights.intermediate, staged_rows(blocks.block_rows), 0, workspace};
+  launch<true>(params, weights.format, stream);
 }
 
 void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
@@ -421,13 +348,12 @@ void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, c
   require_inputs(weights, activation, blocks);
   if (blocks.max_blocks == 0) return;
   const StreamingParams params{{}, static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
-                               blocks.sorted_entries, blocks.block_experts, blocks.padded_rows, blocks.pair_heads,
-                               blocks.pair_count, blocks.max_blocks, 0,
+                               blocks.sorted_entries, blocks.block_experts, blocks.padded_rows, blocks.max_blocks, 0,
                                static_cast<const std::uint8_t*>(weights.w2), weights.num_experts, weights.w2_scales,
                                weights.intermediate,
-                               weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks),
-                               0, workspace, 0};
-  launch<false>(params, weights.format, blocks.pair_blocks, stream);
+                               weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks.block_rows),
+                               0, workspace};
+  launch<false>(params, weights.format, stream);
 }
 
 }  // namespace moeplan::gpu

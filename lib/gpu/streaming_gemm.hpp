@@ -1,8 +1,7 @@
 #pragma once
 // The decode-shape grouped GEMM: few token rows per expert, so the cost is streaming each active
 // expert's weights once. A tile is one aligned block of up to 64 rows against 64 weight rows per
-// warpgroup (e4m3: two warpgroups share the staged token rows from 32 rows up; or, in a launch that
-// pairs blocks, an expert's pair of blocks, up to 128 rows, against the same weights read once); a CTA streams a
+// warpgroup (e4m3: two warpgroups share the staged token rows from 32 rows up); a CTA streams a
 // tile's reduction, or a k piece of it, staging 128-deep blocks into swizzled shared memory as many
 // blocks ahead as its share of it holds (weights by TMA, token rows by cp.async) for wgmma to multiply. bf16 weights read bf16
 // rows; e4m3 weights read e4m3 token groups (gpu/token_group_quantize.hpp) on FP8 tensor cores.
@@ -20,18 +19,13 @@ constexpr int kStreamingBlockRows = 64;  // the alignment block this kernel expe
 // The aligned blocks a launch reads (gpu/align_kernels.hpp). padded_rows points to the device's count
 // of rows in used blocks (align's expert_offsets[local experts]); max_blocks bounds it from the host.
 // block_rows: the most rows any aligned block holds (at most kStreamingBlockRows, at most the tokens:
-// a token sends one row to a slot), which sizes the shared memory the launch takes. pair_blocks: each
-// CTA takes an expert's pair of blocks (pair_heads, pair_count on the device; e4m3 weights only), so
-// that an expert past 64 rows has its weights streamed once, not once a block.
+// a token sends one row to a slot), which sizes the shared memory the launch takes.
 struct StreamingBlocks {
   const std::int32_t* sorted_entries = nullptr;
   const std::int32_t* block_experts = nullptr;
   const std::int32_t* padded_rows = nullptr;
   int max_blocks = 0;
   int block_rows = 0;
-  const std::int32_t* pair_heads = nullptr;
-  const std::int32_t* pair_count = nullptr;
-  bool pair_blocks = false;
 };
 
 // The tiles of a launch's last, partial wave (a wave: the CTAs the SMs hold at once, at most
@@ -39,8 +33,7 @@ struct StreamingBlocks {
 // fp32 sums in a slot of partial_sums ([slots][kStreamingSlotValues]) and counts them in arrivals
 // ([slots]); both start zeroed and every launch leaves them zeroed.
 constexpr int kStreamingCtasPerSm = 8;
-// Two warpgroups of fp32 sums at N = 64: a launch that pairs blocks (N = 128) takes two slots for one.
-constexpr int kStreamingSlotValues = 2 * 128 * kStreamingBlockRows / 2;
+constexpr int kStreamingSlotValues = 2 * 128 * kStreamingBlockRows / 2;  // two warpgroups of fp32 sums at N = 64
 struct StreamingWorkspace {
   float* partial_sums = nullptr;
   std::int32_t* arrivals = nullptr;

@@ -30,8 +30,6 @@ struct StreamingParams {
   const std::int32_t* sorted_entries;
   const std::int32_t* block_experts;
   const std::int32_t* padded_rows;  // device: the rows of the aligned blocks in use
-  const std::int32_t* pair_heads;   // block pairs (gpu/align_kernels.hpp), read by a launch that pairs blocks
-  const std::int32_t* pair_count;
   int max_blocks;
   int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
   const std::uint8_t* weights;  // [experts][weight_rows][reduction]
@@ -42,10 +40,9 @@ struct StreamingParams {
   int up_offset;     // gated: the first up row (I)
   std::uint16_t* output;
   int output_width;
-  int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's; 128 for pairs
+  int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
   int stages;       // staging buffers per CTA: as many as its share of the multiprocessor's shared memory holds
   StreamingWorkspace workspace;
-  int slot_values;  // floats per workspace slot: a CTA's fp32 sums
 };
 
 // One staging buffer: a scale block (128 elements of k) of the CTA's weight rows (64 per warpgroup),

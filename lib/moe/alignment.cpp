@@ -26,8 +26,6 @@ Alignment align_by_expert(std::span<const std::int32_t> expert_ids, std::span<co
     const int count = alignment.expert_counts[static_cast<std::size_t>(expert)];
     const int padded = (count + block_size - 1) / block_size * block_size;
     alignment.expert_offsets[static_cast<std::size_t>(expert) + 1] = alignment.expert_offsets[static_cast<std::size_t>(expert)] + padded;
-    const auto first_block = static_cast<std::int32_t>(alignment.block_experts.size());
-    for (int block = 0; block < padded / block_size; block += 2) alignment.pair_heads.push_back(first_block + block);
     alignment.block_experts.insert(alignment.block_experts.end(), static_cast<std::size_t>(padded / block_size), expert);
   }
   alignment.sorted_entries.assign(static_cast<std::size_t>(alignment.padded_rows()), kPaddingEntry);

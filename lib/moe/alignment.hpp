@@ -17,9 +17,6 @@ struct Alignment {
   std::vector<std::int32_t> expert_offsets;   // [experts + 1] first padded row of each expert
   std::vector<std::int32_t> sorted_entries;   // [padded rows] entry (token * top_k + slot) or padding
   std::vector<std::int32_t> block_experts;    // [padded rows / block_size] the expert of each block
-  // [pairs] the first block of each pair of an expert's blocks (its 1st and 2nd, 3rd and 4th, ...; an odd
-  // last block alone): a grouped GEMM that streams an expert's weights once for two blocks walks these.
-  std::vector<std::int32_t> pair_heads;
   std::vector<std::int32_t> entry_positions;  // [entries] row of each entry, -1 when not local
 
   int padded_rows() const { return expert_offsets.back(); }

@@ -27,17 +27,7 @@ TEST_CASE("three tokens, two slots each, four experts, blocks of four") {
   CHECK(alignment.expert_offsets == std::vector<std::int32_t>{0, 4, 4, 8, 12});
   CHECK(alignment.sorted_entries == std::vector<std::int32_t>{1, 2, -1, -1, 0, 3, 4, -1, 5, -1, -1, -1});
   CHECK(alignment.block_experts == std::vector<std::int32_t>{0, 2, 3});
-  CHECK(alignment.pair_heads == std::vector<std::int32_t>{0, 1, 2});
   CHECK(alignment.entry_positions == std::vector<std::int32_t>{4, 0, 1, 5, 6, 8});
-}
-
-TEST_CASE("block pairs: an expert's blocks two at a time, an odd last one alone") {
-  // Blocks of two: expert 0 gets 5 entries (blocks 0-2), expert 1 none, expert 2 gets 4 (blocks 3-4),
-  // expert 3 one (block 5). Pairs start at blocks 0 and 2 (expert 0's third alone), 3 and 5.
-  const std::vector<std::int32_t> ids = {0, 0, 2, 0, 2, 0, 2, 0, 2, 3};
-  const Alignment alignment = align_by_expert(ids, identity_map(4), 4, 2);
-  CHECK(alignment.block_experts == std::vector<std::int32_t>{0, 0, 0, 2, 2, 3});
-  CHECK(alignment.pair_heads == std::vector<std::int32_t>{0, 2, 3, 5});
 }
 
 TEST_CASE("entries routed to other ranks are left out") {
