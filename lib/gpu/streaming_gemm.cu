@@ -117,7 +117,7 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
 // barrier. The pieces of a split tile add up their partial sums first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                                int blocks_before, int valid, const Segment& segment) {
+                                int valid, const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
   const int stages = params.stages;
@@ -135,10 +135,10 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
   const float* const scales_b = scales_a + (Gated ? segment.work.last - segment.work.first : 0);
   float sums[N / 2] = {};
   float partial[N / 2];
-  Pipeline pipeline(blocks_before, stages);
+  // Block i of the segment uses buffer i % stages, in that buffer's (i / stages)-th phase.
+  int buffer = 0, parity = 0;
   for (int block = segment.work.first; block < segment.work.last; ++block) {
-    const int buffer = pipeline.buffer;
-    wait_phase(barriers.landed + buffer, pipeline.parity());
+    wait_phase(barriers.landed + buffer, parity);
     // The producer's cp.async rows, seen through the barrier, made visible to wgmma's reads.
     fence_proxy_async();
     const int buffer_offset = buffer * buffer_bytes;
@@ -157,7 +157,10 @@ __device__ void consume_segment(const StreamingParams& params, std::uint8_t* sta
     // The warp's wgmma reads and scale loads are done: one arrival a warp frees the buffer.
     __syncwarp();
     if (threadIdx.x % 32 == 0) arrive(barriers.freed + buffer);
-    pipeline.advance(stages);
+    if (++buffer == stages) {
+      buffer = 0;
+      parity ^= 1;
+    }
   }
   if (segment.work.slot >= 0) {
     float* slot = params.workspace.partial_sums + static_cast<long>(segment.work.slot) * kStreamingSlotValues;
@@ -182,49 +185,24 @@ constexpr int most_rows() {
 // (paired warpgroups: of 32 and 64). The producer warps stage that many, the consumers multiply them.
 template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = most_rows<Format, Warpgroups>()>
 __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                              int blocks_before, const int* source_rows, int expert, int valid,
-                              const Segment& segment) {
+                              const int* source_rows, int expert, int valid, const Segment& segment) {
   if constexpr (Rows > (Warpgroups > 1 ? kPairedLeastRows : kTileRows)) {
     if (valid <= Rows / 2) {
-      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, barriers, blocks_before,
-                                                                source_rows, expert, valid, segment);
+      return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, barriers, source_rows, expert, valid,
+                                                                segment);
     }
   }
   if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
-    return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, blocks_before, source_rows, expert,
+    return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert,
                                                            segment.row_tile * Warpgroups, valid, segment.work.first,
                                                            segment.work.last);
   }
-  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, blocks_before, valid, segment);
-}
-
-template <class S>
-__device__ moe::TailSplit tail_split(const StreamingParams& params, int used_blocks) {
-  return {used_blocks * (params.weight_rows / S::kWeightRows), params.wave, params.reduction / moe::kScaleBlock};
-}
-
-// One piece of a CTA's work: its segment's token rows, then the segment streamed. The CTA's threads
-// have all finished any segment before (its producers no longer read source_rows or the staged scales).
-template <WeightFormat Format, bool Gated, int Warpgroups>
-__device__ void stream_piece(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                             int blocks_before, int* source_rows, const moe::TileWork& work, int used_blocks) {
-  using S = Stage<Format, Warpgroups>;
-  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
-  const int expert = params.block_experts[segment.block];
-  const int lane = threadIdx.x % 32;
-  const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
-  const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
-                    __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
-  if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
-  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
-  __syncthreads();
-  stream_fewest<Format, Gated, Warpgroups>(params, staged, barriers, blocks_before, source_rows, expert, valid, segment);
+  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, valid, segment);
 }
 
 // Tiles are (aligned block, 64 weight rows per warpgroup), in the order segment_of gives. A CTA
-// streams one tile, or in the split wave one or two tile pieces (moe/tail_split.hpp): its warpgroups
-// multiply the blocks that its last warps stage (gpu/streaming_stage.cuh), through one pipeline of
-// buffers over both pieces.
+// streams one tile, or one k piece of a tile in the tail wave (moe/tail_split.hpp): its warpgroups
+// multiply the blocks that its last warps stage (gpu/streaming_stage.cuh).
 template <WeightFormat Format, bool Gated, int Warpgroups>
 __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<Format, Warpgroups>::kBlocksPerSm)
     streaming_kernel(const __grid_constant__ StreamingParams params) {
@@ -237,7 +215,19 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
   __shared__ std::uint64_t freed[kMostStages];   // per buffer: every consumer warp is done with its block
   const int used_blocks = *params.padded_rows / kStreamingBlockRows;
   if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
-  if (tail_split<S>(params, used_blocks).piece_count(blockIdx.x) == 0) return;
+  moe::TileWork work;
+  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / S::kWeightRows), params.wave,
+                 params.reduction / moe::kScaleBlock, work)) {
+    return;
+  }
+  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
+  const int expert = params.block_experts[segment.block];
+  const int lane = threadIdx.x % 32;
+  const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
+  const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
+                    __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
+  if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
+  if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   if (threadIdx.x == 0) {
     for (int buffer = 0; buffer < params.stages; ++buffer) {
       // The arrival announcing the weight boxes' bytes, and each producer thread's when its copies land.
@@ -246,22 +236,12 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
     }
     fence_barrier_init();
   }
+  __syncthreads();
   // Swizzled atoms start 1024-byte aligned: the launch adds an atom to round the start up.
   const std::uint32_t start = shared_address(shared_words);
   std::uint8_t* staged =
       reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
-  stream_piece<Format, Gated, Warpgroups>(params, staged, {landed, freed}, 0, source_rows,
-                                          tail_split<S>(params, used_blocks).piece(blockIdx.x, 0), used_blocks);
-  // A dealt share's second piece starts where its first left the buffers; every thread has finished the
-  // first (its producers no longer read source_rows or the staged scales). The split is found again,
-  // not kept across the first piece's stream, where registers are short.
-  const int blocks = *params.padded_rows / kStreamingBlockRows;
-  const moe::TailSplit split = tail_split<S>(params, blocks);
-  if (split.piece_count(blockIdx.x) == 1) return;
-  const moe::TileWork first = split.piece(blockIdx.x, 0);
-  __syncthreads();
-  stream_piece<Format, Gated, Warpgroups>(params, staged, {landed, freed}, first.last - first.first, source_rows,
-                                          split.piece(blockIdx.x, 1), blocks);
+  stream_fewest<Format, Gated, Warpgroups>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
 }
 
 // Staging buffers per CTA: as many as its share of the multiprocessor's shared memory holds (less its

@@ -204,29 +204,12 @@ struct BufferBarriers {
   std::uint64_t* freed;
 };
 
-// Where a thread stands in the CTA's stream of blocks, over all its segments: the n-th block staged
-// uses buffer n % stages in that buffer's (n / stages)-th phase. Every thread passes the same blocks,
-// so a segment's start is the count of blocks the CTA's segments before it took.
-struct Pipeline {
-  int buffer, phase;
-
-  __device__ Pipeline(int blocks_before, int stages) : buffer(blocks_before % stages), phase(blocks_before / stages) {}
-  __device__ int parity() const { return phase & 1; }
-  __device__ void advance(int stages) {
-    if (++buffer == stages) {
-      buffer = 0;
-      ++phase;
-    }
-  }
-};
-
 // The producer warps: stage blocks first .. last - 1 into the buffers in turn, each once the consumers
 // have freed its previous block, so they run up to params.stages blocks ahead of them and never wait
-// on a CTA barrier.
+// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                               int blocks_before, const int* source_rows, int expert, int row_tile, int valid,
-                               int first, int last) {
+                               const int* source_rows, int expert, int row_tile, int valid, int first, int last) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
   float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
@@ -236,14 +219,16 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
     float* const segment_scales = token_scales + params.stages * params.staged_rows;
     stage_segment_scales<Gated>(segment_scales, params, expert, row_tile, first, last, producer, S::kProducerThreads);
   }
-  Pipeline pipeline(blocks_before, params.stages);
+  int buffer = 0, parity = 0;
   for (int block = first; block < last; ++block) {
-    const int buffer = pipeline.buffer;
-    if (pipeline.phase > 0) wait_phase(barriers.freed + buffer, pipeline.parity() ^ 1);
+    if (block - first >= params.stages) wait_phase(barriers.freed + buffer, parity ^ 1);
     stage_block<Format, Gated, Warpgroups, N>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
                                               barriers.landed + buffer, params, copies, source_rows, expert, row_tile,
                                               valid, block, producer);
-    pipeline.advance(params.stages);
+    if (++buffer == params.stages) {
+      buffer = 0;
+      parity ^= 1;
+    }
   }
   wait_all_copies();
 }
