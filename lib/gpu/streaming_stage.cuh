@@ -210,15 +210,15 @@ struct BufferBarriers {
 
 // The producer warps: stage blocks first .. last - 1 into the buffers in turn, each once the consumers
 // have freed its previous block, so they run up to params.stages blocks ahead of them and never wait
-// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase. Weights that a later
-// row block of the same expert reads again are kept in L2 past other lines; the rest, read once, leave
-// it first, so that they do not push out those or the token rows every row tile reads.
+// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase. Weights no later row
+// block of the same expert reads leave L2 first, so that they do not push out the token rows every row
+// tile reads, nor the weights that a later block does read again.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
                                const int* source_rows, int expert, int row_tile, int valid, int first, int last,
                                bool weights_read_again) {
   using S = Stage<Format, Warpgroups>;
-  const std::uint64_t weight_policy = weights_read_again ? l2_evict_last() : l2_evict_first();
+  const std::uint64_t weight_policy = weights_read_again ? l2_evict_normal() : l2_evict_first();
   const int buffer_bytes = S::bytes(params.staged_rows);
   float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
   const int producer = threadIdx.x - S::kThreads;

@@ -49,11 +49,10 @@ __device__ inline void wait_phase(std::uint64_t* barrier, int parity) {
   }
 }
 
-// L2 eviction policies for a copy's lines (PTX ISA: createpolicy): kept past normal lines, or evicted
-// before them.
-__device__ inline std::uint64_t l2_evict_last() {
+// L2 eviction policies for a copy's lines (PTX ISA: createpolicy): as any line, or evicted before others.
+__device__ inline std::uint64_t l2_evict_normal() {
   std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
   return policy;
 }
 
