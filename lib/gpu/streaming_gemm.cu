@@ -33,7 +33,6 @@ static_assert(kStreamingSlotValues == kMostWarpgroups * kWarpgroupThreads * kStr
 struct Segment {
   int block, row_tile;
   moe::TileWork work;
-  bool weights_read_again;  // the expert's next block follows: its CTAs stream the same weights
 };
 
 // Tiles run in groups of kRowTileGroup row tiles: a group's tiles of one block next to each other, then
@@ -43,15 +42,12 @@ struct Segment {
 // the blocks of one expert still read the same weight rows close together.
 constexpr int kRowTileGroup = 32;
 
-__device__ Segment segment_of(const StreamingParams& params, const moe::TileWork& work, int used_blocks,
-                              int row_tiles) {
+__device__ Segment segment_of(const moe::TileWork& work, int used_blocks, int row_tiles) {
   const int group_tiles = used_blocks * kRowTileGroup;
   const int group = work.tile / group_tiles;
   const int width = min(kRowTileGroup, row_tiles - group * kRowTileGroup);
   const int within = work.tile - group * group_tiles;
-  const int block = within / width;
-  const bool read_again = block + 1 < used_blocks && params.block_experts[block + 1] == params.block_experts[block];
-  return {block, group * kRowTileGroup + within % width, work, read_again};
+  return {within / width, group * kRowTileGroup + within % width, work};
 }
 
 __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
@@ -199,7 +195,7 @@ __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* stage
   if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
     return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert,
                                                            segment.row_tile * Warpgroups, valid, segment.work.first,
-                                                           segment.work.last, segment.weights_read_again);
+                                                           segment.work.last);
   }
   consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, valid, segment);
 }
@@ -224,7 +220,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
                  params.reduction / moe::kScaleBlock, work)) {
     return;
   }
-  const Segment segment = segment_of(params, work, used_blocks, params.weight_rows / S::kWeightRows);
+  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
   const int expert = params.block_experts[segment.block];
   const int lane = threadIdx.x % 32;
   const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;

@@ -129,11 +129,11 @@ __device__ TokenCopies<Chunks, N, Producers> token_copies(const int* source_rows
 }
 
 // The weights of a scale block by TMA, one box per line (on the first producer's lanes), landing on
-// `landed`, their lines entering L2 under `policy`. row_tile: the CTA's first warpgroup tile; each
-// warpgroup's 64 rows follow the previous one's, in the order weight_row gives (the map's gate_up boxes).
+// `landed`. row_tile: the CTA's first warpgroup tile; each warpgroup's 64 rows follow the previous
+// one's, in the order weight_row gives (the map's gate_up boxes).
 template <WeightFormat Format, bool Gated, int Warpgroups>
 __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const StreamingParams& params, int expert,
-                              int row_tile, int scale_block, int lane, std::uint64_t policy) {
+                              int row_tile, int scale_block, int lane) {
   using S = Stage<Format, Warpgroups>;
   constexpr int kGroupRows = Gated ? 2 * kTileRows : kTileRows;  // rows per group of the map
   if (lane == 0) arrive_expecting(landed, S::kWeightBytes);
@@ -141,7 +141,7 @@ __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const
   if (lane >= S::kLines) return;
   const int k = scale_block * moe::kScaleBlock + lane * kSwizzleBytes / S::kElementBytes;
   copy_box(buffer + lane * S::kWeightRows * kSwizzleBytes, &params.weight_map, k,
-           row_tile * kWarpgroupRows / kGroupRows, expert, landed, policy);
+           row_tile * kWarpgroupRows / kGroupRows, expert, landed);
 }
 
 // A scale block of the weights (TMA) and of the token rows (cp.async; e4m3: their scales into
@@ -152,13 +152,9 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
                             const StreamingParams& params,
                             const TokenCopies<Stage<Format, Warpgroups>::kChunks, N,
                                               Stage<Format, Warpgroups>::kProducerThreads>& copies,
-                            const int* source_rows, int expert, int row_tile, int valid, int scale_block, int producer,
-                            std::uint64_t weight_policy) {
+                            const int* source_rows, int expert, int row_tile, int valid, int scale_block, int producer) {
   using S = Stage<Format, Warpgroups>;
-  if (producer < 32) {
-    stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer,
-                                             weight_policy);
-  }
+  if (producer < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
   const std::uint8_t* tokens = params.source + static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes +
                                kChunkBytes * (producer % S::kChunks);
@@ -210,15 +206,11 @@ struct BufferBarriers {
 
 // The producer warps: stage blocks first .. last - 1 into the buffers in turn, each once the consumers
 // have freed its previous block, so they run up to params.stages blocks ahead of them and never wait
-// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase. Weights no later row
-// block of the same expert reads leave L2 first, so that they do not push out the token rows every row
-// tile reads, nor the weights that a later block does read again.
+// on a CTA barrier. Block i uses buffer i % stages in its (i / stages)-th phase.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
 __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                               const int* source_rows, int expert, int row_tile, int valid, int first, int last,
-                               bool weights_read_again) {
+                               const int* source_rows, int expert, int row_tile, int valid, int first, int last) {
   using S = Stage<Format, Warpgroups>;
-  const std::uint64_t weight_policy = weights_read_again ? l2_evict_normal() : l2_evict_first();
   const int buffer_bytes = S::bytes(params.staged_rows);
   float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
   const int producer = threadIdx.x - S::kThreads;
@@ -232,7 +224,7 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
     if (block - first >= params.stages) wait_phase(barriers.freed + buffer, parity ^ 1);
     stage_block<Format, Gated, Warpgroups, N>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
                                               barriers.landed + buffer, params, copies, source_rows, expert, row_tile,
-                                              valid, block, producer, weight_policy);
+                                              valid, block, producer);
     if (++buffer == params.stages) {
       buffer = 0;
       parity ^= 1;

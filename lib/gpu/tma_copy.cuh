@@ -49,19 +49,6 @@ __device__ inline void wait_phase(std::uint64_t* barrier, int parity) {
   }
 }
 
-// L2 eviction policies for a copy's lines (PTX ISA: createpolicy): as any line, or evicted before others.
-__device__ inline std::uint64_t l2_evict_normal() {
-  std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
-__device__ inline std::uint64_t l2_evict_first() {
-  std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
 // Copies the box at (k, 8-row group, expert) of `map` (gpu/tensor_map.hpp) to `shared_target`
 // (1024-byte aligned under a 128-byte swizzle), counting its bytes off `barrier`.
 __device__ inline void copy_box(void* shared_target, const CUtensorMap* map, int k, int group, int expert,
@@ -70,17 +57,6 @@ __device__ inline void copy_box(void* shared_target, const CUtensorMap* map, int
       "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, 0, 0, %3, "
       "%4}], [%5];" ::"r"(shared_address(shared_target)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(k), "r"(group), "r"(expert), "r"(shared_address(barrier))
-      : "memory");
-}
-
-// copy_box, its lines entering L2 under `policy`.
-__device__ inline void copy_box(void* shared_target, const CUtensorMap* map, int k, int group, int expert,
-                                std::uint64_t* barrier, std::uint64_t policy) {
-  asm volatile(
-      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, "
-      "{%2, 0, 0, %3, %4}], [%5], %6;" ::"r"(shared_address(shared_target)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(k), "r"(group), "r"(expert), "r"(shared_address(barrier)),
-      "l"(policy)
       : "memory");
 }
 
