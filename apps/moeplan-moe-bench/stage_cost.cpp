@@ -10,20 +10,21 @@ namespace {
 
 constexpr double kBf16 = 2, kFloat = 4, kIndex = 4;
 
+DType dtype_of(gpu::WeightFormat format) { return format == gpu::WeightFormat::bf16 ? DType::bf16 : DType::fp8_e4m3; }
+
 // One expert matrix of rows x cols as the weight inventory counts it (fp8: one float scale per 128 x 128 block).
 double expert_matrix_bytes(gpu::WeightFormat format, int rows, int cols) {
-  const DType dtype = format == gpu::WeightFormat::bf16 ? DType::bf16 : DType::fp8_e4m3;
-  return static_cast<double>(matrix_bytes(dtype, rows, cols, BlockShape{128, 128}));
+  return static_cast<double>(matrix_bytes(dtype_of(format), rows, cols, BlockShape{128, 128}));
 }
 
-// A GEMM's input element: bf16, or for e4m3 weights a token group's code and its share of the group's scale.
-double input_element_bytes(gpu::WeightFormat format) {
-  return format == gpu::WeightFormat::bf16 ? kBf16 : 1.0 + kFloat / moe::kScaleBlock;
+// A GEMM's input rows of `width`: bf16, or for e4m3 weights token groups (a float scale per 1 x 128 block).
+double input_bytes(gpu::WeightFormat format, double rows, int width) {
+  return rows * static_cast<double>(matrix_bytes(dtype_of(format), 1, width, BlockShape{1, moe::kScaleBlock}));
 }
 
 StageCost quantize_cost(double rows, int width) {
-  // bf16 in, e4m3 codes and a scale per 128 columns out.
-  return {rows * width * (kBf16 + input_element_bytes(gpu::WeightFormat::fp8_block_scaled)), 0};
+  // bf16 in, e4m3 token groups out.
+  return {rows * width * kBf16 + input_bytes(gpu::WeightFormat::fp8_block_scaled, rows, width), 0};
 }
 
 }  // namespace
@@ -51,7 +52,7 @@ StageCost quantize_activation_cost(const LayerTraffic& t) {
 
 StageCost gate_up_cost(const LayerTraffic& t) {
   const double weights = t.active_experts * expert_matrix_bytes(t.format, 2 * t.intermediate, t.hidden);
-  const double activations = static_cast<double>(t.tokens) * t.hidden * input_element_bytes(t.format) +
+  const double activations = input_bytes(t.format, static_cast<double>(t.tokens), t.hidden) +
                              static_cast<double>(t.rows) * t.intermediate * kBf16;
   return {weights + activations, 2.0 * t.rows * 2.0 * t.intermediate * t.hidden};
 }
@@ -59,7 +60,7 @@ StageCost gate_up_cost(const LayerTraffic& t) {
 StageCost down_cost(const LayerTraffic& t) {
   const double weights = t.active_experts * expert_matrix_bytes(t.format, t.hidden, t.intermediate);
   const double activations =
-      static_cast<double>(t.rows) * (t.intermediate * input_element_bytes(t.format) + t.hidden * kBf16);
+      input_bytes(t.format, static_cast<double>(t.rows), t.intermediate) + static_cast<double>(t.rows) * t.hidden * kBf16;
   return {weights + activations, 2.0 * t.rows * t.intermediate * t.hidden};
 }
 

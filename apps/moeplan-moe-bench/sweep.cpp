@@ -72,7 +72,6 @@ void sweep_slice(const SweepModel& model, int local_routed, gpu::WeightFormat fo
   }
 }
 
-
 }  // namespace
 
 nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings& ceilings) {

@@ -18,8 +18,8 @@ struct WeightStreamLayout {
 };
 
 // Seconds to stream every row of `matrices` (element_bytes 1: rows of `columns` bytes) once, as the
-// sweep times a stage (gpu/event_timer.hpp), with the layout's L2 promotion in place of theirs. Throws std::invalid_argument for a layout the device
-// cannot hold or rows that do not split into its tiles.
+// sweep times a stage (gpu/event_timer.hpp), with the layout's L2 promotion in place of theirs. Throws
+// std::invalid_argument for a layout the device cannot hold or rows that do not split into its tiles.
 double time_weight_stream(const ExpertMatrices& matrices, const WeightStreamLayout& layout, cudaStream_t stream);
 
 }  // namespace moeplan::gpu
