@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "plan/simulation.hpp"
 #include "spec/model.hpp"
@@ -28,14 +29,17 @@ struct ServingSetting {
   ServingSetting(const ServingSetting&) = delete;
   ServingSetting& operator=(const ServingSetting&) = delete;
 
-  // max_batch: running sequences per DP rank (default: the scenario's); duration 0 serves every request.
+  // max_batch: running sequences per DP rank (default: the scenario's); duration 0 serves every request;
+  // graph_batch_sizes: the captured decode graphs (default: the scenario's).
   SimulationResult run(const std::string& layout_text, std::optional<std::int64_t> max_batch = std::nullopt,
-                       double duration = 0) const {
+                       double duration = 0,
+                       std::optional<std::vector<std::int64_t>> graph_batch_sizes = std::nullopt) const {
     const Layout layout = parse_layout(layout_text, "validation");
     validate_layout(layout, model, "validation");
     SimulationOptions options;
     options.max_batch = max_batch;
     options.duration = duration;
+    options.graph_batch_sizes = std::move(graph_batch_sizes);
     return simulate_aggregated(context, {layout, best_role_options(context, layout, Role::aggregated), 1}, options);
   }
 };

@@ -27,6 +27,7 @@ struct SimulateOptions {
   std::int64_t prefill_instances = 1;
   std::int64_t decode_instances = 1;
   std::int64_t max_batch = 0;
+  std::vector<std::int64_t> graph_sizes;
   double duration = 0;
   std::string csv;
   std::string json;
@@ -51,6 +52,7 @@ void check_cluster(const Scenario& scenario, std::int64_t gpus) {
 SimulationResult simulate(const ServingContext& context, const SimulateOptions& options) {
   SimulationOptions settings;
   if (options.max_batch > 0) settings.max_batch = options.max_batch;
+  if (!options.graph_sizes.empty()) settings.graph_batch_sizes = options.graph_sizes;
   settings.duration = options.duration;
   if (options.prefill_layout.empty()) {
     const PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
@@ -124,6 +126,11 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str()->check(CLI::PositiveNumber)->needs(prefill);
   command->add_option("--max-batch", options->max_batch, "running sequences per DP rank (default: the scenario's memory.max_batch)")
       ->check(CLI::PositiveNumber);
+  command->add_option("--graph-sizes", options->graph_sizes,
+                      "decode batch sizes with a captured graph, e.g. 24,48 (default: the scenario's "
+                      "memory.graph_batch_sizes); a decode-only step is padded to the smallest that holds its batch")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   command->add_option("--duration", options->duration, "stop after this many simulated seconds (default: serve every request)")
       ->check(finite_in(1e-9, 1e9));
   command->add_option("--csv", options->csv, "also write the time series as CSV");

@@ -8,9 +8,13 @@ namespace moeplan {
 
 namespace {
 
+// A decode-only step replays the captured graph that holds the batch (MemorySettings::graph_batch); its
+// padding adds rows, not attended tokens.
 StepBreakdown decode_step(const ServingContext& context, const Layout& layout, const RoleOptions& options,
                           std::int64_t batch) {
-  const DecodeInput input{static_cast<double>(batch), mean_decode_context(context.scenario.workload)};
+  const auto graph_batch = static_cast<double>(context.scenario.memory.graph_batch(batch));
+  const double attended = static_cast<double>(batch) * mean_decode_context(context.scenario.workload);
+  const DecodeInput input{graph_batch, attended / graph_batch};
   return context.steps.decode(layout, input, role_step_options(context, layout, options, input.batch));
 }
 

@@ -83,7 +83,8 @@ const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
     last_.preemptions += preempted;
     last_.kv_binds = last_.kv_binds || preempted > 0 || schedule.kv_blocked;
   }
-  last_.duration = pricer_.decode(largest_batch, static_cast<double>(most_attended)) + prefill_seconds;
+  last_.duration =
+      pricer_.decode(largest_batch, static_cast<double>(most_attended), last_.prefill_tokens > 0) + prefill_seconds;
   const double end = clock_ + last_.duration;
   for (const std::int64_t id : completing_) complete_prefill(requests, id, end);
   while (!finishes_.empty() && finishes_.top().step == step_) {

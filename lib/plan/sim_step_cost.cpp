@@ -4,16 +4,17 @@
 
 namespace moeplan {
 
-StepPricer::StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options)
-    : context_(context), layout_(layout), options_(options) {}
+StepPricer::StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                       const MemorySettings& settings)
+    : context_(context), layout_(layout), options_(options), settings_(settings) {}
 
 StepOptions StepPricer::step_options(double tokens_per_rank) const {
   return role_step_options(context_, layout_, options_, tokens_per_rank);
 }
 
-double StepPricer::decode(std::int64_t largest_batch, double most_attended_tokens) const {
+double StepPricer::decode(std::int64_t largest_batch, double most_attended_tokens, bool with_prefill) const {
   if (largest_batch <= 0) return 0.0;
-  const auto batch = static_cast<double>(largest_batch);
+  const auto batch = static_cast<double>(with_prefill ? largest_batch : settings_.graph_batch(largest_batch));
   // GQA and MLA decode attention scale with sequences x context, so the busiest rank's cached tokens
   // spread over the padded batch price its attention exactly.
   const DecodeInput input{batch, most_attended_tokens / batch};

@@ -10,12 +10,16 @@ namespace moeplan {
 
 class StepPricer {
  public:
-  StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options);
+  // settings: the pool's memory settings, whose captured graph sizes pad decode-only steps.
+  StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+             const MemorySettings& settings);
 
   // The decode part of a step. vLLM's data-parallel deployment aligns every DP rank's forward pass and pads
   // it to the largest rank's token count (max_tokens_across_dp), so the MoE runs at the largest batch;
-  // attention takes as long as on the rank attending to the most cached tokens.
-  double decode(std::int64_t largest_batch, double most_attended_tokens) const;
+  // attention takes as long as on the rank attending to the most cached tokens. A step without prefill
+  // on any DP rank replays a captured graph, padded to its size (MemorySettings::graph_batch); one with
+  // a prefill runs its real batch (vllm-ascend's torchair runner pads only when no DP rank prefills).
+  double decode(std::int64_t largest_batch, double most_attended_tokens, bool with_prefill) const;
 
   // Seconds `tokens` of a prefill of `length` tokens add to a step, at the per-token rate of the
   // prefill step estimate_serving prices (max(chunk, length) tokens of sequences of `length`).
@@ -27,6 +31,7 @@ class StepPricer {
   const ServingContext& context_;
   Layout layout_;
   RoleOptions options_;
+  MemorySettings settings_;
   std::unordered_map<std::int64_t, double> seconds_per_token_;  // by prefill length
 };
 

@@ -21,6 +21,10 @@ constexpr double kFirstInterval = 0.01;  // s; intervals double as the run grows
 MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions& options) {
   MemorySettings settings = scenario.memory;
   if (options.max_batch) settings.max_batch = *options.max_batch;
+  if (options.graph_batch_sizes) {
+    settings.graph_batch_sizes = *options.graph_batch_sizes;
+    std::sort(settings.graph_batch_sizes.begin(), settings.graph_batch_sizes.end());
+  }
   return settings;
 }
 
@@ -106,7 +110,7 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     const EngineShape shape{spec.options.role, spec.layout.dp, pool.result.memory.max_kv_tokens, settings.max_batch,
                             settings.activation_tokens};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
-      pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options));
+      pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }
     pools_.push_back(std::move(pool));
   }

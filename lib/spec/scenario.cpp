@@ -1,6 +1,8 @@
 #include "spec/scenario.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "io/input_error.hpp"
@@ -103,8 +105,8 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 }
 
 MemorySettings read_memory(const YamlView& view) {
-  view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "activation_gib",
-                    "cuda_graph_gib", "communication_gib", "weight_prefetch_mib"});
+  view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "graph_batch_sizes",
+                    "activation_gib", "cuda_graph_gib", "communication_gib", "weight_prefetch_mib"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
@@ -116,6 +118,10 @@ MemorySettings read_memory(const YamlView& view) {
   }
   memory.activation_tokens = view.integer_or("activation_tokens", memory.activation_tokens, 1, 1 << 24);
   memory.max_batch = view.integer_or("max_batch", memory.max_batch, 1, 1 << 20);
+  if (view.has("graph_batch_sizes")) {
+    memory.graph_batch_sizes = view.integer_list("graph_batch_sizes", 1, 1 << 20);
+    std::sort(memory.graph_batch_sizes.begin(), memory.graph_batch_sizes.end());
+  }
   memory.activation_bytes = optional_gib(view, "activation_gib");
   memory.cuda_graph_bytes = optional_gib(view, "cuda_graph_gib");
   memory.communication_bytes = optional_gib(view, "communication_gib");
@@ -160,6 +166,11 @@ SearchSpace read_search(const YamlView& view) {
 }
 
 }  // namespace
+
+std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
+  const auto captured = std::lower_bound(graph_batch_sizes.begin(), graph_batch_sizes.end(), batch);
+  return captured == graph_batch_sizes.end() ? batch : *captured;
+}
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);

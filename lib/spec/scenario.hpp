@@ -39,10 +39,18 @@ struct MemorySettings {
   std::optional<DType> kv_cache_dtype;       // default: the model's
   std::int64_t activation_tokens = 8192;     // tokens in one forward pass (chunked-prefill size)
   std::int64_t max_batch = 256;              // decode batch per DP rank, also the CUDA-graph capture size
+  // Decode batch sizes with a captured graph, ascending (vllm-ascend's torchair graph_batch_sizes); empty:
+  // every batch size has one. A decode-only step runs the smallest captured size that holds its batch.
+  std::vector<std::int64_t> graph_batch_sizes;
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;
   std::uint64_t weight_prefetch_bytes = 0;   // doc 004 feature 2: w13 bytes prefetched during attention; 0 = off
+
+  // The batch a decode-only step of `batch` sequences per DP rank computes: vllm-ascend pads the largest
+  // DP rank's batch to the smallest captured graph size that holds it (torchair_model_runner.py,
+  // select_torchair_padded_batch_size); a batch above every captured size runs as it is.
+  std::int64_t graph_batch(std::int64_t batch) const;
 };
 
 // Values each layout key may take; an empty list means "every value the cluster allows".

@@ -60,6 +60,26 @@ TEST_CASE("steady state matches plan-deploy's static estimate for the same layou
   }
 }
 
+// vllm-ascend replays the smallest captured graph that holds the batch: 12 sequences run as 16 rows
+// attending to the 12 sequences' tokens, in the simulation and in plan-deploy's estimate alike.
+TEST_CASE("a decode-only step is padded to the captured graph size, in the simulation and the estimate") {
+  Scenario scenario = test::h200_closed_loop(512, 1024, 12, 48);
+  scenario.memory.graph_batch_sizes = {8, 16};
+  const Setting setting(scenario);
+  const PoolSpec pool = setting.pool("tp=8");
+  const ServingEstimate estimate = setting.estimate(pool);
+  REQUIRE(estimate.batch == 12);
+  const double attended = 12.0 * (512 + 1024 / 2.0);
+  const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 16);
+  const double padded = setting.steps.decode(pool.layout, DecodeInput{16, attended / 16}, options).total;
+  const double unpadded = setting.steps.decode(pool.layout, DecodeInput{12, attended / 12},
+                                               role_step_options(setting.context, pool.layout, pool.options, 12)).total;
+  CHECK(padded > unpadded);
+  CHECK(estimate.decode.total == approx(padded).epsilon(1e-12));
+  const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
+  CHECK(result.summary.tpot.mean == approx(padded).epsilon(0.002));
+}
+
 TEST_CASE("every request's tokens come out once, preemptions and recompute included") {
   // 2K prompts with 6K outputs at 48 per rank overflow the KV cache of an H200 holding 94 GiB of weights.
   Scenario scenario = test::h200_closed_loop(2048, 6144, 128, 256);

@@ -115,3 +115,21 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
     CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("empty entry"), moeplan::InputError);
   }
 }
+
+TEST_CASE("captured graph sizes are read ascending and pad a batch to the smallest that holds it") {
+  const std::string path = write_temporary("graphs.yaml", R"(schema_version: 1
+name: graphs
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 16}
+memory: {max_batch: 48, graph_batch_sizes: [48, 8, 24, 16]}
+)");
+  const moeplan::MemorySettings memory = moeplan::load_scenario_yaml(path).memory;
+  CHECK(memory.graph_batch_sizes == std::vector<std::int64_t>{8, 16, 24, 48});
+  CHECK(memory.graph_batch(1) == 8);
+  CHECK(memory.graph_batch(16) == 16);
+  CHECK(memory.graph_batch(17) == 24);
+  CHECK(memory.graph_batch(30) == 48);
+  // Above every captured size the batch runs as it is; with no sizes listed every batch has a graph.
+  CHECK(memory.graph_batch(49) == 49);
+  CHECK(moeplan::MemorySettings{}.graph_batch(30) == 30);
+}
