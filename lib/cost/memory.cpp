@@ -129,9 +129,12 @@ MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware&
   plan.fits = committed < plan.usable_bytes;
   if (!plan.fits) return plan;
   plan.kv_cache_bytes = plan.usable_bytes - committed;
-  plan.max_kv_tokens = static_cast<std::int64_t>(plan.kv_cache_bytes / plan.kv.bytes_per_token);
+  // The cache is allocated in whole blocks of kv_block_tokens, and each sequence holds whole blocks.
+  const auto block = static_cast<std::uint64_t>(settings.kv_block_tokens);
+  plan.max_kv_tokens = static_cast<std::int64_t>(plan.kv_cache_bytes / (plan.kv.bytes_per_token * block) * block);
   const std::uint64_t per_sequence =
-      plan.kv.bytes_per_token * static_cast<std::uint64_t>(context_length) + plan.kv.bytes_per_sequence;
+      plan.kv.bytes_per_token * static_cast<std::uint64_t>(settings.kv_blocks(context_length)) * block +
+      plan.kv.bytes_per_sequence;
   plan.max_sequences = static_cast<std::int64_t>(plan.kv_cache_bytes / per_sequence);
   return plan;
 }

@@ -16,7 +16,7 @@ void EngineStep::begin(double step_start) {
 Engine::Engine(const EngineShape& shape, StepPricer pricer)
     : shape_(shape),
       pricer_(std::move(pricer)),
-      ranks_(static_cast<std::size_t>(shape.dp), DpRank(shape.kv_capacity, shape.max_batch)) {}
+      ranks_(static_cast<std::size_t>(shape.dp), DpRank(shape.kv_capacity, shape.max_batch, shape.kv_block_tokens)) {}
 
 void Engine::enqueue(std::int64_t rank, std::int64_t id, double time) {
   if (!busy()) clock_ = std::max(clock_, time);
@@ -72,7 +72,7 @@ const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
   double prefill_seconds = 0;
   for (DpRank& rank : ranks_) {
     const std::int64_t preempted = rank.make_room(requests, step_);
-    rank.grow();
+    rank.grow(step_);
     largest_batch = std::max(largest_batch, rank.decoding());
     most_attended = std::max(most_attended, rank.attended_tokens());
     last_.output_tokens += rank.decoding();

@@ -4,14 +4,40 @@
 
 namespace moeplan {
 
-DpRank::DpRank(std::int64_t kv_capacity, std::int64_t max_batch) : kv_capacity_(kv_capacity), max_batch_(max_batch) {}
+DpRank::DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens)
+    : block_tokens_(block_tokens),
+      capacity_blocks_(kv_capacity / block_tokens),
+      max_batch_(max_batch),
+      decoding_by_phase_(static_cast<std::size_t>(block_tokens), 0) {}
 
 std::int64_t DpRank::held_tokens(const SimRequest& request, std::int64_t decoded_steps) const {
   return request.prefill_length + decoded_steps;
 }
 
+std::int64_t DpRank::phase(const SimRequest& request) const {
+  const std::int64_t offset = (request.prefill_length - request.decode_from) % block_tokens_;
+  return offset < 0 ? offset + block_tokens_ : offset;
+}
+
+std::int64_t DpRank::new_blocks(std::int64_t step) const {
+  const std::int64_t due = (block_tokens_ - step % block_tokens_) % block_tokens_;
+  return decoding_by_phase_[static_cast<std::size_t>(due)];
+}
+
+void DpRank::grow(std::int64_t step) {
+  blocks_used_ += new_blocks(step);
+  kv_used_ += decoding_;
+}
+
 void DpRank::remove_running(std::int64_t id) {
   running_.erase(std::find(running_.begin(), running_.end(), id));
+}
+
+void DpRank::stop_decoding(const SimRequest& request, std::int64_t held) {
+  kv_used_ -= held;
+  blocks_used_ -= blocks(held);
+  --decoding_by_phase_[static_cast<std::size_t>(phase(request))];
+  --decoding_;
 }
 
 void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step) {
@@ -19,11 +45,11 @@ void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step
   SimRequest& request = requests[static_cast<std::size_t>(id)];
   if (request.prefill_done()) {
     const std::int64_t decoded = step - request.decode_from;
-    kv_used_ -= held_tokens(request, decoded);
+    stop_decoding(request, held_tokens(request, decoded));
     request.generated += decoded;
-    --decoding_;
   } else {
     kv_used_ -= request.prefill_length;
+    blocks_used_ -= blocks(request.prefill_length);
     prefill_reserved_ -= request.prefill_length;
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), id));
   }
@@ -38,7 +64,7 @@ void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step
 
 std::int64_t DpRank::make_room(std::vector<SimRequest>& requests, std::int64_t step) {
   std::int64_t preempted = 0;
-  while (!running_.empty() && kv_used_ + decoding_ > kv_capacity_) {
+  while (!running_.empty() && blocks_used_ + new_blocks(step) > capacity_blocks_) {
     preempt_newest(requests, step);
     ++preempted;
   }
@@ -48,11 +74,12 @@ std::int64_t DpRank::make_room(std::vector<SimRequest>& requests, std::int64_t s
 bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget) {
   const std::int64_t id = waiting_.front();
   SimRequest& request = requests[static_cast<std::size_t>(id)];
-  if (kv_used_ + request.prefill_length > kv_capacity_) return false;
+  if (blocks_used_ + blocks(request.prefill_length) > capacity_blocks_) return false;
   if (!request.kv_arrived && token_budget <= 0) return false;
   waiting_.pop_front();
   running_.push_back(id);
   kv_used_ += request.prefill_length;
+  blocks_used_ += blocks(request.prefill_length);
   prefill_reserved_ += request.prefill_length;
   if (request.kv_arrived) {
     request.prefilled = request.prefill_length;
@@ -61,7 +88,6 @@ bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_bu
   }
   return true;
 }
-
 RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget,
                               bool admit, std::vector<std::int64_t>& completing) {
   RankSchedule result;
@@ -99,17 +125,18 @@ RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pri
 void DpRank::start_decoding(SimRequest& request, std::int64_t next_step) {
   prefill_reserved_ -= request.prefill_length;
   request.decode_from = next_step;
+  ++decoding_by_phase_[static_cast<std::size_t>(phase(request))];
   ++decoding_;
 }
 
 void DpRank::release(std::int64_t id, const SimRequest& request, std::int64_t last_step) {
-  kv_used_ -= held_tokens(request, last_step - request.decode_from + 1);
-  --decoding_;
+  stop_decoding(request, held_tokens(request, last_step - request.decode_from + 1));
   remove_running(id);
 }
 
 void DpRank::hand_off(std::int64_t id, const SimRequest& request) {
   kv_used_ -= request.prefill_length;
+  blocks_used_ -= blocks(request.prefill_length);
   prefill_reserved_ -= request.prefill_length;
   remove_running(id);
 }

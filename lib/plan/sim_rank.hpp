@@ -1,6 +1,7 @@
 #pragma once
 // One attention DP rank of a serving engine: its running and waiting sequences and its KV cache,
 // kept as running sums so a step costs O(1) plus the sequences that start, finish or are preempted.
+// The cache is counted in tokens (what attention reads) and in whole blocks (what it holds).
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -19,7 +20,8 @@ struct RankSchedule {
 
 class DpRank {
  public:
-  DpRank(std::int64_t kv_capacity, std::int64_t max_batch);
+  // kv_capacity: tokens, whole blocks of block_tokens.
+  DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens);
 
   void enqueue(std::int64_t id) { waiting_.push_back(id); }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -27,8 +29,8 @@ class DpRank {
   // Makes room for this step's decode tokens by preempting the newest sequences (vLLM V1 preempts the
   // last-scheduled request and recomputes it later); returns how many were preempted.
   std::int64_t make_room(std::vector<SimRequest>& requests, std::int64_t step);
-  // Every decoding sequence writes one more token's KV.
-  void grow() { kv_used_ += decoding_; }
+  // Every decoding sequence writes one more token's KV, in a new block where its last one is full.
+  void grow(std::int64_t step);
   // Continues chunked prefills, then admits waiting requests while the batch, the token budget and the
   // KV cache allow; `completing` receives the requests whose prefill ends this step.
   RankSchedule schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget,
@@ -42,24 +44,34 @@ class DpRank {
 
   std::int64_t decoding() const { return decoding_; }
   std::int64_t attended_tokens() const { return kv_used_ - prefill_reserved_; }
-  std::int64_t kv_used() const { return kv_used_; }
+  std::int64_t kv_used() const { return blocks_used_ * block_tokens_; }  // tokens, in whole blocks
   std::int64_t running() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
 
  private:
   std::int64_t held_tokens(const SimRequest& request, std::int64_t decoded_steps) const;
+  std::int64_t blocks(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  // A decoding sequence's length at step s is prefill_length + s - decode_from: it starts a block at the
+  // steps where that is a multiple of the block, so sequences are counted by (prefill_length - decode_from)
+  // mod block, and those of phase (-s) mod block take a new block at step s.
+  std::int64_t phase(const SimRequest& request) const;
+  std::int64_t new_blocks(std::int64_t step) const;
+  void stop_decoding(const SimRequest& request, std::int64_t held);
   void preempt_newest(std::vector<SimRequest>& requests, std::int64_t step);
   bool admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget);
   void remove_running(std::int64_t id);
 
-  std::int64_t kv_capacity_;
+  std::int64_t block_tokens_;
+  std::int64_t capacity_blocks_;
   std::int64_t max_batch_;
   std::vector<std::int64_t> running_;      // oldest admission first
   std::deque<std::int64_t> prefilling_;    // running requests whose prefill is unfinished, in admission order
   std::deque<std::int64_t> waiting_;       // next to admit first
-  std::int64_t kv_used_ = 0;
-  std::int64_t prefill_reserved_ = 0;      // KV reserved by the prefilling requests
+  std::int64_t kv_used_ = 0;               // tokens
+  std::int64_t blocks_used_ = 0;
+  std::int64_t prefill_reserved_ = 0;      // KV tokens reserved by the prefilling requests
   std::int64_t decoding_ = 0;
+  std::vector<std::int64_t> decoding_by_phase_;  // [block_tokens]
 };
 
 }  // namespace moeplan

@@ -107,8 +107,8 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.memory = pool_memory(context, spec, settings);
     pool.result.max_batch = settings.max_batch;
     pool.result.gpus = spec.layout.world() * spec.instances;
-    const EngineShape shape{spec.options.role, spec.layout.dp, pool.result.memory.max_kv_tokens, settings.max_batch,
-                            settings.activation_tokens};
+    const EngineShape shape{spec.options.role,         spec.layout.dp,          pool.result.memory.max_kv_tokens,
+                            settings.max_batch,        settings.activation_tokens, settings.kv_block_tokens};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
       pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }

@@ -105,6 +105,28 @@ TEST_CASE("KV capacity is what the usable memory leaves after weights and overhe
   CHECK(plan.max_sequences == static_cast<std::int64_t>(plan.kv_cache_bytes / (192512ull * 4096)));
 }
 
+// vllm-ascend allocates KV in blocks of 128 tokens (its --block-size default): the cache holds whole
+// blocks, and a sequence of 4097 tokens takes 33 of them, 4224 tokens' worth.
+TEST_CASE("KV capacity counts whole blocks, and a sequence rounds up to its last block") {
+  const auto model = model_file("qwen3-235b-a22b.yaml");
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 64ull << 30;
+  moeplan::MemorySettings settings;
+  settings.utilization = 0.95;
+  settings.activation_bytes = 1ull << 30;
+  settings.cuda_graph_bytes = 0;
+  settings.communication_bytes = 0;
+  settings.kv_block_tokens = 128;
+  const auto plan = moeplan::plan_memory(model, layout("dp=16,ep=16"), hardware, settings, 4097);
+  REQUIRE(plan.fits);
+  const std::uint64_t tokens = plan.kv_cache_bytes / 192512;
+  CHECK(plan.max_kv_tokens == static_cast<std::int64_t>(tokens / 128 * 128));
+  CHECK(plan.max_kv_tokens % 128 == 0);
+  CHECK(plan.max_sequences == static_cast<std::int64_t>(plan.kv_cache_bytes / (192512ull * 4224)));
+  CHECK(settings.kv_blocks(4097) == 33);
+  CHECK(settings.mean_held_tokens(4096.0) == 4096.0 + 63.5);
+}
+
 TEST_CASE("a device smaller than the weights does not fit") {
   const auto model = model_file("deepseek-v3.yaml");
   moeplan::Hardware hardware;

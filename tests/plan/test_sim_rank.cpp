@@ -36,7 +36,7 @@ struct RankFixture {
 
 TEST_CASE("a cache that holds exactly three prompts admits three and says the KV binds") {
   RankFixture fixture;
-  DpRank rank(300, 48);
+  DpRank rank(300, 48, 1);
   fixture.queue(rank, 4);
   std::vector<std::int64_t> completing;
   const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
@@ -50,7 +50,7 @@ TEST_CASE("a cache that holds exactly three prompts admits three and says the KV
 
 TEST_CASE("the batch cap admits no more than max batch, without blaming memory") {
   RankFixture fixture;
-  DpRank rank(10000, 2);
+  DpRank rank(10000, 2, 1);
   fixture.queue(rank, 4);
   std::vector<std::int64_t> completing;
   const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
@@ -60,7 +60,7 @@ TEST_CASE("the batch cap admits no more than max batch, without blaming memory")
 
 TEST_CASE("chunked prefill spends the token budget in admission order") {
   RankFixture fixture;
-  DpRank rank(10000, 48);
+  DpRank rank(10000, 48, 1);
   fixture.queue(rank, 3);
   std::vector<std::int64_t> completing;
   // 250 tokens: the first two prompts whole, the third's first 50.
@@ -76,7 +76,7 @@ TEST_CASE("chunked prefill spends the token budget in admission order") {
 
 TEST_CASE("when decode growth overflows the cache the newest sequence is preempted for recompute") {
   RankFixture fixture;
-  DpRank rank(300, 48);
+  DpRank rank(300, 48, 1);
   fixture.queue(rank, 3);
   std::vector<std::int64_t> completing;
   rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
@@ -86,7 +86,7 @@ TEST_CASE("when decode growth overflows the cache the newest sequence is preempt
   }
   // Step 1: three sequences need 3 more slots in a full cache of 300; dropping the newest (100 held) leaves 200 + 2.
   CHECK(rank.make_room(fixture.requests, 1) == 1);
-  rank.grow();
+  rank.grow(1);
   CHECK(rank.kv_used() == 202);
   CHECK(rank.running() == 2);
   CHECK(rank.waiting() == 1);
@@ -99,18 +99,45 @@ TEST_CASE("when decode growth overflows the cache the newest sequence is preempt
 
 TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
   RankFixture fixture;
-  DpRank rank(1000, 48);
+  DpRank rank(1000, 48, 1);
   fixture.queue(rank, 1);
   std::vector<std::int64_t> completing;
   rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
   rank.start_decoding(fixture.requests[0], 1);
   for (std::int64_t step = 1; step <= 9; ++step) {
     rank.make_room(fixture.requests, step);
-    rank.grow();
+    rank.grow(step);
   }
   CHECK(rank.kv_used() == 109);
   rank.release(0, fixture.requests[0], 9);
   CHECK(rank.kv_used() == 0);
   CHECK(rank.running() == 0);
   CHECK(rank.decoding() == 0);
+}
+
+// 64-token blocks: a 100-token prompt holds two (128 tokens), so four blocks hold two prompts; decoding
+// from step 1, a sequence is 99 + s tokens long at step s and fills its second block at s = 29.
+TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a new block") {
+  RankFixture fixture;
+  DpRank rank(256, 48, 64);
+  fixture.queue(rank, 3);
+  std::vector<std::int64_t> completing;
+  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  CHECK(rank.running() == 2);
+  CHECK(schedule.kv_blocked);
+  CHECK(rank.kv_used() == 256);
+  for (const std::int64_t id : completing) rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
+  for (std::int64_t step = 1; step <= 28; ++step) {
+    CHECK(rank.make_room(fixture.requests, step) == 0);
+    rank.grow(step);
+  }
+  CHECK(rank.kv_used() == 256);
+  CHECK(rank.attended_tokens() == 2 * 128);
+  // Step 29: both want a third block; dropping the newest frees its two and the other takes one.
+  CHECK(rank.make_room(fixture.requests, 29) == 1);
+  rank.grow(29);
+  CHECK(rank.kv_used() == 3 * 64);
+  CHECK(rank.attended_tokens() == 129);
+  rank.release(0, fixture.requests[0], 29);
+  CHECK(rank.kv_used() == 0);
 }
