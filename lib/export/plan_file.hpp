@@ -59,6 +59,8 @@ struct RolePlan {
   std::int64_t max_batch_per_dp_rank = 1;
   std::int64_t chunked_prefill_tokens = 1;  // per DP rank and forward pass
   std::int64_t cuda_graph_max_batch = 0;    // per DP rank; 0 = graphs off
+  std::vector<std::int64_t> graph_batch_sizes;  // captured decode batch sizes; empty = the engine's own
+  std::int64_t kv_block_tokens = 1;             // 1 = the engine's default block
   double memory_fraction_static = 0;        // (weights + KV pool) / device memory
   double memory_utilization = 0;            // everything the engine may use / device memory
   KvCacheDtype kv_cache_dtype = KvCacheDtype::bf16;

@@ -82,6 +82,19 @@ void check_role_shape(const RolePlan& role, const PlanScenario& scenario, const 
   }
 }
 
+std::vector<std::int64_t> graph_batch_sizes(const JsonFields& fields) {
+  std::vector<std::int64_t> sizes;
+  const nlohmann::json& array = fields.array("graph_batch_sizes");
+  for (std::size_t index = 0; index < array.size(); ++index) {
+    const nlohmann::json& size = array[index];
+    if (!size.is_number_integer() || size.get<std::int64_t>() < 1 || size.get<std::int64_t>() > kMaxTokens) {
+      fields.fail(fmt::format("graph_batch_sizes[{}]", index), "a positive batch size");
+    }
+    sizes.push_back(size.get<std::int64_t>());
+  }
+  return sizes;
+}
+
 RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, const std::string& file,
                     const std::string& key) {
   const JsonFields fields(json, file, key);
@@ -98,6 +111,9 @@ RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, co
   role.max_batch_per_dp_rank = fields.integer("max_batch_per_dp_rank", 1, kMaxTokens);
   role.chunked_prefill_tokens = fields.integer("chunked_prefill_tokens", 1, kMaxTokens);
   role.cuda_graph_max_batch = fields.integer("cuda_graph_max_batch", 0, kMaxTokens);
+  // Plans written before these two keys carry neither: the engine's defaults then.
+  if (fields.has("graph_batch_sizes")) role.graph_batch_sizes = graph_batch_sizes(fields);
+  if (fields.has("kv_block_tokens")) role.kv_block_tokens = fields.integer("kv_block_tokens", 1, 1 << 16);
   role.memory_utilization = fields.number("memory_utilization", 0.01, 1.0);
   role.memory_fraction_static = fields.number("memory_fraction_static", 0.01, role.memory_utilization);
   role.kv_cache_dtype = static_cast<KvCacheDtype>(fields.choice("kv_cache_dtype", {"bf16", "fp8_e4m3"}));

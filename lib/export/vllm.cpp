@@ -65,6 +65,7 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettin
   // engines.md §2.1: auto is the model dtype (older releases have no bfloat16 choice); §6: fp8.
   command.add("--kv-cache-dtype", role.kv_cache_dtype == KvCacheDtype::fp8_e4m3 ? "fp8" : "auto");
   if (role.cuda_graph_max_batch == 0) command.add("--enforce-eager");
+  if (role.kv_block_tokens > 1) command.add("--block-size", std::to_string(role.kv_block_tokens));
   if (role.role == RoleKind::aggregated) return;
   const std::string kv_role = role.role == RoleKind::prefill ? "kv_producer" : "kv_consumer";
   command.add("--kv-transfer-config",

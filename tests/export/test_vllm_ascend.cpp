@@ -110,3 +110,25 @@ TEST_CASE("vllm-ascend refuses what its rules reject (engines.md §2.4)") {
     CHECK(refused_key(document, 1) == "two_batch_overlap");
   }
 }
+
+// doc 004's launch command: --block-size is vllm-ascend's 128 and the torchair graph lists its sizes
+// ("graph_batch_sizes_init": false, "graph_batch_sizes": [8, 16, 24, 48]).
+TEST_CASE("the plan's KV block and captured graph sizes reach the launch command") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  decode["kv_block_tokens"] = 128;
+  decode["graph_batch_sizes"] = {8, 16, 24, 48};
+  const PlanFile plan = plan_from(document);
+  VllmSettings settings;
+  settings.model_path = "Qwen/Qwen3-235B-A22B";
+  const Tokens command = export_test::tokens(vllm_ascend_launch(plan, node_of(plan, 1, 0), settings));
+  const auto block = std::find(command.begin(), command.end(), "--block-size");
+  REQUIRE(block != command.end());
+  CHECK(*(block + 1) == "128");
+  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], kMainBranch) ==
+        nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4},
+          "torchair_graph_config": {"enabled": true, "graph_batch_sizes_init": false,
+                                    "graph_batch_sizes": [8, 16, 24, 48]}})"));
+  decode["graph_batch_sizes"] = {8, 0};
+  CHECK(export_test::refusal_of([&] { plan_from(document); }).key == "plans[0].roles[1].graph_batch_sizes[1]");
+}
