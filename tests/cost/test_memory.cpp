@@ -20,6 +20,22 @@ moeplan::Layout layout(const std::string& text) { return moeplan::parse_layout(t
 
 using moeplan::Component;
 
+moeplan::Hardware npu_of_64_gib() {
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 64ull << 30;
+  return hardware;
+}
+
+// 95 % of the device usable, 1 GiB held beside weights and KV.
+moeplan::MemorySettings one_gib_reserve() {
+  moeplan::MemorySettings settings;
+  settings.utilization = 0.95;
+  settings.activation_bytes = 1ull << 30;
+  settings.cuda_graph_bytes = 0;
+  settings.communication_bytes = 0;
+  return settings;
+}
+
 }  // namespace
 
 TEST_CASE("Qwen3-235B O projection: 8192 x 4096 bf16 over 94 layers, divided by OTP") {
@@ -90,13 +106,8 @@ TEST_CASE("gpt-oss MXFP4 experts: half a byte per value plus one scale byte per 
 
 TEST_CASE("KV capacity is what the usable memory leaves after weights and overheads") {
   const auto model = model_file("qwen3-235b-a22b.yaml");
-  moeplan::Hardware hardware;
-  hardware.memory_bytes = 64ull << 30;
-  moeplan::MemorySettings settings;
-  settings.utilization = 0.95;
-  settings.activation_bytes = 1ull << 30;
-  settings.cuda_graph_bytes = 0;
-  settings.communication_bytes = 0;
+  const moeplan::Hardware hardware = npu_of_64_gib();
+  const moeplan::MemorySettings settings = one_gib_reserve();
   const auto plan = moeplan::plan_memory(model, layout("dp=16,ep=16"), hardware, settings, 4096);
   REQUIRE(plan.fits);
   const std::uint64_t usable = static_cast<std::uint64_t>((64ull << 30) * 0.95);
@@ -109,13 +120,8 @@ TEST_CASE("KV capacity is what the usable memory leaves after weights and overhe
 // blocks, and a sequence of 4097 tokens takes 33 of them, 4224 tokens' worth.
 TEST_CASE("KV capacity counts whole blocks, and a sequence rounds up to its last block") {
   const auto model = model_file("qwen3-235b-a22b.yaml");
-  moeplan::Hardware hardware;
-  hardware.memory_bytes = 64ull << 30;
-  moeplan::MemorySettings settings;
-  settings.utilization = 0.95;
-  settings.activation_bytes = 1ull << 30;
-  settings.cuda_graph_bytes = 0;
-  settings.communication_bytes = 0;
+  const moeplan::Hardware hardware = npu_of_64_gib();
+  moeplan::MemorySettings settings = one_gib_reserve();
   settings.kv_block_tokens = 128;
   const auto plan = moeplan::plan_memory(model, layout("dp=16,ep=16"), hardware, settings, 4097);
   REQUIRE(plan.fits);
