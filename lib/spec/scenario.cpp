@@ -105,8 +105,9 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 }
 
 MemorySettings read_memory(const YamlView& view) {
-  view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens", "graph_batch_sizes",
-                    "activation_gib", "cuda_graph_gib", "communication_gib", "weight_prefetch_mib"});
+  view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens",
+                    "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib",
+                    "weight_prefetch_mib"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {

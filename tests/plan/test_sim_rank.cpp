@@ -15,8 +15,8 @@ struct RankFixture {
   Scenario scenario = test::h200_closed_loop(100, 10, 4, 4);
   StepModel steps{model, scenario.cluster.hardware};
   ServingContext context{model, scenario, steps, SkewModel{}};
-  StepPricer pricer{context, parse_layout("tp=8", "test"), RoleOptions{Role::aggregated, DispatchMode::gather_scatter, false},
-                    scenario.memory};
+  StepPricer pricer{context, parse_layout("tp=8", "test"),
+                    RoleOptions{Role::aggregated, DispatchMode::gather_scatter, false}, scenario.memory};
   std::vector<SimRequest> requests;
 
   // `count` requests of a 100-token prompt and 10 output tokens, queued on `rank`.
