@@ -90,6 +90,10 @@ std::vector<std::int64_t> graph_batch_sizes(const JsonFields& fields) {
     if (!size.is_number_integer() || size.get<std::int64_t>() < 1 || size.get<std::int64_t>() > kMaxTokens) {
       fields.fail(fmt::format("graph_batch_sizes[{}]", index), "a positive batch size");
     }
+    // vllm-ascend pads to the first listed size that holds the batch, so the list must ascend.
+    if (!sizes.empty() && size.get<std::int64_t>() <= sizes.back()) {
+      fields.fail(fmt::format("graph_batch_sizes[{}]", index), "a size above the one before it (ascending)");
+    }
     sizes.push_back(size.get<std::int64_t>());
   }
   return sizes;

@@ -94,13 +94,13 @@ nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePla
   const std::vector<Split> splits = requested_splits(plan, role);
   nlohmann::json sizes = nlohmann::json::object();
   for (const Split& split : splits) sizes[split.key] = split.size;
+  const bool finegrained = schema_of(version) == AscendSchema::finegrained;
   nlohmann::json config = nlohmann::json::object();
-  if (!sizes.empty() && schema_of(version) == AscendSchema::finegrained) config["finegrained_tp_config"] = sizes;
-  if (!sizes.empty() && schema_of(version) != AscendSchema::finegrained) config = sizes;
+  if (!sizes.empty()) config = finegrained ? nlohmann::json{{"finegrained_tp_config", sizes}} : sizes;
   // engines.md §2.4: the 0.10.2-0.11 O-projection TP required torchair_graph_config.enabled; doc 004's
   // launch commands list the captured sizes there (graph_batch_sizes, graph_batch_sizes_init false).
   nlohmann::json graphs = nlohmann::json::object();
-  if (role.layout.otp > 1 && schema_of(version) != AscendSchema::finegrained) graphs["enabled"] = true;
+  if (role.layout.otp > 1 && !finegrained) graphs["enabled"] = true;
   if (!role.graph_batch_sizes.empty() && role.cuda_graph_max_batch > 0) {
     graphs["enabled"] = true;
     graphs["graph_batch_sizes_init"] = false;

@@ -36,7 +36,7 @@ struct EngineShape {
   std::int64_t kv_capacity = 0;  // tokens per DP rank
   std::int64_t max_batch = 1;    // running sequences per DP rank
   std::int64_t chunk = 8192;     // tokens per DP rank and step (chunked-prefill budget)
-  std::int64_t kv_block_tokens = 1;
+  std::int64_t kv_block_tokens = 1;  // a sequence holds whole blocks of this many tokens
 };
 
 class Engine {

@@ -88,6 +88,7 @@ bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_bu
   }
   return true;
 }
+
 RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget,
                               bool admit, std::vector<std::int64_t>& completing) {
   RankSchedule result;

@@ -8,6 +8,7 @@
 
 #include "plan/sim_request.hpp"
 #include "plan/sim_step_cost.hpp"
+#include "spec/dtype.hpp"
 
 namespace moeplan {
 
@@ -50,7 +51,7 @@ class DpRank {
 
  private:
   std::int64_t held_tokens(const SimRequest& request, std::int64_t decoded_steps) const;
-  std::int64_t blocks(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  std::int64_t blocks(std::int64_t tokens) const { return divide_rounding_up(tokens, block_tokens_); }
   // A decoding sequence's length at step s is prefill_length + s - decode_from: it starts a block at the
   // steps where that is a multiple of the block, so sequences are counted by (prefill_length - decode_from)
   // mod block, and those of phase (-s) mod block take a new block at step s.

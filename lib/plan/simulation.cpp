@@ -21,10 +21,7 @@ constexpr double kFirstInterval = 0.01;  // s; intervals double as the run grows
 MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions& options) {
   MemorySettings settings = scenario.memory;
   if (options.max_batch) settings.max_batch = *options.max_batch;
-  if (options.graph_batch_sizes) {
-    settings.graph_batch_sizes = *options.graph_batch_sizes;
-    std::sort(settings.graph_batch_sizes.begin(), settings.graph_batch_sizes.end());
-  }
+  if (options.graph_batch_sizes) settings.graph_batch_sizes = *options.graph_batch_sizes;
   return settings;
 }
 

@@ -170,8 +170,11 @@ SearchSpace read_search(const YamlView& view) {
 }  // namespace
 
 std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
-  const auto captured = std::lower_bound(graph_batch_sizes.begin(), graph_batch_sizes.end(), batch);
-  return captured == graph_batch_sizes.end() ? batch : *captured;
+  std::optional<std::int64_t> smallest;  // the smallest captured size that holds the batch
+  for (const std::int64_t size : graph_batch_sizes) {
+    if (size >= batch && (!smallest || size < *smallest)) smallest = size;
+  }
+  return smallest.value_or(batch);
 }
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {

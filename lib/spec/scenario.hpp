@@ -42,8 +42,8 @@ struct MemorySettings {
   // Tokens per KV-cache block: a sequence holds whole blocks (vLLM's --block-size, 128 on vllm-ascend;
   // SGLang's page size, 1 by default).
   std::int64_t kv_block_tokens = 1;
-  // Decode batch sizes with a captured graph, ascending (vllm-ascend's torchair graph_batch_sizes); empty:
-  // every batch size has one. A decode-only step runs the smallest captured size that holds its batch.
+  // Decode batch sizes with a captured graph (vllm-ascend's torchair graph_batch_sizes), kept ascending as
+  // the engine reads them in order; empty: every batch size has one. A decode-only step runs the smallest captured size that holds its batch.
   std::vector<std::int64_t> graph_batch_sizes;
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
@@ -55,7 +55,7 @@ struct MemorySettings {
   // select_torchair_padded_batch_size); a batch above every captured size runs as it is.
   std::int64_t graph_batch(std::int64_t batch) const;
   // The cache a sequence of `tokens` holds: whole blocks of kv_block_tokens.
-  std::int64_t kv_blocks(std::int64_t tokens) const { return (tokens + kv_block_tokens - 1) / kv_block_tokens; }
+  std::int64_t kv_blocks(std::int64_t tokens) const { return divide_rounding_up(tokens, kv_block_tokens); }
   // What a sequence of mean context `tokens` holds on average, its last block half empty when its length
   // falls evenly over the block's offsets.
   double mean_held_tokens(double tokens) const { return tokens + static_cast<double>(kv_block_tokens - 1) / 2.0; }

@@ -131,4 +131,7 @@ TEST_CASE("the plan's KV block and captured graph sizes reach the launch command
                                     "graph_batch_sizes": [8, 16, 24, 48]}})"));
   decode["graph_batch_sizes"] = {8, 0};
   CHECK(export_test::refusal_of([&] { plan_from(document); }).key == "plans[0].roles[1].graph_batch_sizes[1]");
+  // vllm-ascend pads to the first listed size that holds the batch: out of order, 24 would take a batch of 9.
+  decode["graph_batch_sizes"] = {8, 24, 16};
+  CHECK(export_test::refusal_of([&] { plan_from(document); }).key == "plans[0].roles[1].graph_batch_sizes[2]");
 }

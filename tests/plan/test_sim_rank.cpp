@@ -18,6 +18,7 @@ struct RankFixture {
   StepPricer pricer{context, parse_layout("tp=8", "test"),
                     RoleOptions{Role::aggregated, DispatchMode::gather_scatter, false}, scenario.memory};
   std::vector<SimRequest> requests;
+  std::vector<std::int64_t> completing;  // the last schedule's requests whose prefill ended
 
   // `count` requests of a 100-token prompt and 10 output tokens, queued on `rank`.
   void queue(DpRank& rank, int count) {
@@ -30,6 +31,12 @@ struct RankFixture {
       rank.enqueue(static_cast<std::int64_t>(requests.size()) - 1);
     }
   }
+
+  // One scheduling pass with `budget` prefill tokens, admission allowed.
+  RankSchedule schedule(DpRank& rank, std::int64_t budget = 8192) {
+    completing.clear();
+    return rank.schedule(requests, pricer, budget, true, completing);
+  }
 };
 
 }  // namespace
@@ -38,22 +45,20 @@ TEST_CASE("a cache that holds exactly three prompts admits three and says the KV
   RankFixture fixture;
   DpRank rank(300, 48, 1);
   fixture.queue(rank, 4);
-  std::vector<std::int64_t> completing;
-  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 3);
   CHECK(rank.waiting() == 1);
   CHECK(rank.kv_used() == 300);
   CHECK(schedule.kv_blocked);
   CHECK(schedule.prefill_tokens == 300);
-  CHECK(completing == std::vector<std::int64_t>{0, 1, 2});
+  CHECK(fixture.completing == std::vector<std::int64_t>{0, 1, 2});
 }
 
 TEST_CASE("the batch cap admits no more than max batch, without blaming memory") {
   RankFixture fixture;
   DpRank rank(10000, 2, 1);
   fixture.queue(rank, 4);
-  std::vector<std::int64_t> completing;
-  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 2);
   CHECK_FALSE(schedule.kv_blocked);
 }
@@ -62,25 +67,22 @@ TEST_CASE("chunked prefill spends the token budget in admission order") {
   RankFixture fixture;
   DpRank rank(10000, 48, 1);
   fixture.queue(rank, 3);
-  std::vector<std::int64_t> completing;
   // 250 tokens: the first two prompts whole, the third's first 50.
-  const RankSchedule first = rank.schedule(fixture.requests, fixture.pricer, 250, true, completing);
+  const RankSchedule first = fixture.schedule(rank, 250);
   CHECK(first.prefill_tokens == 250);
-  CHECK(completing.size() == 2);
+  CHECK(fixture.completing.size() == 2);
   CHECK(fixture.requests[2].prefilled == 50);
-  completing.clear();
-  const RankSchedule second = rank.schedule(fixture.requests, fixture.pricer, 250, true, completing);
+  const RankSchedule second = fixture.schedule(rank, 250);
   CHECK(second.prefill_tokens == 50);
-  CHECK(completing == std::vector<std::int64_t>{2});
+  CHECK(fixture.completing == std::vector<std::int64_t>{2});
 }
 
 TEST_CASE("when decode growth overflows the cache the newest sequence is preempted for recompute") {
   RankFixture fixture;
   DpRank rank(300, 48, 1);
   fixture.queue(rank, 3);
-  std::vector<std::int64_t> completing;
-  rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
-  for (const std::int64_t id : completing) {
+  fixture.schedule(rank);
+  for (const std::int64_t id : fixture.completing) {
     fixture.requests[static_cast<std::size_t>(id)].generated = 1;  // the prefill's first token
     rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
   }
@@ -101,8 +103,7 @@ TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
   RankFixture fixture;
   DpRank rank(1000, 48, 1);
   fixture.queue(rank, 1);
-  std::vector<std::int64_t> completing;
-  rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  fixture.schedule(rank);
   rank.start_decoding(fixture.requests[0], 1);
   for (std::int64_t step = 1; step <= 9; ++step) {
     rank.make_room(fixture.requests, step);
@@ -121,12 +122,13 @@ TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a ne
   RankFixture fixture;
   DpRank rank(256, 48, 64);
   fixture.queue(rank, 3);
-  std::vector<std::int64_t> completing;
-  const RankSchedule schedule = rank.schedule(fixture.requests, fixture.pricer, 8192, true, completing);
+  const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 2);
   CHECK(schedule.kv_blocked);
   CHECK(rank.kv_used() == 256);
-  for (const std::int64_t id : completing) rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
+  for (const std::int64_t id : fixture.completing) {
+    rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
+  }
   for (std::int64_t step = 1; step <= 28; ++step) {
     CHECK(rank.make_room(fixture.requests, step) == 0);
     rank.grow(step);

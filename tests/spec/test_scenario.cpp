@@ -132,4 +132,9 @@ memory: {max_batch: 48, graph_batch_sizes: [48, 8, 24, 16]}
   // Above every captured size the batch runs as it is; with no sizes listed every batch has a graph.
   CHECK(memory.graph_batch(49) == 49);
   CHECK(moeplan::MemorySettings{}.graph_batch(30) == 30);
+  // `simulate --graph-sizes` passes them as typed: the smallest that holds the batch, in any order.
+  moeplan::MemorySettings typed;
+  typed.graph_batch_sizes = {48, 8, 24};
+  CHECK(typed.graph_batch(9) == 24);
+  CHECK(typed.graph_batch(30) == 48);
 }
