@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "export/sglang_rules.hpp"
 
 namespace moeplan::exporting {
@@ -77,21 +80,39 @@ void add_shared_fusion(LaunchCommand& command, const PlanFile& plan, const RoleP
   }
 }
 
+// SGLang's list flags take each value as its own argument (nargs "+"); a LaunchCommand argument holds one
+// value, so the values after the first follow as bare arguments.
+void add_list(LaunchCommand& command, const std::string& flag, const std::vector<std::int64_t>& values) {
+  command.add(flag, std::to_string(values.front()));
+  for (std::size_t index = 1; index < values.size(); ++index) command.add(std::to_string(values[index]));
+}
+
+void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
+  if (role.cuda_graph_max_batch == 0) {
+    command.add("--disable-cuda-graph");
+    return;
+  }
+  const std::string max_flag = *sglang_flag(SglangSetting::cuda_graph_max_batch, settings.release);
+  if (role.graph_batch_sizes.empty()) {
+    command.add(max_flag, std::to_string(role.cuda_graph_max_batch));
+    return;
+  }
+  // With a list the max is the list's largest: 0.5 and main overwrite the max with max(cuda_graph_bs), while
+  // 0.4.5-0.4.6 drop the listed sizes above the max (160 when unset), so any other max contradicts the list.
+  command.add(max_flag, std::to_string(std::ranges::max(role.graph_batch_sizes)));
+  add_list(command, *sglang_flag(SglangSetting::cuda_graph_batch_sizes, settings.release), role.graph_batch_sizes);
+}
+
 void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
   if (role.two_batch_overlap) command.add("--enable-two-batch-overlap");
   command.add("--mem-fraction-static", memory_fraction_text(role.memory_fraction_static));
   command.add("--max-running-requests", std::to_string(role.max_running_requests));
   // engines.md §1.1: under DP attention SGLang divides --chunked-prefill-size by dp_size.
   command.add("--chunked-prefill-size", std::to_string(role.chunked_prefill_tokens * role.layout.dp));
+  // engines.md §1.1: the KV page in tokens, 1 on CUDA by default.
+  if (role.kv_block_tokens > 1) command.add("--page-size", std::to_string(role.kv_block_tokens));
   // engines.md §1.1: a prefill server captures no decode graphs.
-  if (role.role != RoleKind::prefill) {
-    if (role.cuda_graph_max_batch == 0) {
-      command.add("--disable-cuda-graph");
-    } else {
-      command.add(*sglang_flag(SglangSetting::cuda_graph_max_batch, settings.release),
-                  std::to_string(role.cuda_graph_max_batch));
-    }
-  }
+  if (role.role != RoleKind::prefill) add_cuda_graphs(command, role, settings);
   if (role.role != RoleKind::aggregated) command.add("--disaggregation-mode", role_name(role.role));
   // engines.md §1.1: bf16 is in the docs-era and main choices; 0.4 keeps the default, auto (the model dtype).
   if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3) {

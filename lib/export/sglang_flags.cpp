@@ -40,6 +40,10 @@ std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease rele
     // engines.md §1.8: main keeps --cuda-graph-max-bs only as a deprecated alias.
     case SglangSetting::cuda_graph_max_batch:
       return release == SglangRelease::main ? "--cuda-graph-max-bs-decode" : "--cuda-graph-max-bs";
+    // engines.md §1.1: main keeps --cuda-graph-bs only as a deprecated alias of --cuda-graph-bs-decode; 0.4.5's
+    // server_args.py and sglang-docs@004813e register --cuda-graph-bs (int, nargs "+"; List[int]).
+    case SglangSetting::cuda_graph_batch_sizes:
+      return release == SglangRelease::main ? "--cuda-graph-bs-decode" : "--cuda-graph-bs";
     case SglangSetting::shared_fusion_off:
       return "--disable-shared-experts-fusion";
     case SglangSetting::shared_fusion_enforce:

@@ -18,6 +18,7 @@ enum class SglangSetting {
   expert_parallel,         // EP on: --ep-size N, or 0.4's --enable-ep-moe (EP = TP)
   deepep,                  // DeepEP dispatch: --moe-a2a-backend deepep, or 0.4's --enable-deepep-moe
   cuda_graph_max_batch,    // the largest decode batch captured in a CUDA graph, per DP rank
+  cuda_graph_batch_sizes,  // the decode batch sizes captured in CUDA graphs, a list flag
   shared_fusion_off,       // the shared expert stays a separate MLP
   shared_fusion_enforce,   // fusion even where it is off by default (DeepEP, TBO)
   shared_fusion_replicas,  // K fused shared-expert replicas

@@ -110,6 +110,16 @@ void check_overlap_and_graphs(const PlanFile& plan, const RolePlan& role) {
   }
 }
 
+// engines.md §1.3 rule 8: chunked_prefill_size % page_size == 0, on the size per DP rank that SGLang holds
+// after dividing by dp_size (§1.1); the undivided --chunked-prefill-size is then a multiple as well.
+void check_page_size(const PlanFile& plan, const RolePlan& role) {
+  if (role.chunked_prefill_tokens % role.kv_block_tokens == 0) return;
+  refuse(plan, role, "chunked_prefill_tokens",
+         fmt::format("a multiple of kv_block_tokens = {}: SGLang's --chunked-prefill-size must divide by its "
+                     "--page-size, got {}",
+                     role.kv_block_tokens, role.chunked_prefill_tokens));
+}
+
 // engines.md §1.7: DeepEP on Ascend caps the prefill chunk (normal) and the decode batch (low latency).
 void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
   if (!plan.scenario.on_ascend()) return;
@@ -139,6 +149,7 @@ void check_sglang_role(const PlanFile& plan, const RolePlan& role, SglangRelease
   check_dense_and_head(plan, role);
   check_shared_fusion(plan, role, release);
   check_overlap_and_graphs(plan, role);
+  check_page_size(plan, role);
   check_ascend_limits(plan, role);
 }
 

@@ -196,6 +196,90 @@ TEST_CASE("rule 9: redundant experts need ep > 1") {
   CHECK(refusal.key == "plans[1].roles[0].layout.redundant");
 }
 
+// kv_block_tokens 64 and graph sizes {8, 16, 24} on the unfused doc 000 plan: --page-size 64 (64 divides the
+// 8192-token chunk), the list under its release's name, and the graph max set to the list's largest, 24.
+TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command (engines.md §1.1, §1.8)") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = document["plans"][1]["roles"][0];
+  role["kv_block_tokens"] = 64;
+  role["graph_batch_sizes"] = {8, 16, 24};
+  const PlanFile plan = plan_from(document);
+  const Tokens on_0_5 = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                         "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                         "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
+                         "--cuda-graph-max-bs", "24", "--cuda-graph-bs", "8", "16", "24", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_5, 1) == on_0_5);
+  const Tokens on_main = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                          "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                          "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
+                          "--cuda-graph-max-bs-decode", "24", "--cuda-graph-bs-decode", "8", "16", "24",
+                          "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == on_main);
+  // 0.4.6 keeps only listed sizes up to the max, so the max of 24 is what captures the whole list.
+  const Tokens on_0_4 = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                         "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                         "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
+                         "--cuda-graph-max-bs", "24", "--cuda-graph-bs", "8", "16", "24"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4, 1) == on_0_4);
+
+  // The script passes each size as its own argument.
+  SglangSettings settings;
+  settings.model_path = "deepseek-ai/DeepSeek-V3";
+  const std::string script = render_script(sglang_launch(plan, node_of(plan, 0, 0, 1), settings, std::nullopt), "x");
+  CHECK(export_test::contains(script, "--cuda-graph-bs-decode 8 \\\n    16 \\\n    24 \\\n"));
+}
+
+TEST_CASE("kv_block_tokens 1 and no graph sizes pass neither --page-size nor a size list") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = document["plans"][1]["roles"][0];
+  role["kv_block_tokens"] = 1;
+  role["graph_batch_sizes"] = nlohmann::json::array();
+  const PlanFile plan = plan_from(document);
+  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                           "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                           "--max-running-requests", "256", "--chunked-prefill-size", "8192",
+                           "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == expected);
+}
+
+TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the page size does not") {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  for (nlohmann::json& role : document["plans"][0]["roles"]) {
+    role["kv_block_tokens"] = 64;
+    role["graph_batch_sizes"] = {8, 16, 24};
+  }
+  document["plans"][0]["roles"][1]["cuda_graph_max_batch"] = 0;
+  const PlanFile plan = plan_from(document);
+  const auto has = [](const Tokens& tokens, const std::string& token) {
+    return std::find(tokens.begin(), tokens.end(), token) != tokens.end();
+  };
+  for (const std::size_t role : {std::size_t{0}, std::size_t{1}}) {
+    const Tokens tokens = sglang_tokens(plan, role, 0, SglangRelease::main);
+    const auto page = std::find(tokens.begin(), tokens.end(), "--page-size");
+    REQUIRE(page != tokens.end());
+    CHECK(*(page + 1) == "64");
+    CHECK_FALSE(has(tokens, "--cuda-graph-bs-decode"));
+    CHECK_FALSE(has(tokens, "--cuda-graph-max-bs-decode"));
+    CHECK(has(tokens, "--disable-cuda-graph") == (role == 1));
+  }
+}
+
+// engines.md §1.3 rule 8, on the chunk per DP rank: doc 003 decode holds 4096 tokens per rank, 294912 over
+// dp 72. A page of 3 divides 294912 (72 = 3 x 24) but not 4096 (3 x 1365 = 4095), so SGLang, which checks
+// after dividing by dp_size, would reject it; a page of 64 divides both (4096 = 64 x 64).
+TEST_CASE("rule 8: the chunked prefill size must be a multiple of the page size") {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  nlohmann::json& decode = document["plans"][0]["roles"][1];
+  decode["kv_block_tokens"] = 3;
+  const PlanFile plan = plan_from(document);
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main); });
+  CHECK(refusal.key == "plans[0].roles[1].chunked_prefill_tokens");
+  CHECK(export_test::contains(refusal.message, "a multiple of kv_block_tokens = 3"));
+  CHECK(export_test::contains(refusal.message, "--page-size, got 4096"));
+  decode["kv_block_tokens"] = 64;
+  CHECK(refused_key(document, 1) == "");
+}
+
 TEST_CASE("flag names per SGLang release (engines.md §1.8)") {
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_4) == "--enable-ep-moe");
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_5) == "--ep-size");
@@ -203,6 +287,9 @@ TEST_CASE("flag names per SGLang release (engines.md §1.8)") {
   CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::main) == "--moe-a2a-backend");
   CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::v0_5) == "--cuda-graph-max-bs");
   CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::main) == "--cuda-graph-max-bs-decode");
+  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::v0_4) == "--cuda-graph-bs");
+  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::v0_5) == "--cuda-graph-bs");
+  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::main) == "--cuda-graph-bs-decode");
   CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_enforce, SglangRelease::v0_5).has_value());
   CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_replicas, SglangRelease::main).has_value());
   CHECK(sglang_release(parse_engine_version("0.4.6.post1", "x")) == SglangRelease::v0_4);
