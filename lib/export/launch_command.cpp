@@ -1,6 +1,7 @@
 #include "export/launch_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +14,7 @@ std::optional<std::string> LaunchCommand::value_of(const std::string& flag) cons
   const auto found =
       std::find_if(arguments.begin(), arguments.end(), [&](const Argument& argument) { return argument.flag == flag; });
   if (found == arguments.end()) return std::nullopt;
-  return found->value.value_or("");
+  return fmt::format("{}", fmt::join(found->values, " "));
 }
 
 std::string shell_quote(const std::string& text) {
@@ -40,7 +41,7 @@ std::string render_script(const LaunchCommand& command, const std::string& comme
   for (const std::string& token : command.program) script += fmt::format(" {}", shell_quote(token));
   for (const Argument& argument : command.arguments) {
     script += fmt::format(" \\\n    {}", argument.flag);
-    if (argument.value) script += fmt::format(" {}", shell_quote(*argument.value));
+    for (const std::string& value : argument.values) script += fmt::format(" {}", shell_quote(value));
   }
   return script + "\n";
 }

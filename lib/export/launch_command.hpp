@@ -10,7 +10,7 @@ namespace moeplan::exporting {
 
 struct Argument {
   std::string flag;
-  std::optional<std::string> value;  // none for a boolean flag
+  std::vector<std::string> values;  // none for a boolean flag, several for a list flag (nargs "+")
 };
 
 struct LaunchCommand {
@@ -19,13 +19,17 @@ struct LaunchCommand {
   std::vector<Argument> arguments;
   bool reads_output_files = false;  // refers to files written beside the script
 
-  void add(std::string flag) { arguments.push_back({std::move(flag), std::nullopt}); }
-  void add(std::string flag, std::string value) { arguments.push_back({std::move(flag), std::move(value)}); }
+  void add(std::string flag) { arguments.push_back({std::move(flag), {}}); }
+  void add(std::string flag, std::string value) { arguments.push_back({std::move(flag), {std::move(value)}}); }
+  void add(std::string flag, std::vector<std::string> values) {
+    arguments.push_back({std::move(flag), std::move(values)});
+  }
   void set_environment(std::string name, std::string value) {
     environment.emplace_back(std::move(name), std::move(value));
   }
 
-  // The value of `flag`, or nullopt when absent; "" for a boolean flag that is present.
+  // The value of `flag`, or nullopt when absent; "" for a boolean flag that is present, a list's values
+  // separated by spaces.
   std::optional<std::string> value_of(const std::string& flag) const;
 };
 

@@ -80,13 +80,6 @@ void add_shared_fusion(LaunchCommand& command, const PlanFile& plan, const RoleP
   }
 }
 
-// SGLang's list flags take each value as its own argument (nargs "+"); a LaunchCommand argument holds one
-// value, so the values after the first follow as bare arguments.
-void add_list(LaunchCommand& command, const std::string& flag, const std::vector<std::int64_t>& values) {
-  command.add(flag, std::to_string(values.front()));
-  for (std::size_t index = 1; index < values.size(); ++index) command.add(std::to_string(values[index]));
-}
-
 void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
   if (role.cuda_graph_max_batch == 0) {
     command.add("--disable-cuda-graph");
@@ -100,7 +93,10 @@ void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangS
   // With a list the max is the list's largest: 0.5 and main overwrite the max with max(cuda_graph_bs), while
   // 0.4.5-0.4.6 drop the listed sizes above the max (160 when unset), so any other max contradicts the list.
   command.add(max_flag, std::to_string(std::ranges::max(role.graph_batch_sizes)));
-  add_list(command, *sglang_flag(SglangSetting::cuda_graph_batch_sizes, settings.release), role.graph_batch_sizes);
+  // SGLang's list flags take each value as its own argument (nargs "+").
+  std::vector<std::string> sizes;
+  for (const std::int64_t size : role.graph_batch_sizes) sizes.push_back(std::to_string(size));
+  command.add(*sglang_flag(SglangSetting::cuda_graph_batch_sizes, settings.release), std::move(sizes));
 }
 
 void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {

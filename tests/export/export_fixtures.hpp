@@ -45,7 +45,7 @@ inline std::vector<std::string> tokens(const moeplan::exporting::LaunchCommand& 
   std::vector<std::string> all = command.program;
   for (const auto& argument : command.arguments) {
     all.push_back(argument.flag);
-    if (argument.value) all.push_back(*argument.value);
+    all.insert(all.end(), argument.values.begin(), argument.values.end());
   }
   return all;
 }

@@ -225,8 +225,9 @@ TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command (e
   // The script passes each size as its own argument.
   SglangSettings settings;
   settings.model_path = "deepseek-ai/DeepSeek-V3";
-  const std::string script = render_script(sglang_launch(plan, node_of(plan, 0, 0, 1), settings, std::nullopt), "x");
-  CHECK(export_test::contains(script, "--cuda-graph-bs-decode 8 \\\n    16 \\\n    24 \\\n"));
+  const LaunchCommand command = sglang_launch(plan, node_of(plan, 0, 0, 1), settings, std::nullopt);
+  CHECK(export_test::contains(render_script(command, "x"), "--cuda-graph-bs-decode 8 16 24 \\\n"));
+  CHECK(command.value_of("--cuda-graph-bs-decode") == "8 16 24");
 }
 
 TEST_CASE("kv_block_tokens 1 and no graph sizes pass neither --page-size nor a size list") {
