@@ -112,6 +112,8 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
   poison(buffers.sorted_entries, rows * 4);
   poison(buffers.block_experts, blocks * 4);
   poison(buffers.entry_positions, entries * 4);
+  poison(buffers.running_blocks, blocks * sizeof(moe::RunningBlock));
+  poison(buffers.running_count, 4);
   moe_->align(layer_.tokens);
   moe::Alignment& gpu = gpu_alignment_;
   gpu.block_size = gpu::kStreamingBlockRows;
@@ -128,11 +130,18 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
                                         [](std::int32_t expert) { return expert == -1; });
   const bool layout = gpu.expert_counts == cpu.expert_counts && gpu.expert_offsets == cpu.expert_offsets &&
                       std::equal(cpu.block_experts.begin(), cpu.block_experts.end(), gpu.block_experts.begin());
-  const bool passed = layout && tails_unused && segments_hold_same_entries(cpu, gpu) && positions_consistent(cpu, gpu);
+  const std::vector<moe::RunningBlock> running = moe::running_blocks(cpu, gpu::kRidingRows);
+  const std::vector<std::int32_t> running_count = download(buffers.running_count, 1, stream_);
+  std::vector<moe::RunningBlock> gpu_running = download(buffers.running_blocks, blocks, stream_);
+  gpu_running.resize(std::min(gpu_running.size(), static_cast<std::size_t>(std::max(running_count[0], 0))));
+  const bool runs_same = running_count[0] == static_cast<std::int32_t>(running.size()) && gpu_running == running;
+  const bool passed = layout && tails_unused && runs_same && segments_hold_same_entries(cpu, gpu) &&
+                      positions_consistent(cpu, gpu);
   gpu.sorted_entries.resize(used_rows);
   gpu.block_experts.resize(cpu.block_experts.size());
   return {passed, std::to_string(cpu.padded_rows()) + " aligned rows, " + std::to_string(cpu.block_experts.size()) +
-                      " blocks" + (passed ? "" : " (layout, tail, segment or position mismatch)")};
+                      " blocks, " + std::to_string(running.size()) + " running" +
+                      (passed ? "" : " (layout, tail, running list, segment or position mismatch)")};
 }
 
 TokenGroupBuffers StageRunner::poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes,

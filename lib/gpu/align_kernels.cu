@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
+#include "moe/riding_rows.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -51,11 +52,26 @@ __device__ int local_expert_of(const std::int32_t* expert_ids, const std::int32_
   return entry < num_entries ? global_to_local[expert_ids[entry]] : -1;
 }
 
+// The blocks that run a tile, each expert's after the experts before it.
+__device__ void list_running_blocks(int expert, int count, int first_block, int block_size, int riding_rows,
+                                    int* warp_totals, AlignmentBuffers out) {
+  __syncthreads();  // warp_totals is free again
+  const int running = moeplan::moe::running_blocks_of(count, block_size, riding_rows);
+  int total = 0;
+  const int before = block_exclusive_scan(running, warp_totals, total);
+  for (int index = 0; index < running; ++index) {
+    out.running_blocks[before + index] = {first_block + index, expert,
+                                          moeplan::moe::rows_of_block(count, index, block_size, riding_rows)};
+  }
+  if (expert == 0) *out.running_count = total;
+}
+
 // One block does it all: count per local expert, scan the block-rounded counts, then place
 // each entry with a per-expert cursor. Small inputs (decode) finish in one launch's latency.
 __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* expert_ids, int num_entries,
                                                          const std::int32_t* global_to_local, int num_local_experts,
-                                                         int block_size, int max_blocks, AlignmentBuffers out) {
+                                                         int block_size, int riding_rows, int max_blocks,
+                                                         AlignmentBuffers out) {
   __shared__ int counts[kMaxLocalExperts];
   __shared__ int cursors[kMaxLocalExperts];
   __shared__ int warp_totals[32];
@@ -78,6 +94,7 @@ __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* exp
     for (int block = offset / block_size; block < (offset + padded) / block_size; ++block) out.block_experts[block] = expert;
   }
   if (expert == 0) out.expert_offsets[num_local_experts] = total_rows;
+  list_running_blocks(expert, count, offset / block_size, block_size, riding_rows, warp_totals, out);
   for (int block = total_rows / block_size + threadIdx.x; block < max_blocks; block += kThreads) out.block_experts[block] = -1;
   // Every row starts as padding, written coalesced by the whole block (one thread per expert
   // writing its own padding rows is ~60 scattered stores each, slow from a single SM); the
@@ -96,13 +113,13 @@ __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* exp
 }  // namespace
 
 void launch_align(const std::int32_t* expert_ids, int num_entries, const std::int32_t* global_to_local,
-                  int num_local_experts, int block_size, int max_blocks, AlignmentBuffers buffers,
-                  cudaStream_t stream) {
+                  int num_local_experts, int block_size, int riding_rows, int max_blocks,
+                  AlignmentBuffers buffers, cudaStream_t stream) {
   if (num_local_experts <= 0 || num_local_experts > kMaxLocalExperts || block_size <= 0) {
     throw std::invalid_argument("align kernel: 1 to 1024 local experts and a positive block size");
   }
   align_kernel<<<1, kThreads, 0, stream>>>(expert_ids, num_entries, global_to_local, num_local_experts, block_size,
-                                          max_blocks, buffers);
+                                          riding_rows, max_blocks, buffers);
   check_launch("align_kernel");
 }
 

@@ -25,6 +25,8 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       sorted_entries_(static_cast<std::size_t>(max_rows_)),
       block_experts_(static_cast<std::size_t>(max_rows_ / kStreamingBlockRows)),
       entry_positions_(expert_ids_.size()),
+      running_blocks_(block_experts_.size()),
+      running_count_(1),
       activation_(static_cast<std::size_t>(max_rows_) * weights.intermediate),
       expert_rows_(static_cast<std::size_t>(max_rows_) * weights.hidden),
       arrivals_(static_cast<std::size_t>(streaming_workspace_slots())),
@@ -94,7 +96,7 @@ int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStrea
 
 StreamingBlocks MoeLayer::streaming_blocks(int tokens) const {
   return {sorted_entries_.data(), block_experts_.data(), expert_offsets_.data() + weights_.num_experts,
-          max_blocks(tokens), block_rows(tokens)};
+          running_blocks_.data(), running_count_.data(), max_blocks(tokens), block_rows(tokens)};
 }
 
 StreamingWorkspace MoeLayer::workspace() const {
@@ -103,7 +105,7 @@ StreamingWorkspace MoeLayer::workspace() const {
 
 AlignmentBuffers MoeLayer::alignment() const {
   return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
-          entry_positions_.data()};
+          entry_positions_.data(), running_blocks_.data(), running_count_.data()};
 }
 
 void MoeLayer::require_tokens(int tokens) const {
@@ -113,7 +115,7 @@ void MoeLayer::require_tokens(int tokens) const {
 void MoeLayer::align(int tokens) {
   require_tokens(tokens);
   launch_align(expert_ids_.data(), tokens * config_.columns, global_to_local_.data(), weights_.num_experts,
-               kStreamingBlockRows, max_blocks(tokens), alignment(), stream_);
+               kStreamingBlockRows, kRidingRows, max_blocks(tokens), alignment(), stream_);
 }
 
 void MoeLayer::gate_up(const std::uint16_t* hidden_states, int tokens, GemmPath path) {

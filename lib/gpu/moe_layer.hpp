@@ -88,6 +88,8 @@ class MoeLayer {
   DeviceBuffer<std::int32_t> expert_ids_, global_to_local_;
   DeviceBuffer<float> router_weights_;
   DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
+  DeviceBuffer<moe::RunningBlock> running_blocks_;
+  DeviceBuffer<std::int32_t> running_count_;
   DeviceBuffer<std::uint16_t> activation_, expert_rows_;
   DeviceBuffer<std::int32_t> arrivals_;  // the streaming GEMM's workspace (gpu/streaming_gemm.hpp)
   DeviceBuffer<float> partial_sums_;

@@ -11,11 +11,11 @@
 #include "gpu/kernel_shared_memory.hpp"
 #include "gpu/partial_sums.cuh"
 #include "gpu/streaming_stage.cuh"
+#include "gpu/streaming_tiles.cuh"
 #include "gpu/tensor_map.hpp"
 #include "gpu/tma_copy.cuh"
 #include "gpu/wgmma.cuh"
 #include "moe/fp8_format.hpp"
-#include "moe/tail_split.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -25,34 +25,41 @@ namespace {
 // paired stages (48 KB) leave one CTA per SM, which streamed at 36-66 % of copy bandwidth on H200.
 constexpr int kPairedLeastRows = 32;
 constexpr int kMostWarpgroups = 2;
-static_assert(kStreamingSlotValues == kMostWarpgroups * kWarpgroupThreads * kStreamingBlockRows / 2,
-              "a slot holds a CTA's fp32 sums at N = 64");
+static_assert(kStreamingSlotValues == kMostWarpgroups * kWarpgroupThreads * (kStreamingBlockRows + kRidingRows) / 2,
+              "a slot holds a CTA's fp32 sums at N = 64 + kRidingRows");
 
-// One CTA's work (k blocks, split slot) on its tile: the 64 weight rows per warpgroup of row_tile
-// against aligned block `block`.
-struct Segment {
-  int block, row_tile;
-  moe::TileWork work;
-};
-
-// Tiles run in groups of kRowTileGroup row tiles: a group's tiles of one block next to each other, then
-// the next block's. The CTAs sharing a block's token rows run together, so that those rows are read from
-// L2 while they are there (with every block of one row tile next to each other, a block's CTAs ran the
-// launch's blocks apart, and at hundreds of blocks the streamed weights evicted its rows between them);
-// the blocks of one expert still read the same weight rows close together.
-constexpr int kRowTileGroup = 32;
-
-__device__ Segment segment_of(const moe::TileWork& work, int used_blocks, int row_tiles) {
-  const int group_tiles = used_blocks * kRowTileGroup;
-  const int group = work.tile / group_tiles;
-  const int width = min(kRowTileGroup, row_tiles - group * kRowTileGroup);
-  const int within = work.tile - group * group_tiles;
-  return {within / width, group * kRowTileGroup + within % width, work};
+// Where an expert's rows just pass a multiple of 64 (at 64 rows per expert on average, half the experts),
+// its last block holds a few rows whose CTAs would stream the expert's weights again. In e4m3's paired
+// launches up to kRidingRows of them ride with the expert's block before them, as that block's rows
+// 64 .. 64 + kRidingRows - 1 (the aligned layout keeps them next in order), and their own block runs no
+// tile (moe/riding_rows.hpp; align lists the blocks that run). On 1xH200, Mixtral's 256 tokens and
+// Qwen3-235B's 1024 rose from 0.58 and 0.72 of copy bandwidth to 0.79 (weaker GEMM; the other FP8
+// decode points within -0.008 to +0.015).
+template <WeightFormat Format, int Warpgroups>
+constexpr bool rows_ride() {
+  return Format == WeightFormat::fp8_block_scaled && Warpgroups == kMostWarpgroups;
 }
 
 __device__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 
 __device__ std::uint16_t bf16_bits_of(float value) { return __bfloat16_as_ushort(__float2bfloat16_rn(value)); }
+
+// One wgmma step over N token rows: 8, 16, 32 or 64, or 64 and the riding rows after them (e4m3: one
+// 128-byte line a row) in two instructions.
+template <bool ScaledTokens, int N>
+__device__ void multiply_step(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, int accumulate) {
+  if constexpr (N > kStreamingBlockRows) {
+    constexpr int kRest = N - kStreamingBlockRows;
+    multiply_step<ScaledTokens, kStreamingBlockRows>(*reinterpret_cast<float(*)[kStreamingBlockRows / 2]>(d), a, b,
+                                                     accumulate);
+    multiply_step<ScaledTokens, kRest>(*reinterpret_cast<float(*)[kRest / 2]>(d + kStreamingBlockRows / 2), a,
+                                       descriptor_advanced(b, kStreamingBlockRows * kSwizzleBytes), accumulate);
+  } else if constexpr (ScaledTokens) {
+    wgmma_e4m3<N>(d, a, b, accumulate);
+  } else {
+    wgmma_bf16<N>(d, a, b, accumulate);
+  }
+}
 
 // One staged scale block: this warpgroup's wgmma over its k, 32 bytes at a time, each step starting
 // that far into the rows' line. weights, tokens: descriptors of the buffer's first line of this
@@ -69,11 +76,7 @@ __device__ void multiply_block(std::uint64_t weights, std::uint64_t tokens, int 
     const int line = step * kStepBytes / kSwizzleBytes, offset = step * kStepBytes % kSwizzleBytes;
     const std::uint64_t a = descriptor_advanced(weights, line * S::kWeightRows * kSwizzleBytes + offset);
     const std::uint64_t b = descriptor_advanced(tokens, line * token_line_bytes + offset);
-    if constexpr (S::kScaledTokens) {
-      wgmma_e4m3<N>(d, a, b, accumulate | step);
-    } else {
-      wgmma_bf16<N>(d, a, b, accumulate | step);
-    }
+    multiply_step<S::kScaledTokens, N>(d, a, b, accumulate | step);
   }
   wgmma_commit();
 }
@@ -181,23 +184,36 @@ constexpr int most_rows() {
   return Format == WeightFormat::fp8_block_scaled && Warpgroups == 1 ? kPairedLeastRows / 2 : kStreamingBlockRows;
 }
 
+// The producer warps stage N token rows of each block, the consumers multiply them.
+template <WeightFormat Format, bool Gated, int Warpgroups, int N>
+__device__ void stream_rows(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
+                            const int* source_rows, int expert, int valid, const Segment& segment) {
+  if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
+    return produce_blocks<Format, Gated, Warpgroups, N>(params, staged, barriers, source_rows, expert,
+                                                        segment.row_tile * Warpgroups, valid, segment.work.first,
+                                                        segment.work.last);
+  }
+  consume_segment<Format, Gated, Warpgroups, N>(params, staged, barriers, valid, segment);
+}
+
 // wgmma's N is part of the instruction: the fewest of 8, 16, 32, 64 token rows that hold the block
-// (paired warpgroups: of 32 and 64). The producer warps stage that many, the consumers multiply them.
+// (paired warpgroups: of 32 and 64), or 64 and the riding rows.
 template <WeightFormat Format, bool Gated, int Warpgroups, int Rows = most_rows<Format, Warpgroups>()>
 __device__ void stream_fewest(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
                               const int* source_rows, int expert, int valid, const Segment& segment) {
+  if constexpr (rows_ride<Format, Warpgroups>() && Rows == kStreamingBlockRows) {
+    if (valid > Rows) {
+      return stream_rows<Format, Gated, Warpgroups, Rows + kRidingRows>(params, staged, barriers, source_rows, expert,
+                                                                        valid, segment);
+    }
+  }
   if constexpr (Rows > (Warpgroups > 1 ? kPairedLeastRows : kTileRows)) {
     if (valid <= Rows / 2) {
       return stream_fewest<Format, Gated, Warpgroups, Rows / 2>(params, staged, barriers, source_rows, expert, valid,
                                                                 segment);
     }
   }
-  if (threadIdx.x >= Stage<Format, Warpgroups>::kThreads) {
-    return produce_blocks<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert,
-                                                           segment.row_tile * Warpgroups, valid, segment.work.first,
-                                                           segment.work.last);
-  }
-  consume_segment<Format, Gated, Warpgroups, Rows>(params, staged, barriers, valid, segment);
+  stream_rows<Format, Gated, Warpgroups, Rows>(params, staged, barriers, source_rows, expert, valid, segment);
 }
 
 // Tiles are (aligned block, 64 weight rows per warpgroup), in the order segment_of gives. A CTA
@@ -210,23 +226,14 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
   // An atom's alignment, then [stages][S::bytes(staged_rows)], then [stages][S::scale_bytes(staged_rows)],
   // then S::segment_scale_bytes(reduction).
   extern __shared__ uint4 shared_words[];
-  __shared__ int source_rows[kStreamingBlockRows];
+  __shared__ int source_rows[kStreamingBlockRows + kRidingRows];
   __shared__ std::uint64_t landed[kMostStages];  // per buffer: its weights and token rows have landed
   __shared__ std::uint64_t freed[kMostStages];   // per buffer: every consumer warp is done with its block
-  const int used_blocks = *params.padded_rows / kStreamingBlockRows;
-  if (used_blocks > params.max_blocks) __trap();  // the launcher promised fewer blocks
-  moe::TileWork work;
-  if (!moe::tail_split_work(blockIdx.x, used_blocks * (params.weight_rows / S::kWeightRows), params.wave,
-                 params.reduction / moe::kScaleBlock, work)) {
+  Segment segment;
+  int expert = 0, valid = 0;
+  if (!find_segment<rows_ride<Format, Warpgroups>(), S::kWeightRows>(params, segment, expert, valid)) {
     return;
   }
-  const Segment segment = segment_of(work, used_blocks, params.weight_rows / S::kWeightRows);
-  const int expert = params.block_experts[segment.block];
-  const int lane = threadIdx.x % 32;
-  const std::int32_t* entries = params.sorted_entries + static_cast<long>(segment.block) * kStreamingBlockRows;
-  const int valid = __popc(__ballot_sync(0xFFFFFFFFu, entries[lane] >= 0)) +
-                    __popc(__ballot_sync(0xFFFFFFFFu, entries[lane + 32] >= 0));
-  if (expert < 0 || valid > params.staged_rows) __trap();  // a used block without an expert, or too many rows
   if (threadIdx.x < valid) source_rows[threadIdx.x] = source_row(params, segment.block, threadIdx.x);
   if (threadIdx.x == 0) {
     for (int buffer = 0; buffer < params.stages; ++buffer) {
@@ -276,7 +283,7 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
   if (params.wave < 1) {
     throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
   }
-  const long max_tiles = static_cast<long>(params.max_blocks) * (params.weight_rows / S::kWeightRows);
+  const long max_tiles = static_cast<long>(params.blocks.max_blocks) * (params.weight_rows / S::kWeightRows);
   const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
   kernel<<<static_cast<unsigned>(ctas), S::kCtaThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
@@ -285,7 +292,11 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
 template <WeightFormat Format, bool Gated>
 void launch_format(StreamingParams params, cudaStream_t stream) {
   if constexpr (Format == WeightFormat::fp8_block_scaled) {
-    if (params.staged_rows >= kPairedLeastRows) return launch_shape<Format, Gated, kMostWarpgroups>(params, stream);
+    if (params.staged_rows >= kPairedLeastRows) {
+      // Room for the rows that ride with a full block.
+      if (params.staged_rows == kStreamingBlockRows) params.staged_rows += kRidingRows;
+      return launch_shape<Format, Gated, kMostWarpgroups>(params, stream);
+    }
   }
   launch_shape<Format, Gated, 1>(params, stream);
 }
@@ -320,8 +331,9 @@ void require_inputs(const ExpertWeightsView& weights, const GemmRows& rows, cons
   }
   if (blocks.max_blocks < 0) throw std::invalid_argument("streaming GEMM: negative max_blocks");
   if (blocks.max_blocks > 0 && (blocks.sorted_entries == nullptr || blocks.block_experts == nullptr ||
-                                blocks.padded_rows == nullptr)) {
-    throw std::invalid_argument("streaming GEMM: sorted_entries, block_experts and padded_rows are required");
+                                blocks.padded_rows == nullptr || blocks.running_blocks == nullptr ||
+                                blocks.running_count == nullptr)) {
+    throw std::invalid_argument("streaming GEMM: align's buffers are required (gpu/streaming_gemm.hpp)");
   }
 }
 
@@ -334,12 +346,20 @@ void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const Streaming
                               std::uint16_t* activation, cudaStream_t stream) {
   require_inputs(weights, hidden_states, blocks);
   if (blocks.max_blocks == 0) return;
-  const StreamingParams params{{}, static_cast<const std::uint8_t*>(hidden_states.values), hidden_states.group_scales,
-                               top_k, blocks.sorted_entries, blocks.block_experts, blocks.padded_rows,
-                               blocks.max_blocks, 0, static_cast<const std::uint8_t*>(weights.w13), weights.num_experts,
-                               weights.w13_scales,
-                               weights.hidden, 2 * weights.intermediate, weights.intermediate, activation,
-                               weights.intermediate, staged_rows(blocks.block_rows), 0, workspace};
+  const StreamingParams params{.source = static_cast<const std::uint8_t*>(hidden_states.values),
+                               .source_scales = hidden_states.group_scales,
+                               .gather_top_k = top_k,
+                               .blocks = blocks,
+                               .weights = static_cast<const std::uint8_t*>(weights.w13),
+                               .experts = weights.num_experts,
+                               .scales = weights.w13_scales,
+                               .reduction = weights.hidden,
+                               .weight_rows = 2 * weights.intermediate,
+                               .up_offset = weights.intermediate,
+                               .output = activation,
+                               .output_width = weights.intermediate,
+                               .staged_rows = staged_rows(blocks.block_rows),
+                               .workspace = workspace};
   launch<true>(params, weights.format, stream);
 }
 
@@ -347,12 +367,18 @@ void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, c
                            const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream) {
   require_inputs(weights, activation, blocks);
   if (blocks.max_blocks == 0) return;
-  const StreamingParams params{{}, static_cast<const std::uint8_t*>(activation.values), activation.group_scales, 0,
-                               blocks.sorted_entries, blocks.block_experts, blocks.padded_rows, blocks.max_blocks, 0,
-                               static_cast<const std::uint8_t*>(weights.w2), weights.num_experts, weights.w2_scales,
-                               weights.intermediate,
-                               weights.hidden, 0, expert_rows, weights.hidden, staged_rows(blocks.block_rows),
-                               0, workspace};
+  const StreamingParams params{.source = static_cast<const std::uint8_t*>(activation.values),
+                               .source_scales = activation.group_scales,
+                               .blocks = blocks,
+                               .weights = static_cast<const std::uint8_t*>(weights.w2),
+                               .experts = weights.num_experts,
+                               .scales = weights.w2_scales,
+                               .reduction = weights.intermediate,
+                               .weight_rows = weights.hidden,
+                               .output = expert_rows,
+                               .output_width = weights.hidden,
+                               .staged_rows = staged_rows(blocks.block_rows),
+                               .workspace = workspace};
   launch<false>(params, weights.format, stream);
 }
 

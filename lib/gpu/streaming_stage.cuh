@@ -27,10 +27,7 @@ struct StreamingParams {
   const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
   const float* source_scales;  // e4m3 token groups: [source rows][reduction / 128]
   int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
-  const std::int32_t* sorted_entries;
-  const std::int32_t* block_experts;
-  const std::int32_t* padded_rows;  // device: the rows of the aligned blocks in use
-  int max_blocks;
+  StreamingBlocks blocks;      // align's, on the device
   int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
   const std::uint8_t* weights;  // [experts][weight_rows][reduction]
   int experts;
@@ -85,7 +82,9 @@ struct Stage {
 };
 
 __device__ int source_row(const StreamingParams& params, int block, int row) {
-  if (params.gather_top_k > 0) return params.sorted_entries[block * kStreamingBlockRows + row] / params.gather_top_k;
+  if (params.gather_top_k > 0) {
+    return params.blocks.sorted_entries[block * kStreamingBlockRows + row] / params.gather_top_k;
+  }
   return block * kStreamingBlockRows + row;
 }
 

@@ -41,6 +41,18 @@ Alignment align_by_expert(std::span<const std::int32_t> expert_ids, std::span<co
   return alignment;
 }
 
+std::vector<RunningBlock> running_blocks(const Alignment& alignment, int riding_rows) {
+  std::vector<RunningBlock> blocks;
+  for (int expert = 0; expert < alignment.num_local_experts; ++expert) {
+    const int first = alignment.expert_offsets[static_cast<std::size_t>(expert)] / alignment.block_size;
+    const int count = alignment.expert_counts[static_cast<std::size_t>(expert)];
+    for (int index = 0; index < running_blocks_of(count, alignment.block_size, riding_rows); ++index) {
+      blocks.push_back({first + index, expert, rows_of_block(count, index, alignment.block_size, riding_rows)});
+    }
+  }
+  return blocks;
+}
+
 int max_aligned_blocks(int entries, int experts, int block_size) {
   return (entries + block_size - 1) / block_size + std::min(experts, entries);
 }

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "moe/riding_rows.hpp"
+
 namespace moeplan::moe {
 
 constexpr std::int32_t kPaddingEntry = -1;
@@ -26,6 +28,9 @@ struct Alignment {
 // their order. expert_ids holds global ids; global_to_local maps them to local slots or -1.
 Alignment align_by_expert(std::span<const std::int32_t> expert_ids, std::span<const std::int32_t> global_to_local,
                           int num_local_experts, int block_size);
+
+// The running blocks in order: every block but a riding last one of its expert.
+std::vector<RunningBlock> running_blocks(const Alignment& alignment, int riding_rows);
 
 // The most blocks any routing of `entries` entries over `experts` experts can need: each
 // non-empty expert wastes less than one block, so ceil(entries / block) + min(experts, entries).

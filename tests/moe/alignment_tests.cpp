@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "moe/alignment.hpp"
+#include "moe/riding_rows.hpp"
 
 using namespace moeplan::moe;
 
@@ -67,4 +68,44 @@ TEST_CASE("random routings: every local entry once, segments block-aligned, bloc
                                     [](std::int32_t entry) { return entry != kPaddingEntry; });
     CHECK(real == entries);
   }
+}
+
+TEST_CASE("an expert's last block of at most riding_rows rows rides with the block before it") {
+  // Blocks of 64, up to 8 riding rows: 65 and 72 rows ride one row and eight, 73 rows leave nine behind.
+  CHECK_FALSE(last_block_rides(64, 64, 8));
+  CHECK(last_block_rides(65, 64, 8));
+  CHECK(last_block_rides(72, 64, 8));
+  CHECK_FALSE(last_block_rides(73, 64, 8));
+  CHECK(last_block_rides(130, 64, 8));  // three blocks, the last holding 2
+  CHECK_FALSE(last_block_rides(5, 64, 8));  // a lone block has none before it
+  CHECK_FALSE(last_block_rides(65, 64, 0));
+  CHECK(running_blocks_of(0, 64, 8) == 0);
+  CHECK(running_blocks_of(65, 64, 8) == 1);
+  CHECK(running_blocks_of(73, 64, 8) == 2);
+  CHECK(running_blocks_of(130, 64, 8) == 2);
+  CHECK(running_blocks_of(65, 64, 0) == 2);
+  CHECK(rows_of_block(65, 0, 64, 8) == 65);
+  CHECK(rows_of_block(72, 0, 64, 8) == 72);
+  CHECK(rows_of_block(73, 0, 64, 8) == 64);
+  CHECK(rows_of_block(73, 1, 64, 8) == 9);
+  CHECK(rows_of_block(130, 0, 64, 8) == 64);
+  CHECK(rows_of_block(130, 1, 64, 8) == 66);
+  CHECK(rows_of_block(65, 1, 64, 0) == 1);
+  CHECK(rows_of_block(5, 0, 64, 8) == 5);
+}
+
+TEST_CASE("the running blocks skip each riding last block") {
+  // Experts of 65, 3, 130, 0 and 73 rows take blocks {0, 1}, {2}, {3, 4, 5}, none, {6, 7}.
+  std::vector<std::int32_t> ids;
+  const std::vector<int> counts = {65, 3, 130, 0, 73};
+  for (std::size_t expert = 0; expert < counts.size(); ++expert) {
+    ids.insert(ids.end(), static_cast<std::size_t>(counts[expert]), static_cast<std::int32_t>(expert));
+  }
+  const Alignment alignment = align_by_expert(ids, identity_map(5), 5, 64);
+  CHECK(alignment.block_experts == std::vector<std::int32_t>{0, 0, 1, 2, 2, 2, 4, 4});
+  // {block, expert, rows}: 65 rows run in block 0, 130 as 64 + 66 in blocks 3 and 4.
+  CHECK(running_blocks(alignment, 8) ==
+        std::vector<RunningBlock>{{0, 0, 65}, {2, 1, 3}, {3, 2, 64}, {4, 2, 66}, {6, 4, 64}, {7, 4, 9}});
+  CHECK(running_blocks(alignment, 0) == std::vector<RunningBlock>{{0, 0, 64}, {1, 0, 1}, {2, 1, 3}, {3, 2, 64},
+                                                                  {4, 2, 64}, {5, 2, 2}, {6, 4, 64}, {7, 4, 9}});
 }
