@@ -42,6 +42,7 @@ ExpertPathCosts expert_path_costs(const MoeFit& fit, double memory_scale, double
   costs.library_gate_up = on_target(library.gate_up, memory_scale, compute_scale);
   costs.library_down = on_target(library.down, memory_scale, compute_scale);
   costs.streaming_max_rows_per_slot = fit.streaming_max_rows_per_slot;
+  costs.streaming_riding_rows = fit.streaming_riding_rows;
   return costs;
 }
 

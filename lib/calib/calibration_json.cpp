@@ -131,6 +131,8 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
       need({"tokens", "hidden", "intermediate"}, 1, kMostTokens);
       need({"shared_intermediate"}, 0, kMostTokens);
       need({"local_experts", "top_k", "columns"}, 1, kMostUnits);
+      // Files measured before riding rows (moe/riding_rows.hpp) have none: their kernels rode no rows.
+      if (shape.has("riding_rows")) shape.integer("riding_rows", 0, 63);
       if (shape.integer("columns", 1) < shape.integer("top_k", 1)) shape.fail("columns", "at least top_k (routed columns plus fused shared ones)");
       if (shape.integer("top_k", 1) > shape.integer("local_experts", 1)) {
         shape.fail("top_k", "at most local_experts (a token picks distinct routed slots)");

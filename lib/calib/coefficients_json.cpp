@@ -65,7 +65,8 @@ json coefficients_json(const Coefficients& coefficients) {
            {"combine", line_json(fit.combine)},
            {"streaming", path_json(fit.streaming)},
            {"library", path_json(fit.library)},
-           {"streaming_max_rows_per_slot", fit.streaming_max_rows_per_slot}};
+           {"streaming_max_rows_per_slot", fit.streaming_max_rows_per_slot},
+           {"streaming_riding_rows", fit.streaming_riding_rows}};
   }
   return {{"reference",
            {{"hbm_bytes_per_second", coefficients.reference.bytes_per_second},
@@ -167,6 +168,8 @@ Coefficients read_coefficients(const JsonFields& fields) {
                               read_line(moe.object("combine")), read_path(moe, "streaming"),
                               read_path(moe, "library"), moe.non_negative("streaming_max_rows_per_slot")};
     if (!coefficients.moe->streaming && !coefficients.moe->library) moe.fail("streaming", "a fit for at least one path");
+    // Absent in files fitted before riding rows: their kernels rode none.
+    if (moe.has("streaming_riding_rows")) coefficients.moe->streaming_riding_rows = moe.integer("streaming_riding_rows", 0, 63);
   }
   if (fields.has("otp") && !fields.is_null("otp")) {
     const JsonFields otp = fields.object("otp");

@@ -122,6 +122,9 @@ MoeFit fit_moe(const std::vector<Measurement>& layers, const RooflineReference& 
   fit.streaming = fit_path(on_path(layers, ExpertPath::streaming), ExpertPath::streaming, reference);
   fit.library = fit_path(on_path(layers, ExpertPath::library), ExpertPath::library, reference);
   fit.streaming_max_rows_per_slot = learned_switch(layers);
+  for (const Measurement& layer : layers) {
+    fit.streaming_riding_rows = std::max(fit.streaming_riding_rows, static_cast<int>(layer.dimension("riding_rows")));
+  }
   return fit;
 }
 

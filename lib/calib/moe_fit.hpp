@@ -41,6 +41,8 @@ struct MoeFit {
   std::optional<PathFit> streaming, library;
   // The layer takes the streaming path up to this many rows per local expert slot (learned from the runs).
   double streaming_max_rows_per_slot = 0;
+  // The e4m3 rows that rode with a full block in the kernel measured (moe/riding_rows.hpp); 0 before it.
+  int streaming_riding_rows = 0;
 
   ExpertPath path_for(const Measurement& layer) const;
   const PathFit& path_fit(ExpertPath path) const;  // the other path's fit where one was never measured

@@ -15,9 +15,10 @@ ExpertPath measured_path(const Measurement& layer) {
   return layer.label == "streaming" ? ExpertPath::streaming : ExpertPath::library;
 }
 
-RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots) {
-  const SlotExpectation routed = expected_slot(tokens, top_k / routed_slots);
-  const SlotExpectation shared = expected_slot(tokens, 1.0);
+RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots,
+                                    int riding_rows) {
+  const SlotExpectation routed = expected_slot(tokens, top_k / routed_slots, riding_rows);
+  const SlotExpectation shared = expected_slot(tokens, 1.0, riding_rows);
   RoutingExpectation expectation;
   expectation.rows = tokens * (top_k + shared_slots);
   expectation.active_experts = routed_slots * routed.reached + shared_slots * shared.reached;
@@ -30,7 +31,9 @@ ExpertStageWork grouped_work(const Measurement& layer, ExpertPath path) {
   const auto slots = static_cast<double>(layer.dimension("local_experts"));
   const auto top_k = static_cast<double>(layer.dimension("top_k"));
   const auto shared_slots = static_cast<double>(layer.dimension("columns") - layer.dimension("top_k"));
-  const RoutingExpectation routing = expected_routing(tokens, slots, top_k, shared_slots);
+  // The rows that rode with a full block in the kernel measured (moe/riding_rows.hpp); none in files before.
+  const auto riding_rows = static_cast<int>(layer.dimension("riding_rows"));
+  const RoutingExpectation routing = expected_routing(tokens, slots, top_k, shared_slots, riding_rows);
   return expert_stage_work(path, routing.rows, routing.active_experts, routing.blocks,
                            static_cast<double>(layer.dimension("hidden")),
                            static_cast<double>(layer.dimension("intermediate")), weight_bytes(layer));

@@ -13,12 +13,14 @@ ExpertPath measured_path(const Measurement& layer);
 
 // Routing statistics of `tokens` tokens, each sending `top_k` rows to distinct experts among
 // `routed_slots` uniformly, plus `shared_slots` fused shared experts that every token reaches.
+// riding_rows: a last block of at most that many rows rides with the one before (moe/riding_rows.hpp).
 struct RoutingExpectation {
   double rows = 0;
   double active_experts = 0;
-  double blocks = 0;  // sum over experts of ceil(rows / 64)
+  double blocks = 0;  // sum over experts of the 64-row blocks that run
 };
-RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots);
+RoutingExpectation expected_routing(double tokens, double routed_slots, double top_k, double shared_slots,
+                                    int riding_rows = 0);
 
 // The grouped GEMMs of a measured layer on `path` (cost/expert_routing.hpp), from its shape alone.
 ExpertStageWork grouped_work(const Measurement& layer, ExpertPath path);

@@ -3,7 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moe/riding_rows.hpp"
+
 namespace moeplan {
+namespace {
+
+constexpr int kBlockRows = static_cast<int>(kStreamingBlockRows);
+
+}  // namespace
 
 double reach_probability(double trials, double probability) {
   if (trials <= 0 || probability <= 0) return 0.0;
@@ -11,14 +18,17 @@ double reach_probability(double trials, double probability) {
   return -std::expm1(trials * std::log1p(-probability));
 }
 
-SlotExpectation expected_slot(double trials, double probability) {
+SlotExpectation expected_slot(double trials, double probability, int riding_rows) {
   const long count = std::lround(trials);
   if (count <= 0 || probability <= 0) return {};
-  if (probability >= 1.0) return {std::ceil(static_cast<double>(count) / kStreamingBlockRows), 1.0};
+  const auto blocks = [&](long rows) {
+    return static_cast<double>(moe::running_blocks_of(static_cast<int>(rows), kBlockRows, riding_rows));
+  };
+  if (probability >= 1.0) return {blocks(count), 1.0};
   const double log_p = std::log(probability), log_q = std::log1p(-probability);
   SlotExpectation expectation;
   expectation.reached = reach_probability(static_cast<double>(count), probability);
-  // E[ceil(X / 64)] over the binomial mass, in logs so large counts stay finite. The window of 12
+  // E[blocks that run] over the binomial mass, in logs so large counts stay finite. The window of 12
   // standard deviations (+2) either side of the mean leaves out a negligible share of the mass (about
   // 1e-13 at the smallest means, far less at large ones), so the sum runs over O(sqrt(n)) counts.
   const double mean = static_cast<double>(count) * probability;
@@ -30,7 +40,7 @@ SlotExpectation expected_slot(double trials, double probability) {
     const auto k = static_cast<double>(rows);
     const double mass = std::exp(log_all - std::lgamma(k + 1.0) - std::lgamma(static_cast<double>(count - rows) + 1.0) +
                                  k * log_p + static_cast<double>(count - rows) * log_q);
-    expectation.blocks += mass * std::ceil(k / kStreamingBlockRows);
+    expectation.blocks += mass * blocks(rows);
   }
   return expectation;
 }

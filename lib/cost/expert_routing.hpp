@@ -13,12 +13,13 @@ enum class ExpertPath { streaming, library };
 inline constexpr double kStreamingBlockRows = 64;  // the streaming kernel's row block (lib/gpu/streaming_gemm.hpp)
 
 // For one expert whose row count is Binomial(trials, probability): the expected number of 64-row
-// blocks, E[ceil(X / 64)], and the probability that it gets any row.
+// blocks that run, E[ceil(X / 64)] less a riding last block's share (moe/riding_rows.hpp), and the
+// probability that it gets any row.
 struct SlotExpectation {
   double blocks = 0;
   double reached = 0;
 };
-SlotExpectation expected_slot(double trials, double probability);
+SlotExpectation expected_slot(double trials, double probability, int riding_rows = 0);
 
 // Probability that `trials` uniform picks reach a given slot, each with `probability`: 1 - (1 - p)^n,
 // in logs so that many picks at a small probability stay exact.

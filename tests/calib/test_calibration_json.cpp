@@ -117,6 +117,21 @@ TEST_CASE("a non-finite coefficient stops the write, named by its path, and leav
   std::filesystem::remove(file);
 }
 
+TEST_CASE("the riding rows of the kernel calibrated round-trip; a file without them rode none") {
+  Calibration calibration = test::small_calibration();
+  MoeFit moe;
+  moe.streaming = PathFit{{11e-6, 0.9, 4.0, 2.5}, {10e-6, 0.85, 3.0, 2.4}};
+  moe.streaming_riding_rows = 8;
+  calibration.coefficients.moe = moe;
+  nlohmann::json document = calibration_to_json(calibration);
+  CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming_riding_rows == 8);
+  document["coefficients"]["moe"].erase("streaming_riding_rows");
+  CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming_riding_rows == 0);
+  document["coefficients"]["moe"]["streaming_riding_rows"] = 64;
+  CHECK(error_of(document) ==
+        "cal.json: coefficients.moe.streaming_riding_rows: expected an integer in [0, 63], got 64");
+}
+
 TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blocks as first passes") {
   Calibration calibration = test::small_calibration();
   MoeFit moe;

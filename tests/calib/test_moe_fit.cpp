@@ -35,8 +35,10 @@ TEST_CASE("expected routing of two tokens over two slots, worked by hand") {
   CHECK(fused.rows == approx(4.0));
   CHECK(fused.active_experts == approx(2.5));
   CHECK(fused.blocks == approx(2.5));
-  // 65 rows on one slot need two 64-row blocks.
+  // 65 rows on one slot need two 64-row blocks, or one where the 65th rides with the first 64.
   CHECK(expected_routing(65, 1, 1, 0).blocks == approx(2.0));
+  CHECK(expected_routing(65, 1, 1, 0, 8).blocks == approx(1.0));
+  CHECK(expected_routing(73, 1, 1, 0, 8).blocks == approx(2.0));
 }
 
 TEST_CASE("expected routing agrees with sampled top-k routing") {
@@ -79,6 +81,21 @@ TEST_CASE("grouped GEMM traffic per path, worked by hand") {
   // The library path reads each active expert's e4m3 weights once, one byte each; all 9 are active.
   const moeplan::ExpertStageWork library = grouped_work(layer, ExpertPath::library);
   CHECK(library.gate_up.bytes == approx(9 * w13 + activations_gate_up));
+}
+
+TEST_CASE("a measurement's riding rows take its experts' second passes away") {
+  Measurement layer;
+  layer.family = Family::moe_layer;
+  layer.dtype = "fp8_e4m3";
+  // 68 tokens on one slot, top-1: 68 rows, one 64-row block and a second of 4 rows, which rides with the first
+  // where the kernel measured let up to 8 ride (riding_rows 8), and is a repeated pass of w13 where it did not
+  // (a file without the key).
+  layer.shape = {{"tokens", 68}, {"local_experts", 1}, {"top_k", 1}, {"columns", 1}, {"hidden", 7168},
+                 {"intermediate", 2048}};
+  CHECK(grouped_work(layer, ExpertPath::streaming).gate_up.repeat_bytes == approx(4096.0 * 7168));
+  layer.shape["riding_rows"] = 8;
+  CHECK(grouped_work(layer, ExpertPath::streaming).gate_up.repeat_bytes == 0.0);
+  CHECK(grouped_work(layer, ExpertPath::streaming).down.repeat_bytes == 0.0);
 }
 
 TEST_CASE("an additive fit recovers the repeated blocks' share apart from the first pass's") {

@@ -49,6 +49,10 @@ TEST_CASE("expected blocks and reach of one slot, worked by hand") {
   const SlotExpectation wide = expected_slot(100000, 0.5);
   CHECK(wide.blocks == approx(781.25 + 31.5 / 64).epsilon(1e-5));
   CHECK(wide.reached == approx(1.0));
+  // With up to 8 riding rows a last block of r = 1 .. 8 rows runs no tile: 8 / 64 of a block less.
+  CHECK(expected_slot(100000, 0.5, 8).blocks == approx(781.25 + 31.5 / 64 - 8.0 / 64).epsilon(1e-5));
+  CHECK(expected_slot(72, 1.0, 8).blocks == approx(1.0));
+  CHECK(expected_slot(130, 1.0, 8).blocks == approx(2.0));
 }
 
 TEST_CASE("a calibrated light load takes the streaming path, priced term by term") {
@@ -82,6 +86,15 @@ TEST_CASE("a streamed expert's later blocks are priced at the repeat share, its 
   CHECK(model.experts(fp8_load(768, 8)).gate_up ==
         approx(10e-6 + first_bytes / (h200.hbm_bandwidth * 0.5) + flops / (h200.bf16_flops * 0.25) +
                repeat_bytes / (h200.hbm_bandwidth * 2.0)));
+  // A kernel calibrated with 8 riding rows repeats an expert's pass only past 72 rows: 65 .. 72 of them,
+  // 2.6 sd under the mean, keep one pass.
+  Efficiency riding = calibrated_paths();
+  riding.expert_paths.streaming_riding_rows = 8;
+  const double riding_blocks = expected_slot(768, 1.0 / 8, 8).blocks;
+  CHECK(riding_blocks < slot.blocks);
+  CHECK(ComputeModel(h200, riding).experts(fp8_load(768, 8)).gate_up ==
+        approx(10e-6 + first_bytes / (h200.hbm_bandwidth * 0.5) + flops / (h200.bf16_flops * 0.25) +
+               8.0 * (riding_blocks - 1.0) * 4096 * 7168 / (h200.hbm_bandwidth * 2.0)));
 }
 
 TEST_CASE("past the switch the library path reads each active expert's FP8 weights once") {
