@@ -233,7 +233,8 @@ class SliceRun {
                          {"blocks", aligned_blocks(counts)},
                          {"hidden", shape_.hidden},
                          {"intermediate", shape_.intermediate},
-                         {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0}};
+                         {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0},
+                         {"riding_rows", path == GemmPath::streaming && shape_.fp8 ? kRidingRows : 0}};
     const ExpertStageWork work = calib::grouped_work(measurement, calib::measured_path(measurement));
     const ExpertStageWork shared = calib::shared_work(measurement);
     measurement.flops = work.gate_up.flops + work.down.flops + shared.gate_up.flops + shared.down.flops;
