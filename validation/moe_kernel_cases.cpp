@@ -28,33 +28,6 @@ constexpr double kMostTimesTorch = 1.25;
 // the same 1.25x: at each point timed both ways, the chosen path's GEMMs against the other's.
 constexpr double kMostTimesOtherPath = 1.25;
 
-struct KnownGap {
-  double most_short;  // how many points the committed data misses by: more is a regression and fails
-  std::string reason;
-};
-
-// The floors the committed data misses, by case, with how many points miss: a case past its count,
-// or with no data (got -1), fails; one within it is shown as a gap; any other case that misses fails.
-ValidationCase marked(ValidationCase entry) {
-  static const std::map<std::string, KnownGap> gaps = [] {
-    const std::string fp8_decode =
-        "the fp8 streaming kernel falls short on H200 at two points of 64 rows per slot on average, Mixtral's "
-        "256 tokens (down 0.56, gate-up 0.65) and Qwen3-235B's 1024 (down 0.696, 0.708 in the sweep of the same "
-        "kernels before): the dispatch gives each expert Binomial(256, 1/4) or Binomial(1024, 1/16) rows, so "
-        "about half of them pass 64 and take a second 64-row block, whose CTAs stream that expert's weights "
-        "again (Mixtral: about 1.5 times the weight bytes the roofline counts; the layer takes the library path "
-        "there). A CTA serving both blocks of an expert (128 rows, one CTA per SM for its registers) was built "
-        "and measured slower at every point past 64 tokens (1.03-1.29x; 0.994x at Mixtral's 256 tokens)";
-    return std::map<std::string, KnownGap>{
-        {"moe.h200.fp8.decode_copy_floor", {2, fp8_decode}},
-    };
-  }();
-  const auto found = gaps.find(entry.id);
-  if (found == gaps.end() || entry.got < 0 || entry.got > found->second.most_short) return entry;
-  return with_known_gap(std::move(entry), fmt::format("{} (at most {} points)", found->second.reason,
-                                                      found->second.most_short));
-}
-
 nlohmann::json read_data(const std::string& name) {
   const std::string path = std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/" + name;
   std::ifstream in(path);
@@ -103,10 +76,10 @@ struct Shortfall {
 // A file with no point in range fails (got -1): a renamed field must not pass as "none short".
 ValidationCase shortfall_case(const std::string& id, const std::string& source, const std::string& what,
                               const Shortfall& tally) {
-  if (tally.points() == 0) return marked(absolute_case(id, source + ": " + what, "points short", 0, -1, 0, "no points"));
-  return marked(absolute_case(id, source + ": " + what, "points short", 0, tally.short_points, 0,
-                              fmt::format("{} points; median {:.2f}, lowest {:.2f} ({})", tally.points(), tally.median(),
-                                          tally.worst, tally.worst_point)));
+  if (tally.points() == 0) return absolute_case(id, source + ": " + what, "points short", 0, -1, 0, "no points");
+  return absolute_case(id, source + ": " + what, "points short", 0, tally.short_points, 0,
+                       fmt::format("{} points; median {:.2f}, lowest {:.2f} ({})", tally.points(), tally.median(),
+                                   tally.worst, tally.worst_point));
 }
 
 // How far the largest value is past its limit; with no point measured, -1, which fails like a miss.
@@ -145,10 +118,10 @@ void add_small_kernel_limits(CaseList& cases, const std::string& device, const n
     align = std::max(align, point["stages"]["align"]["seconds"].get<double>());
     ++points;
   }
-  cases.push_back(marked(absolute_case(fmt::format("moe.{}.routing_over_10us", device),
-                                       source + ": routing at most 10 us up to 256 tokens", "us", 0,
-                                       over_limit(routing, kRoutingMostSeconds, points) * 1e6, 0,
-                                       fmt::format("slowest {:.1f} us of {} points", routing * 1e6, points))));
+  cases.push_back(absolute_case(fmt::format("moe.{}.routing_over_10us", device),
+                                source + ": routing at most 10 us up to 256 tokens", "us", 0,
+                                over_limit(routing, kRoutingMostSeconds, points) * 1e6, 0,
+                                fmt::format("slowest {:.1f} us of {} points", routing * 1e6, points)));
   cases.push_back(absolute_case(fmt::format("moe.{}.align_over_15us", device),
                                 source + ": alignment at most 15 us up to 256 tokens", "us", 0,
                                 over_limit(align, kAlignMostSeconds, points) * 1e6, 0,
@@ -180,12 +153,12 @@ void add_path_choice(CaseList& cases, const std::string& device, const nlohmann:
         worst_point = fmt::format("{}, {:.0f} rows per slot, {}", point_name(point), rows_per_slot(point), chosen);
       }
     }
-    cases.push_back(marked(absolute_case(
+    cases.push_back(absolute_case(
         fmt::format("moe.{}.{}.path_choice", device, format),
         fmt::format("{}: the GEMM path chosen at most {}x the other's time where both were timed", source,
                     kMostTimesOtherPath),
         "points over", 0, points == 0 ? -1 : slower, 0,
-        fmt::format("{} points; the chosen path at worst {:.3f}x the other ({})", points, worst, worst_point))));
+        fmt::format("{} points; the chosen path at worst {:.3f}x the other ({})", points, worst, worst_point)));
   }
 }
 
