@@ -3,6 +3,7 @@
 #include "relative_approx.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,16 @@ std::string error_of(const nlohmann::json& document) {
     return error.what();
   }
   return "";
+}
+
+// A small calibration with a streaming MoE fit, as JSON; adjust sets the fit's other fields first.
+nlohmann::json streaming_moe_document(const std::function<void(MoeFit&)>& adjust) {
+  Calibration calibration = test::small_calibration();
+  MoeFit moe;
+  moe.streaming = PathFit{{11e-6, 0.9, 4.0, 2.5}, {10e-6, 0.85, 3.0, 2.4}};
+  adjust(moe);
+  calibration.coefficients.moe = moe;
+  return calibration_to_json(calibration);
 }
 
 }  // namespace
@@ -118,12 +129,7 @@ TEST_CASE("a non-finite coefficient stops the write, named by its path, and leav
 }
 
 TEST_CASE("the riding rows of the kernel calibrated round-trip; a file without them rode none") {
-  Calibration calibration = test::small_calibration();
-  MoeFit moe;
-  moe.streaming = PathFit{{11e-6, 0.9, 4.0, 2.5}, {10e-6, 0.85, 3.0, 2.4}};
-  moe.streaming_riding_rows = 8;
-  calibration.coefficients.moe = moe;
-  nlohmann::json document = calibration_to_json(calibration);
+  nlohmann::json document = streaming_moe_document([](MoeFit& moe) { moe.streaming_riding_rows = 8; });
   CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming_riding_rows == 8);
   document["coefficients"]["moe"].erase("streaming_riding_rows");
   CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming_riding_rows == 0);
@@ -133,12 +139,7 @@ TEST_CASE("the riding rows of the kernel calibrated round-trip; a file without t
 }
 
 TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blocks as first passes") {
-  Calibration calibration = test::small_calibration();
-  MoeFit moe;
-  moe.streaming = PathFit{{11e-6, 0.9, 4.0, 2.5}, {10e-6, 0.85, 3.0, 2.4}};
-  moe.streaming_max_rows_per_slot = 134;
-  calibration.coefficients.moe = moe;
-  nlohmann::json document = calibration_to_json(calibration);
+  nlohmann::json document = streaming_moe_document([](MoeFit& moe) { moe.streaming_max_rows_per_slot = 134; });
   CHECK(document["coefficients"]["moe"]["streaming"]["gate_up"]["repeat_efficiency"] == 2.5);
   CHECK(calibration_from_json(document, "cal.json").coefficients.moe->streaming->gate_up.repeat_efficiency == 2.5);
   // Without the key, the file's bytes term counted every block: repeated ones at the same 90 %.

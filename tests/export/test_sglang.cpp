@@ -20,6 +20,12 @@ Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_r
   return export_test::tokens(sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
 }
 
+// doc 000's TP8 plan with the shared expert unfused, on SGLang main.
+const Tokens kUnfusedTp8Main = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                                "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
+                                "--max-running-requests", "256", "--chunked-prefill-size", "8192",
+                                "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+
 // The refusal of role `role` of the edited doc 003 plan: its key relative to the role.
 std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
   const PlanFile plan = plan_from(document);
@@ -83,11 +89,7 @@ TEST_CASE("doc 000: TP8 on one H200 node, the shared expert fused as SGLang does
                         "--tp-size", "8", "--mem-fraction-static", "0.8", "--max-running-requests", "256",
                         "--chunked-prefill-size", "8192", "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 0) == fused);
-  const Tokens unfused = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                          "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                          "--max-running-requests", "256", "--chunked-prefill-size", "8192",
-                          "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == unfused);
+  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
 }
 
 TEST_CASE("doc 000 on SGLang 0.4.6: one fused replica per TP rank is --n-share-experts-fusion 8") {
@@ -235,12 +237,7 @@ TEST_CASE("kv_block_tokens 1 and no graph sizes pass neither --page-size nor a s
   nlohmann::json& role = document["plans"][1]["roles"][0];
   role["kv_block_tokens"] = 1;
   role["graph_batch_sizes"] = nlohmann::json::array();
-  const PlanFile plan = plan_from(document);
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                           "--max-running-requests", "256", "--chunked-prefill-size", "8192",
-                           "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == expected);
+  CHECK(sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
 }
 
 TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the page size does not") {
