@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--out", sweep_options.output_path, "JSON file to write")->required();
   sweep->add_option("--tokens", sweep_options.tokens, "tokens per rank, ascending")->expected(1, -1);
   sweep->add_option("--formats", sweep_options.formats, "weight formats")->check(CLI::IsMember({"bf16", "fp8"}));
+  sweep->add_option("--torch-out", sweep_options.torch_output_path,
+                    "then time the same layer in PyTorch on the same GPU (validation/peers/moe_torch.py), JSON here");
   moeplan::bench::StreamOptions stream_options;
   CLI::App* stream = app.add_subcommand("stream", "weights streamed alone in the streaming GEMM's layouts, as JSON");
   stream->add_option("--out", stream_options.output_path, "JSON file to write")->required();

@@ -2,13 +2,23 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <stdexcept>
 
 #include "gpu/random_fill.hpp"
 #include "io/atomic_file.hpp"
 #include "sweep_point.hpp"
+#include "torch_peer.hpp"
 
 namespace moeplan::bench {
 namespace {
+
+void require_directory_of(const std::string& path, const char* option) {
+  const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (!directory.empty() && !std::filesystem::is_directory(directory)) {
+    throw std::invalid_argument(std::string(option) + " " + path + ": no directory " + directory.string());
+  }
+}
 
 struct RandomWeights {
   gpu::DeviceBuffer<std::uint8_t> w13, w2;
@@ -89,6 +99,9 @@ nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings&
 }
 
 int run_sweep(const SweepOptions& options) {
+  // Refused before the sweep's minutes rather than after them.
+  require_directory_of(options.output_path, "--out");
+  if (!options.torch_output_path.empty()) require_directory_of(options.torch_output_path, "--torch-out");
   cudaStream_t stream = nullptr;
   gpu::check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
   const gpu::DeviceFacts facts = gpu::read_device_facts();
@@ -113,7 +126,8 @@ int run_sweep(const SweepOptions& options) {
       {"points", points}};
   write_file_atomically(options.output_path, result.dump(1));
   cudaStreamDestroy(stream);
-  return 0;
+  if (options.torch_output_path.empty()) return 0;
+  return run_torch_peer(options.output_path, options.torch_output_path, options.tokens);
 }
 
 }  // namespace moeplan::bench
