@@ -101,7 +101,13 @@ nlohmann::json device_record(const gpu::DeviceFacts& facts, const gpu::Ceilings&
 int run_sweep(const SweepOptions& options) {
   // Refused before the sweep's minutes rather than after them.
   require_directory_of(options.output_path, "--out");
-  if (!options.torch_output_path.empty()) require_directory_of(options.torch_output_path, "--torch-out");
+  if (!options.torch_output_path.empty()) {
+    require_directory_of(options.torch_output_path, "--torch-out");
+    const auto resolved = [](const std::string& path) { return std::filesystem::weakly_canonical(path); };
+    if (resolved(options.torch_output_path) == resolved(options.output_path)) {
+      throw std::invalid_argument("--torch-out " + options.torch_output_path + ": the sweep's own file (--out)");
+    }
+  }
   cudaStream_t stream = nullptr;
   gpu::check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
   const gpu::DeviceFacts facts = gpu::read_device_facts();

@@ -88,7 +88,7 @@ std::vector<std::int64_t> graph_batch_sizes(const JsonFields& fields) {
   for (std::size_t index = 0; index < array.size(); ++index) {
     const nlohmann::json& size = array[index];
     if (!size.is_number_integer() || size.get<std::int64_t>() < 1 || size.get<std::int64_t>() > kMaxTokens) {
-      fields.fail(fmt::format("graph_batch_sizes[{}]", index), "a positive batch size");
+      fields.fail(fmt::format("graph_batch_sizes[{}]", index), fmt::format("a batch size in [1, {}]", kMaxTokens));
     }
     // vllm-ascend pads to the first listed size that holds the batch, so the list must ascend.
     if (!sizes.empty() && size.get<std::int64_t>() <= sizes.back()) {

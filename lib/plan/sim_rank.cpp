@@ -26,7 +26,7 @@ std::int64_t DpRank::new_blocks(std::int64_t step) const {
 
 void DpRank::grow(std::int64_t step) {
   blocks_used_ += new_blocks(step);
-  kv_used_ += decoding_;
+  tokens_held_ += decoding_;
 }
 
 void DpRank::remove_running(std::int64_t id) {
@@ -34,7 +34,7 @@ void DpRank::remove_running(std::int64_t id) {
 }
 
 void DpRank::stop_decoding(const SimRequest& request, std::int64_t held) {
-  kv_used_ -= held;
+  tokens_held_ -= held;
   blocks_used_ -= blocks(held);
   --decoding_by_phase_[static_cast<std::size_t>(phase(request))];
   --decoding_;
@@ -48,7 +48,7 @@ void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step
     stop_decoding(request, held_tokens(request, decoded));
     request.generated += decoded;
   } else {
-    kv_used_ -= request.prefill_length;
+    tokens_held_ -= request.prefill_length;
     blocks_used_ -= blocks(request.prefill_length);
     prefill_reserved_ -= request.prefill_length;
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), id));
@@ -78,7 +78,7 @@ bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_bu
   if (!request.kv_arrived && token_budget <= 0) return false;
   waiting_.pop_front();
   running_.push_back(id);
-  kv_used_ += request.prefill_length;
+  tokens_held_ += request.prefill_length;
   blocks_used_ += blocks(request.prefill_length);
   prefill_reserved_ += request.prefill_length;
   if (request.kv_arrived) {
@@ -136,7 +136,7 @@ void DpRank::release(std::int64_t id, const SimRequest& request, std::int64_t la
 }
 
 void DpRank::hand_off(std::int64_t id, const SimRequest& request) {
-  kv_used_ -= request.prefill_length;
+  tokens_held_ -= request.prefill_length;
   blocks_used_ -= blocks(request.prefill_length);
   prefill_reserved_ -= request.prefill_length;
   remove_running(id);

@@ -44,7 +44,7 @@ class DpRank {
   void hand_off(std::int64_t id, const SimRequest& request);
 
   std::int64_t decoding() const { return decoding_; }
-  std::int64_t attended_tokens() const { return kv_used_ - prefill_reserved_; }
+  std::int64_t attended_tokens() const { return tokens_held_ - prefill_reserved_; }
   std::int64_t kv_used() const { return blocks_used_ * block_tokens_; }  // tokens, in whole blocks
   std::int64_t running() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
@@ -68,7 +68,7 @@ class DpRank {
   std::vector<std::int64_t> running_;      // oldest admission first
   std::deque<std::int64_t> prefilling_;    // running requests whose prefill is unfinished, in admission order
   std::deque<std::int64_t> waiting_;       // next to admit first
-  std::int64_t kv_used_ = 0;               // tokens
+  std::int64_t tokens_held_ = 0;           // what the sequences hold, in tokens
   std::int64_t blocks_used_ = 0;
   std::int64_t prefill_reserved_ = 0;      // KV tokens reserved by the prefilling requests
   std::int64_t decoding_ = 0;

@@ -121,8 +121,15 @@ MemorySettings read_memory(const YamlView& view) {
   memory.max_batch = view.integer_or("max_batch", memory.max_batch, 1, 1 << 20);
   memory.kv_block_tokens = view.integer_or("kv_block_tokens", memory.kv_block_tokens, 1, 1 << 16);
   if (view.has("graph_batch_sizes")) {
-    memory.graph_batch_sizes = view.integer_list("graph_batch_sizes", 1, 1 << 20);
-    std::sort(memory.graph_batch_sizes.begin(), memory.graph_batch_sizes.end());
+    std::vector<std::int64_t>& sizes = memory.graph_batch_sizes;
+    sizes = view.integer_list("graph_batch_sizes", 1, 1 << 20);
+    std::sort(sizes.begin(), sizes.end());
+    // Each size is one captured graph; an exported plan lists them strictly ascending (export/plan_reader.cpp).
+    const auto repeated = std::adjacent_find(sizes.begin(), sizes.end());
+    if (repeated != sizes.end()) {
+      throw InputError(view.file(), view.key_path("graph_batch_sizes"),
+                       fmt::format("distinct batch sizes, got {} twice", *repeated));
+    }
   }
   memory.activation_bytes = optional_gib(view, "activation_gib");
   memory.cuda_graph_bytes = optional_gib(view, "cuda_graph_gib");

@@ -42,8 +42,9 @@ struct MemorySettings {
   // Tokens per KV-cache block: a sequence holds whole blocks (vLLM's --block-size, 128 on vllm-ascend;
   // SGLang's page size, 1 by default).
   std::int64_t kv_block_tokens = 1;
-  // Decode batch sizes with a captured graph (vllm-ascend's torchair graph_batch_sizes), kept ascending as
-  // the engine reads them in order; empty: every batch size has one. A decode-only step runs the smallest captured size that holds its batch.
+  // Decode batch sizes with a captured graph (vllm-ascend's torchair graph_batch_sizes), distinct and kept
+  // ascending as the engine reads them in order; empty: every batch size has one. A decode-only step runs
+  // the smallest captured size that holds its batch.
   std::vector<std::int64_t> graph_batch_sizes;
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;

@@ -37,6 +37,14 @@ struct RankFixture {
     completing.clear();
     return rank.schedule(requests, pricer, budget, true, completing);
   }
+
+  // The last schedule's completed prefills start decoding at step 1; `generated` tokens came with them.
+  void start_decoding(DpRank& rank, std::int64_t generated) {
+    for (const std::int64_t id : completing) {
+      requests[static_cast<std::size_t>(id)].generated = generated;
+      rank.start_decoding(requests[static_cast<std::size_t>(id)], 1);
+    }
+  }
 };
 
 }  // namespace
@@ -82,10 +90,7 @@ TEST_CASE("when decode growth overflows the cache the newest sequence is preempt
   DpRank rank(300, 48, 1);
   fixture.queue(rank, 3);
   fixture.schedule(rank);
-  for (const std::int64_t id : fixture.completing) {
-    fixture.requests[static_cast<std::size_t>(id)].generated = 1;  // the prefill's first token
-    rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
-  }
+  fixture.start_decoding(rank, 1);  // the prefill's first token
   // Step 1: three sequences need 3 more slots in a full cache of 300; dropping the newest (100 held) leaves 200 + 2.
   CHECK(rank.make_room(fixture.requests, 1) == 1);
   rank.grow(1);
@@ -126,9 +131,7 @@ TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a ne
   CHECK(rank.running() == 2);
   CHECK(schedule.kv_blocked);
   CHECK(rank.kv_used() == 256);
-  for (const std::int64_t id : fixture.completing) {
-    rank.start_decoding(fixture.requests[static_cast<std::size_t>(id)], 1);
-  }
+  fixture.start_decoding(rank, 0);
   for (std::int64_t step = 1; step <= 28; ++step) {
     CHECK(rank.make_room(fixture.requests, step) == 0);
     rank.grow(step);

@@ -138,3 +138,15 @@ memory: {max_batch: 48, graph_batch_sizes: [48, 8, 24, 16]}
   CHECK(typed.graph_batch(9) == 24);
   CHECK(typed.graph_batch(30) == 48);
 }
+
+TEST_CASE("a captured graph size listed twice is refused with its key") {
+  const std::string path = write_temporary("graphs-twice.yaml", R"(schema_version: 1
+name: graphs-twice
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 16}
+memory: {max_batch: 48, graph_batch_sizes: [24, 48, 24]}
+)");
+  CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path),
+                       doctest::Contains("memory.graph_batch_sizes: expected distinct batch sizes, got 24 twice"),
+                       moeplan::InputError);
+}
