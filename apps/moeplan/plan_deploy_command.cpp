@@ -105,9 +105,8 @@ void run(const PlanOptions& options) {
   if (!report_html.empty()) write_file_atomically(options.report, report_html);
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
-  fmt::print("workload: {} in / {} out tokens; {}; expert load: {}\n", scenario.workload.input_tokens,
-             scenario.workload.output_tokens,
-             result.estimates, result.load_source);
+  fmt::print("workload: {}; {}; expert load: {}\n", scenario.workload.lengths_label(), result.estimates,
+             result.load_source);
   if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};

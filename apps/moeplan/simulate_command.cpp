@@ -97,8 +97,8 @@ void run(const SimulateOptions& options) {
   const Workload& workload = scenario.workload;
   fmt::print("{} on {} x {} {}, scenario {}\n", model.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
              scenario.cluster.hardware.name, scenario.name);
-  fmt::print("workload: {} requests of {} in / {} out tokens, {}; {}; expert load: skew model (no load log)\n\n",
-             workload.num_requests, workload.input_tokens, workload.output_tokens,
+  fmt::print("workload: {} requests of {}, {}; {}; expert load: skew model (no load log)\n\n",
+             workload.num_requests, workload.lengths_label(),
              workload.request_rate ? fmt::format("Poisson {:.3g} req/s", *workload.request_rate)
                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
              estimates);

@@ -48,6 +48,8 @@ class Engine {
   bool busy() const { return active_ > 0; }
   double clock() const { return clock_; }
   std::int64_t ranks() const { return static_cast<std::int64_t>(ranks_.size()); }
+  // Requests queued or running on one rank: what a data-parallel router balances.
+  std::int64_t in_flight(std::int64_t rank) const { return ranks_[static_cast<std::size_t>(rank)].in_flight(); }
 
   const EngineStep& step(std::vector<SimRequest>& requests);
 

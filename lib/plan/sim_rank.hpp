@@ -48,6 +48,7 @@ class DpRank {
   std::int64_t kv_used() const { return blocks_used_ * block_tokens_; }  // tokens, in whole blocks
   std::int64_t running() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t in_flight() const { return running() + waiting(); }
 
  private:
   std::int64_t held_tokens(const SimRequest& request, std::int64_t decoded_steps) const;

@@ -7,6 +7,8 @@ namespace moeplan {
 RequestSource::RequestSource(const Workload& workload, std::uint64_t seed)
     : workload_(workload),
       random_(seed),
+      input_lengths_(workload.input_lengths, workload.input_tokens),
+      output_lengths_(workload.output_lengths, workload.output_tokens),
       gap_(workload.request_rate.value_or(1.0)),
       never_used_slots_(workload.concurrency.value_or(workload.num_requests)) {
   if (workload_.request_rate) next_arrival_ = gap_(random_);
@@ -22,9 +24,15 @@ double RequestSource::next_send_time() const {
 std::int64_t RequestSource::send(std::vector<SimRequest>& requests) {
   SimRequest request;
   request.sent = next_send_time();
-  request.prompt = workload_.input_tokens;
-  request.output = workload_.output_tokens;
-  request.prefill_length = workload_.input_tokens;
+  if (workload_.length_trace.empty()) {
+    request.prompt = input_lengths_.draw(random_);
+    request.output = output_lengths_.draw(random_);
+  } else {
+    const RequestLengths& lengths = workload_.length_trace[static_cast<std::size_t>(sent_) % workload_.length_trace.size()];
+    request.prompt = lengths.input;
+    request.output = lengths.output;
+  }
+  request.prefill_length = request.prompt;
   if (never_used_slots_ > 0) {
     --never_used_slots_;
   } else {

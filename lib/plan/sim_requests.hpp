@@ -1,6 +1,7 @@
 #pragma once
 // The benchmark client: requests arrive all at once or as a Poisson process (fixed seed), and at most
-// `concurrency` are in flight (vLLM's benchmark_serving --request-rate and --max-concurrency).
+// `concurrency` are in flight (vLLM's benchmark_serving --request-rate and --max-concurrency). Their
+// lengths are drawn from the workload's distributions (same seed) or replayed from its trace.
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -29,6 +30,8 @@ class RequestSource {
  private:
   Workload workload_;
   std::mt19937_64 random_;
+  LengthSampler input_lengths_;
+  LengthSampler output_lengths_;
   std::exponential_distribution<double> gap_;
   double next_arrival_ = 0;
   std::int64_t sent_ = 0;

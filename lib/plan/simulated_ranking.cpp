@@ -10,7 +10,7 @@ std::vector<SimulatedCandidate> rerank_by_simulation(const ServingContext& conte
   std::vector<SimulatedCandidate> simulated;
   for (std::size_t index = 0; index < std::min(top, ranked.size()); ++index) {
     const Candidate& candidate = ranked[index];
-    if (candidate.memory.max_kv_tokens < workload.input_tokens + workload.output_tokens) continue;
+    if (candidate.memory.max_kv_tokens < workload.longest_request()) continue;
     const PoolSpec pool{candidate.layout, candidate.serving.options, 1};
     simulated.push_back({candidate, index + 1, simulate_aggregated(context, pool, options).summary});
   }

@@ -25,10 +25,10 @@ MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions
   return settings;
 }
 
-// The memory plan of a pool, refused when its KV cache cannot hold one whole request on a DP rank.
+// The memory plan of a pool, refused when its KV cache cannot hold the longest request on a DP rank.
 MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, const MemorySettings& settings) {
   const Workload& workload = context.scenario.workload;
-  const std::int64_t whole = workload.input_tokens + (pool.options.role == Role::prefill ? 0 : workload.output_tokens);
+  const std::int64_t whole = pool.options.role == Role::prefill ? workload.longest_input() : workload.longest_request();
   const MemoryPlan memory = plan_memory(context.model, pool.layout, context.scenario.cluster.hardware, settings,
                                         workload.input_tokens + workload.output_tokens);
   if (!memory.fits) {
@@ -38,7 +38,7 @@ MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, cons
   }
   if (memory.max_kv_tokens < whole) {
     throw InputError(context.scenario.file, "memory",
-                     fmt::format("a layout whose KV cache holds one whole request ({} tokens) per DP rank; {} holds {}",
+                     fmt::format("a layout whose KV cache holds the longest request ({} tokens) per DP rank; {} holds {}",
                                  whole, layout_label(pool.layout), memory.max_kv_tokens));
   }
   return memory;
@@ -48,7 +48,7 @@ struct Pool {
   PoolResult result;
   std::vector<Engine> engines;
   TimeSeries series;
-  std::int64_t next_rank = 0;
+  std::int64_t next_in_turn = 0;  // round-robin routing: the next of the pool's DP ranks, instances in order
 };
 
 struct Handoff {
@@ -124,13 +124,29 @@ std::pair<Pool*, Engine*> Simulation::earliest_busy_engine() {
   return earliest;
 }
 
-// Requests spread round-robin over every DP rank of the pool's instances.
+// The pool's DP rank a new request goes to, as the workload's dp_routing says: vLLM 0.9's data-parallel
+// client picks the engine with the fewest requests in flight, the first of them on a tie
+// (DPAsyncMPClient.get_core_engine_for_request); SGLang's default deals them out in turn.
 void Simulation::route(Pool& pool, std::int64_t id, double time) {
-  const std::int64_t dp = pool.result.pool.layout.dp;
-  const std::int64_t ranks = dp * pool.result.pool.instances;
-  const std::int64_t slot = pool.next_rank++ % ranks;
-  requests_[static_cast<std::size_t>(id)].rank = slot % dp;
-  pool.engines[static_cast<std::size_t>(slot / dp)].enqueue(slot % dp, id, time);
+  Engine* chosen = nullptr;
+  std::int64_t chosen_rank = 0;
+  if (context_.scenario.workload.dp_routing == DpRouting::round_robin) {
+    const std::int64_t dp = pool.result.pool.layout.dp;
+    const std::int64_t slot = pool.next_in_turn++ % (dp * pool.result.pool.instances);
+    chosen = &pool.engines[static_cast<std::size_t>(slot / dp)];
+    chosen_rank = slot % dp;
+  } else {
+    for (Engine& engine : pool.engines) {
+      for (std::int64_t rank = 0; rank < engine.ranks(); ++rank) {
+        if (!chosen || engine.in_flight(rank) < chosen->in_flight(chosen_rank)) {
+          chosen = &engine;
+          chosen_rank = rank;
+        }
+      }
+    }
+  }
+  requests_[static_cast<std::size_t>(id)].rank = chosen_rank;
+  chosen->enqueue(chosen_rank, id, time);
 }
 
 void Simulation::deliver_handoff() {

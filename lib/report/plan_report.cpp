@@ -53,7 +53,7 @@ std::vector<std::pair<std::string, std::string>> facts(const PlanReportInput& in
   return {{"model", input.model_name},
           {"cluster", fmt::format("{} x {} {} ({} GPUs)", scenario.cluster.nodes, scenario.cluster.gpus_per_node,
                                   scenario.cluster.hardware.name, scenario.cluster.gpus())},
-          {"workload", fmt::format("{} in / {} out tokens, {}", workload.input_tokens, workload.output_tokens, offered)},
+          {"workload", fmt::format("{}, {}", workload.lengths_label(), offered)},
           {"SLOs", slo.empty() ? "none" : slo},
           {"expert load", result.load_source.empty() ? "skew model (no load log)" : result.load_source},
           {"estimates", result.estimates},

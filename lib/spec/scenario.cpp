@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "io/input_error.hpp"
@@ -77,17 +79,83 @@ Cluster read_cluster(const YamlView& view) {
   return cluster;
 }
 
+LengthDistribution read_lengths(const YamlView& view, std::int64_t mean) {
+  LengthDistribution lengths;
+  const std::string shape = view.text("shape");
+  if (shape == "fixed") {
+    view.expect_only({"shape"});
+  } else if (shape == "uniform") {
+    view.expect_only({"shape", "range_ratio"});
+    lengths.shape = LengthShape::uniform;
+    // benchmark_serving's random dataset takes a range ratio in [0, 1).
+    lengths.range_ratio = view.number("range_ratio", 0.0, 0.999);
+  } else if (shape == "lognormal") {
+    view.expect_only({"shape", "sigma", "max"});
+    lengths.shape = LengthShape::lognormal;
+    lengths.sigma = view.number("sigma", 0.01, 4.0);
+    lengths.max = view.integer("max", 1, 1 << 24);
+    if (lengths.max <= mean) {
+      throw InputError(view.file(), view.key_path("max"),
+                       fmt::format("a length above the mean ({}), got {}", mean, lengths.max));
+    }
+  } else {
+    throw InputError(view.file(), view.key_path("shape"), "fixed, uniform or lognormal, got '" + shape + "'");
+  }
+  return lengths;
+}
+
+// A trace replaces the means and their spreads: its lengths are the workload's.
+void read_trace_workload(const YamlView& view, Workload& workload) {
+  for (const char* key : {"input_tokens", "output_tokens", "input_lengths", "output_lengths"}) {
+    if (view.has(key)) {
+      throw InputError(view.file(), view.key_path(key), "no value beside length_trace (the trace gives the lengths)");
+    }
+  }
+  const std::filesystem::path trace = view.text("length_trace");
+  workload.length_trace_file =
+      (trace.is_absolute() ? trace : std::filesystem::path(view.file()).parent_path() / trace).string();
+  workload.length_trace = read_length_trace(workload.length_trace_file);
+  double inputs = 0;
+  double outputs = 0;
+  for (const RequestLengths& lengths : workload.length_trace) {
+    inputs += static_cast<double>(lengths.input);
+    outputs += static_cast<double>(lengths.output);
+  }
+  const auto rows = static_cast<double>(workload.length_trace.size());
+  workload.input_tokens = std::llround(inputs / rows);
+  workload.output_tokens = std::llround(outputs / rows);
+}
+
+DpRouting read_dp_routing(const YamlView& view) {
+  const std::string routing = view.text_or("dp_routing", "least_in_flight");
+  if (routing == "least_in_flight") return DpRouting::least_in_flight;
+  if (routing == "round_robin") return DpRouting::round_robin;
+  throw InputError(view.file(), view.key_path("dp_routing"), "least_in_flight or round_robin, got '" + routing + "'");
+}
+
 Workload read_workload(const YamlView& view) {
-  view.expect_only({"input_tokens", "output_tokens", "concurrency", "request_rate", "num_requests"});
+  view.expect_only({"input_tokens", "output_tokens", "input_lengths", "output_lengths", "length_trace", "concurrency",
+                    "request_rate", "num_requests", "dp_routing"});
   Workload workload;
-  workload.input_tokens = view.integer("input_tokens", 1, 1 << 24);
-  workload.output_tokens = view.integer("output_tokens", 1, 1 << 24);
+  if (view.has("length_trace")) {
+    read_trace_workload(view, workload);
+  } else {
+    workload.input_tokens = view.integer("input_tokens", 1, 1 << 24);
+    workload.output_tokens = view.integer("output_tokens", 1, 1 << 24);
+    if (const auto lengths = view.optional_child("input_lengths")) {
+      workload.input_lengths = read_lengths(*lengths, workload.input_tokens);
+    }
+    if (const auto lengths = view.optional_child("output_lengths")) {
+      workload.output_lengths = read_lengths(*lengths, workload.output_tokens);
+    }
+  }
   if (view.has("concurrency")) workload.concurrency = view.integer("concurrency", 1, 1 << 24);
   if (view.has("request_rate")) workload.request_rate = view.number("request_rate", 1e-9, 1e9);
   if (!workload.concurrency && !workload.request_rate) {
     throw InputError(view.file(), view.key_path("concurrency"), "a concurrency or a request_rate (neither was given)");
   }
   workload.num_requests = view.integer_or("num_requests", 1000, 1, 1 << 30);
+  workload.dp_routing = read_dp_routing(view);
   return workload;
 }
 
@@ -176,6 +244,46 @@ SearchSpace read_search(const YamlView& view) {
 
 }  // namespace
 
+std::int64_t Workload::longest_input() const {
+  if (length_trace.empty()) return longest_length(input_lengths, input_tokens);
+  return std::max_element(length_trace.begin(), length_trace.end(), [](const RequestLengths& left, const RequestLengths& right) {
+           return left.input < right.input;
+         })->input;
+}
+
+std::int64_t Workload::longest_request() const {
+  if (length_trace.empty()) return longest_input() + longest_length(output_lengths, output_tokens);
+  std::int64_t longest = 0;
+  for (const RequestLengths& lengths : length_trace) longest = std::max(longest, lengths.input + lengths.output);
+  return longest;
+}
+
+namespace {
+
+std::string spread_label(const LengthDistribution& lengths) {
+  switch (lengths.shape) {
+    case LengthShape::uniform:
+      return fmt::format(" (uniform ±{:.0f} %)", 100.0 * lengths.range_ratio);
+    case LengthShape::lognormal:
+      return fmt::format(" (lognormal σ {:.2g}, at most {})", lengths.sigma, lengths.max);
+    case LengthShape::fixed:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string Workload::lengths_label() const {
+  if (!length_trace.empty()) {
+    return fmt::format("mean {} in / {} out tokens over {} traced requests ({})", input_tokens, output_tokens,
+                       length_trace.size(), length_trace_file);
+  }
+  const bool spread = input_lengths.shape != LengthShape::fixed || output_lengths.shape != LengthShape::fixed;
+  return fmt::format("{}{}{} in / {}{} out tokens", spread ? "mean " : "", input_tokens, spread_label(input_lengths),
+                     output_tokens, spread_label(output_lengths));
+}
+
 std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
   std::optional<std::int64_t> smallest;  // the smallest captured size that holds the batch
   for (const std::int64_t size : graph_batch_sizes) {
@@ -213,7 +321,10 @@ Scenario default_scenario(const std::string& gpu) {
   scenario.file = "<no scenario>";
   scenario.cluster.hardware = hardware_preset(gpu, "--gpu", "gpu");
   scenario.cluster.gpus_per_node = scenario.cluster.hardware.gpus_per_node;
-  scenario.workload = {1024, 1024, 64, std::nullopt, 1000};
+  scenario.workload.input_tokens = 1024;
+  scenario.workload.output_tokens = 1024;
+  scenario.workload.concurrency = 64;
+  scenario.workload.num_requests = 1000;
   return scenario;
 }
 

@@ -8,6 +8,7 @@
 
 #include "spec/dtype.hpp"
 #include "spec/hardware.hpp"
+#include "spec/request_lengths.hpp"
 
 namespace moeplan {
 
@@ -20,12 +21,29 @@ struct Cluster {
   std::int64_t gpus() const { return nodes * gpus_per_node; }
 };
 
+// Which DP rank of a serving instance a new request goes to.
+enum class DpRouting {
+  least_in_flight,  // vLLM 0.9's data-parallel client: the engine with the fewest requests in flight
+  round_robin,      // SGLang's --load-balance-method default outside PD prefill
+};
+
 struct Workload {
   std::int64_t input_tokens = 0;   // mean prompt length
   std::int64_t output_tokens = 0;  // mean generated length
   std::optional<std::int64_t> concurrency;
   std::optional<double> request_rate;  // requests/s
   std::int64_t num_requests = 1000;
+  LengthDistribution input_lengths;   // around input_tokens
+  LengthDistribution output_lengths;  // around output_tokens
+  std::vector<RequestLengths> length_trace;  // when given, replayed in order (cycling) instead of the two above
+  std::string length_trace_file;
+  DpRouting dp_routing = DpRouting::least_in_flight;
+
+  // The longest request's prompt, and prompt plus output, that the workload can send.
+  std::int64_t longest_input() const;
+  std::int64_t longest_request() const;
+  // "128 in / 4096 out tokens", with each spread or the trace it comes from.
+  std::string lengths_label() const;
 };
 
 struct Slo {

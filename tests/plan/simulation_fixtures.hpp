@@ -13,7 +13,10 @@ inline Model qwen3_235b() { return load_model_yaml(std::string(MOEPLAN_SOURCE_DI
 inline Scenario h200_closed_loop(std::int64_t input, std::int64_t output, std::int64_t concurrency,
                                  std::int64_t requests) {
   Scenario scenario = default_scenario("H200");
-  scenario.workload = {input, output, concurrency, std::nullopt, requests};
+  scenario.workload.input_tokens = input;
+  scenario.workload.output_tokens = output;
+  scenario.workload.concurrency = concurrency;
+  scenario.workload.num_requests = requests;
   return scenario;
 }
 

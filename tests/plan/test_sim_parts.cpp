@@ -11,8 +11,21 @@
 
 using namespace moeplan;
 
+namespace {
+
+Workload workload_of(std::int64_t input, std::int64_t output, std::int64_t requests) {
+  Workload workload;
+  workload.input_tokens = input;
+  workload.output_tokens = output;
+  workload.num_requests = requests;
+  return workload;
+}
+
+}  // namespace
+
 TEST_CASE("closed loop: a finished request's slot sends the next one") {
-  const Workload workload{100, 10, 2, std::nullopt, 3};
+  Workload workload = workload_of(100, 10, 3);
+  workload.concurrency = 2;
   RequestSource source(workload, 1);
   std::vector<SimRequest> requests;
   CHECK(source.next_send_time() == 0);
@@ -27,7 +40,8 @@ TEST_CASE("closed loop: a finished request's slot sends the next one") {
 }
 
 TEST_CASE("open loop: Poisson gaps average one over the rate, the same for the same seed") {
-  const Workload workload{100, 10, std::nullopt, 4.0, 20000};
+  Workload workload = workload_of(100, 10, 20000);
+  workload.request_rate = 4.0;
   RequestSource first(workload, 7);
   RequestSource second(workload, 7);
   std::vector<SimRequest> requests;

@@ -140,3 +140,38 @@ TEST_CASE("a layout whose KV cache cannot hold one whole request is refused") {
   const Setting setting(test::h200_closed_loop(1024, 1 << 22, 8, 8));
   CHECK_THROWS_AS(simulate_aggregated(setting.context, setting.pool("tp=8"), SimulationOptions{}), InputError);
 }
+
+TEST_CASE("a traced workload's tokens all come out, and the longest request decides what a rank must hold") {
+  Scenario scenario = test::h200_closed_loop(1, 1, 8, 30);
+  scenario.workload.length_trace = {{512, 100}, {2048, 7}, {64, 300}};
+  const Setting setting(scenario);
+  const SimulationResult result = simulate_aggregated(setting.context, setting.pool("tp=8"), SimulationOptions{});
+  CHECK(result.summary.completed == 30);
+  CHECK(result.summary.output_tokens == 10 * (100 + 7 + 300));
+  // One traced request longer than any KV cache: refused, though the trace's mean would fit.
+  scenario.workload.length_trace.push_back({1024, 1 << 22});
+  const Setting too_long(scenario);
+  CHECK_THROWS_WITH_AS(simulate_aggregated(too_long.context, too_long.pool("tp=8"), SimulationOptions{}),
+                       doctest::Contains("holds the longest request (4195328 tokens)"), InputError);
+}
+
+// Two DP ranks, one sequence each, requests alternating 2000 and 20 output tokens, two in flight. When the
+// short request ends, the next long one is sent: vLLM's client puts it on the idle rank, round-robin on
+// rank 0 behind the first long request, where it waits about 1980 decode steps for its first token.
+TEST_CASE("least-in-flight routing sends a request to the idle DP rank, round-robin queues it") {
+  Scenario scenario = test::h200_closed_loop(1, 1, 2, 4);
+  scenario.workload.length_trace = {{512, 2000}, {512, 20}};
+  scenario.memory.max_batch = 1;
+  const auto run = [&](DpRouting routing) {
+    scenario.workload.dp_routing = routing;
+    const Setting setting(scenario);
+    return simulate_aggregated(setting.context, setting.pool("tp=4,dp=2,ep=8"), SimulationOptions{}).summary;
+  };
+  const SimulationSummary least = run(DpRouting::least_in_flight);
+  const SimulationSummary turns = run(DpRouting::round_robin);
+  CHECK(least.completed == 4);
+  CHECK(turns.completed == 4);
+  // A decode step is about one TPOT: the queued request's ~1980 steps spread over four requests' mean.
+  CHECK(turns.ttft.mean > 400 * turns.tpot.mean);
+  CHECK(least.ttft.mean < 5 * least.tpot.mean);
+}
