@@ -14,6 +14,8 @@ namespace moeplan {
 namespace {
 
 constexpr std::int64_t kMaxLength = std::int64_t{1} << 24;
+// 16 bytes a row: a trace past 2^24 rows (256 MiB) is not a length trace.
+constexpr std::size_t kMaxTraceRows = std::size_t{1} << 24;
 
 double standard_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
@@ -120,6 +122,9 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
       throw InputError(file, fmt::format("line {}", number),
                        fmt::format("input_tokens,output_tokens as two integers in [1, {}], got '{}'", kMaxLength,
                                    trimmed(line)));
+    }
+    if (trace.size() == kMaxTraceRows) {
+      throw InputError(file, fmt::format("line {}", number), fmt::format("at most {} rows", kMaxTraceRows));
     }
     trace.push_back(lengths);
   }
