@@ -2,7 +2,6 @@
 // The shape is the largest layer and expert index plus one; absent pairs count zero tokens.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <algorithm>
 #include <sstream>
 #include <utility>
@@ -10,6 +9,7 @@
 #include "eplb/load_log.hpp"
 #include "eplb/load_log_readers.hpp"
 #include "io/input_error.hpp"
+#include "io/text_fields.hpp"
 
 namespace moeplan::eplb {
 
@@ -19,18 +19,10 @@ using detail::kMaxTokenCount;
 
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 20;
 
-std::string trimmed(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  const auto last = text.find_last_not_of(" \t\r");
-  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
-}
-
 std::int64_t integer_field(const std::string& field, std::int64_t limit, const std::string& file, const std::string& key) {
-  const std::string text = trimmed(field);
   std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0 || value > limit) {
-    throw InputError(file, key, fmt::format("an integer in [0, {}], got '{}'", limit, text));
+  if (!parse_integer_field(field, value) || value < 0 || value > limit) {
+    throw InputError(file, key, fmt::format("an integer in [0, {}], got '{}'", limit, trimmed(field)));
   }
   return value;
 }

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "io/input_error.hpp"
+#include "io/text_fields.hpp"
 
 namespace moeplan {
 
@@ -25,18 +26,6 @@ std::int64_t uniform_low(double mean, double range_ratio) {
 
 std::int64_t uniform_high(double mean, double range_ratio) {
   return static_cast<std::int64_t>(mean * (1.0 + range_ratio));
-}
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  const auto last = text.find_last_not_of(" \t\r");
-  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
-}
-
-bool parse_length(const std::string& field, std::int64_t& value) {
-  const std::string text = trimmed(field);
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
 }
 
 }  // namespace
@@ -98,7 +87,9 @@ std::int64_t LengthSampler::draw(std::mt19937_64& random) {
 
 std::vector<RequestLengths> read_length_trace(const std::string& file) {
   std::ifstream stream(file);
-  if (!stream) throw InputError(file, "", "a readable CSV of input_tokens,output_tokens lines");
+  if (!std::filesystem::is_regular_file(file) || !stream) {
+    throw InputError(file, "", "a readable CSV file of input_tokens,output_tokens lines");
+  }
   std::vector<RequestLengths> trace;
   std::string line;
   std::int64_t number = 0;
@@ -109,11 +100,11 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
     const auto comma = line.find(',');
     RequestLengths lengths;
     const bool parsed = comma != std::string::npos && line.find(',', comma + 1) == std::string::npos &&
-                        parse_length(line.substr(0, comma), lengths.input) &&
-                        parse_length(line.substr(comma + 1), lengths.output);
+                        parse_integer_field(line.substr(0, comma), lengths.input) &&
+                        parse_integer_field(line.substr(comma + 1), lengths.output);
     // A first line that does not start with a number is the header.
     std::int64_t leading = 0;
-    const bool header = first && !parse_length(line.substr(0, comma), leading);
+    const bool header = first && !parse_integer_field(line.substr(0, comma), leading);
     first = false;
     if (header) continue;
     const bool in_range = parsed && lengths.input >= 1 && lengths.input <= kMaxLength && lengths.output >= 1 &&
