@@ -53,10 +53,10 @@ int main() {
               kOtp1Tps, kQkvTps, kOtp4Tps);
   std::printf("attention_memory  reserve GiB   OTP1 TPS  QKVTP4 TPS  error\n");
   Point best;
-  for (int hundredths = 8; hundredths <= 16; ++hundredths) {
-    for (int quarters = 12; quarters <= 24; ++quarters) {
-      const Point point = evaluate(model, scenario, hundredths / 100.0, quarters / 4.0);
-      std::printf("%16.2f  %11.2f  %9.1f  %10.1f  %.5f\n", point.attention_memory, point.reserve_gib, point.otp1,
+  for (int two_hundredths = 16; two_hundredths <= 32; ++two_hundredths) {
+    for (int quarters = 4; quarters <= 24; ++quarters) {
+      const Point point = evaluate(model, scenario, two_hundredths / 200.0, quarters / 4.0);
+      std::printf("%16.3f  %11.2f  %9.1f  %10.1f  %.5f\n", point.attention_memory, point.reserve_gib, point.otp1,
                   point.qkv, point.error);
       if (point.error < best.error) best = point;
     }
@@ -65,7 +65,7 @@ int main() {
   fitted.cluster.efficiency.attention_memory = best.attention_memory;
   fitted.memory.activation_bytes = static_cast<std::uint64_t>(best.reserve_gib * kGiB);
   best.otp4 = output_rate(model, fitted, "dp=16,ep=16,otp=4");
-  std::printf("best: attention_memory %.2f, activation_gib %.2f -> OTP1 %.1f, OTP4+QKVTP4 %.1f; held out: OTP4 %.1f "
+  std::printf("best: attention_memory %.3f, activation_gib %.2f -> OTP1 %.1f, OTP4+QKVTP4 %.1f; held out: OTP4 %.1f "
               "(measured %.2f), OTP4 over OTP1 %.3f (measured %.3f)\n",
               best.attention_memory, best.reserve_gib, best.otp1, best.qkv, best.otp4, kOtp4Tps, best.otp4 / best.otp1,
               kOtp4Tps / kOtp1Tps);

@@ -26,8 +26,9 @@ std::string simulation_summary_text(const SimulationResult& result) {
       summary.completed, summary.elapsed, summary.output_tokens_per_second, summary.output_tokens_per_gpu,
       summary.requests_per_second);
   text += fmt::format("TTFT ms: {}\nTPOT ms: {}\n", latency_row(summary.ttft, 1e3), latency_row(summary.tpot, 1e3));
-  text += fmt::format("memory first binds at {}; {} preemptions (recomputed)\n", seconds_or_never(summary.memory_binds_at),
-                      summary.preemptions);
+  text += fmt::format("memory first binds at {}; {} preemptions (recomputed, {} tokens read back from the "
+                      "prefix cache)\n",
+                      seconds_or_never(summary.memory_binds_at), summary.preemptions, summary.cached_prefill_tokens);
   for (const PoolResult& pool : result.pools) {
     text += fmt::format("  {} pool: {} x {}, {} GPUs, {}{}, max batch {} per DP rank, KV {} tokens per DP rank, "
                         "{} steps, memory binds at {}\n",

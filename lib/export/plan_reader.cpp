@@ -115,9 +115,10 @@ RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, co
   role.max_batch_per_dp_rank = fields.integer("max_batch_per_dp_rank", 1, kMaxTokens);
   role.chunked_prefill_tokens = fields.integer("chunked_prefill_tokens", 1, kMaxTokens);
   role.cuda_graph_max_batch = fields.integer("cuda_graph_max_batch", 0, kMaxTokens);
-  // Plans written before these two keys carry neither: the engine's defaults then.
+  // Plans written before these keys carry none of them: the engine's defaults then.
   if (fields.has("graph_batch_sizes")) role.graph_batch_sizes = graph_batch_sizes(fields);
   if (fields.has("kv_block_tokens")) role.kv_block_tokens = fields.integer("kv_block_tokens", 1, 1 << 16);
+  if (fields.has("prefix_caching")) role.prefix_caching = fields.flag("prefix_caching");
   role.memory_utilization = fields.number("memory_utilization", 0.01, 1.0);
   role.memory_fraction_static = fields.number("memory_fraction_static", 0.01, role.memory_utilization);
   role.kv_cache_dtype = static_cast<KvCacheDtype>(fields.choice("kv_cache_dtype", {"bf16", "fp8_e4m3"}));

@@ -107,6 +107,8 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSett
   command.add("--chunked-prefill-size", std::to_string(role.chunked_prefill_tokens * role.layout.dp));
   // engines.md §1.1: the KV page in tokens, 1 on CUDA by default.
   if (role.kv_block_tokens > 1) command.add("--page-size", std::to_string(role.kv_block_tokens));
+  // The radix cache is SGLang's prefix cache, on by default.
+  if (!role.prefix_caching) command.add("--disable-radix-cache");
   // engines.md §1.1: a prefill server captures no decode graphs.
   if (role.role != RoleKind::prefill) add_cuda_graphs(command, role, settings);
   if (role.role != RoleKind::aggregated) command.add("--disaggregation-mode", role_name(role.role));

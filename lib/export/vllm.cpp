@@ -66,6 +66,8 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettin
   command.add("--kv-cache-dtype", role.kv_cache_dtype == KvCacheDtype::fp8_e4m3 ? "fp8" : "auto");
   if (role.cuda_graph_max_batch == 0) command.add("--enforce-eager");
   if (role.kv_block_tokens > 1) command.add("--block-size", std::to_string(role.kv_block_tokens));
+  // V1 caches prefixes unless told not to (vllm-ascend too: Huawei ModelArts' vllm-ascend guide, Prefix Caching).
+  if (!role.prefix_caching) command.add("--no-enable-prefix-caching");
   if (role.role == RoleKind::aggregated) return;
   const std::string kv_role = role.role == RoleKind::prefill ? "kv_producer" : "kv_consumer";
   command.add("--kv-transfer-config",

@@ -80,6 +80,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
           {"cuda_graph_max_batch", graphs ? serving.batch : 0},
           {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
           {"kv_block_tokens", scenario.memory.kv_block_tokens},
+          {"prefix_caching", scenario.memory.prefix_caching},
           {"memory_fraction_static", static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / device},
           {"memory_utilization", scenario.memory.utilization},
           {"kv_cache_dtype", dtype_name(kv_dtype)},

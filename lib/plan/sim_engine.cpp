@@ -7,7 +7,7 @@ namespace moeplan {
 void EngineStep::begin(double step_start) {
   start = step_start;
   duration = 0;
-  output_tokens = prefill_tokens = preemptions = running = waiting = kv_used = 0;
+  output_tokens = prefill_tokens = preemptions = cached_prefill_tokens = running = waiting = kv_used = 0;
   kv_binds = false;
   finished.clear();
   handed_off.clear();
@@ -16,7 +16,8 @@ void EngineStep::begin(double step_start) {
 Engine::Engine(const EngineShape& shape, StepPricer pricer)
     : shape_(shape),
       pricer_(std::move(pricer)),
-      ranks_(static_cast<std::size_t>(shape.dp), DpRank(shape.kv_capacity, shape.max_batch, shape.kv_block_tokens)) {}
+      ranks_(static_cast<std::size_t>(shape.dp),
+             DpRank(shape.kv_capacity, shape.max_batch, shape.kv_block_tokens, shape.prefix_caching)) {}
 
 void Engine::enqueue(std::int64_t rank, std::int64_t id, double time) {
   if (!busy()) clock_ = std::max(clock_, time);
@@ -80,6 +81,7 @@ const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
         rank.schedule(requests, pricer_, shape_.chunk - rank.decoding(), preempted == 0, completing_);
     prefill_seconds = std::max(prefill_seconds, schedule.prefill_seconds);
     last_.prefill_tokens += schedule.prefill_tokens;
+    last_.cached_prefill_tokens += schedule.cached_tokens;
     last_.preemptions += preempted;
     last_.kv_binds = last_.kv_binds || preempted > 0 || schedule.kv_blocked;
   }

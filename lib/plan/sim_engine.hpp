@@ -19,6 +19,7 @@ struct EngineStep {
   std::int64_t output_tokens = 0;
   std::int64_t prefill_tokens = 0;
   std::int64_t preemptions = 0;
+  std::int64_t cached_prefill_tokens = 0;  // readmitted tokens the prefix cache returned
   std::int64_t running = 0;
   std::int64_t waiting = 0;
   std::int64_t kv_used = 0;
@@ -37,6 +38,7 @@ struct EngineShape {
   std::int64_t max_batch = 1;    // running sequences per DP rank
   std::int64_t chunk = 8192;     // tokens per DP rank and step (chunked-prefill budget)
   std::int64_t kv_block_tokens = 1;  // a sequence holds whole blocks of this many tokens
+  bool prefix_caching = true;        // a preempted sequence's cached prefix is read back, not recomputed
 };
 
 class Engine {

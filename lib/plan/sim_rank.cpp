@@ -4,10 +4,12 @@
 
 namespace moeplan {
 
-DpRank::DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens)
+DpRank::DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens, bool prefix_caching)
     : block_tokens_(block_tokens),
       capacity_blocks_(kv_capacity / block_tokens),
       max_batch_(max_batch),
+      prefix_caching_(prefix_caching),
+      free_queue_(capacity_blocks_),
       decoding_by_phase_(static_cast<std::size_t>(block_tokens), 0) {}
 
 std::int64_t DpRank::held_tokens(const SimRequest& request, std::int64_t decoded_steps) const {
@@ -25,7 +27,9 @@ std::int64_t DpRank::new_blocks(std::int64_t step) const {
 }
 
 void DpRank::grow(std::int64_t step) {
-  blocks_used_ += new_blocks(step);
+  const std::int64_t taken = new_blocks(step);
+  blocks_used_ += taken;
+  free_queue_.take(taken);
   tokens_held_ += decoding_;
 }
 
@@ -33,27 +37,37 @@ void DpRank::remove_running(std::int64_t id) {
   running_.erase(std::find(running_.begin(), running_.end(), id));
 }
 
-void DpRank::stop_decoding(const SimRequest& request, std::int64_t held) {
+std::int64_t DpRank::free_tokens(std::int64_t held) {
   tokens_held_ -= held;
   blocks_used_ -= blocks(held);
+  return free_queue_.release(blocks(held));
+}
+
+std::int64_t DpRank::stop_decoding(const SimRequest& request, std::int64_t held) {
+  const std::int64_t label_end = free_tokens(held);
   --decoding_by_phase_[static_cast<std::size_t>(phase(request))];
   --decoding_;
+  return label_end;
 }
 
 void DpRank::preempt_newest(std::vector<SimRequest>& requests, std::int64_t step) {
   const std::int64_t id = running_.back();
   SimRequest& request = requests[static_cast<std::size_t>(id)];
+  std::int64_t computed = request.prefilled;
   if (request.prefill_done()) {
     const std::int64_t decoded = step - request.decode_from;
-    stop_decoding(request, held_tokens(request, decoded));
+    computed = held_tokens(request, decoded);
+    request.cache_label_end = stop_decoding(request, computed);
     request.generated += decoded;
   } else {
-    tokens_held_ -= request.prefill_length;
-    blocks_used_ -= blocks(request.prefill_length);
+    request.cache_label_end = free_tokens(request.prefill_length);
     prefill_reserved_ -= request.prefill_length;
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), id));
   }
-  // Recompute: the prompt and every token generated so far are prefilled again on readmission.
+  // Only full blocks are cached (vLLM hashes a block once its last token is computed).
+  request.cached_blocks = prefix_caching_ ? computed / block_tokens_ : 0;
+  // Recompute: the prompt and every token generated so far are prefilled again on readmission, less the
+  // prefix the cache still holds then.
   request.prefill_length = request.prompt + request.generated;
   request.prefilled = 0;
   request.kv_arrived = false;
@@ -71,21 +85,38 @@ std::int64_t DpRank::make_room(std::vector<SimRequest>& requests, std::int64_t s
   return preempted;
 }
 
-bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget) {
+std::int64_t DpRank::read_back_prefix(SimRequest& request) {
+  if (request.cached_blocks == 0) return 0;
+  // vLLM computes at least the last token again: its logits sample the next one (kv_cache_manager.py).
+  const std::int64_t most = (request.prefill_length - 1) / block_tokens_;
+  const std::int64_t hit =
+      std::min(most, free_queue_.cached_prefix(request.cache_label_end, request.cached_blocks));
+  free_queue_.reclaim(request.cache_label_end, hit);
+  request.cached_blocks = 0;
+  return hit;
+}
+
+bool DpRank::admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget, RankSchedule& result) {
   const std::int64_t id = waiting_.front();
   SimRequest& request = requests[static_cast<std::size_t>(id)];
-  if (blocks_used_ + blocks(request.prefill_length) > capacity_blocks_) return false;
+  const std::int64_t needed = blocks(request.prefill_length);
+  if (blocks_used_ + needed > capacity_blocks_) return false;
   if (!request.kv_arrived && token_budget <= 0) return false;
   waiting_.pop_front();
   running_.push_back(id);
   tokens_held_ += request.prefill_length;
-  blocks_used_ += blocks(request.prefill_length);
+  blocks_used_ += needed;
   prefill_reserved_ += request.prefill_length;
   if (request.kv_arrived) {
+    free_queue_.take(needed);
     request.prefilled = request.prefill_length;
-  } else {
-    prefilling_.push_back(id);
+    return true;
   }
+  const std::int64_t hit_blocks = read_back_prefix(request);
+  free_queue_.take(needed - hit_blocks);
+  request.prefilled = hit_blocks * block_tokens_;
+  result.cached_tokens += request.prefilled;
+  prefilling_.push_back(id);
   return true;
 }
 
@@ -105,7 +136,7 @@ RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pri
   // vLLM V1 schedules no waiting request in a step that had to preempt.
   while (admit && !waiting_.empty() && running() < max_batch_) {
     const bool arrived = requests[static_cast<std::size_t>(waiting_.front())].kv_arrived;
-    if (!admit_next(requests, budget)) {
+    if (!admit_next(requests, budget, result)) {
       result.kv_blocked = budget > 0 || arrived;
       break;
     }
@@ -136,8 +167,7 @@ void DpRank::release(std::int64_t id, const SimRequest& request, std::int64_t la
 }
 
 void DpRank::hand_off(std::int64_t id, const SimRequest& request) {
-  tokens_held_ -= request.prefill_length;
-  blocks_used_ -= blocks(request.prefill_length);
+  free_tokens(request.prefill_length);
   prefill_reserved_ -= request.prefill_length;
   remove_running(id);
 }

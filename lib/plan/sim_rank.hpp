@@ -6,6 +6,7 @@
 #include <deque>
 #include <vector>
 
+#include "plan/sim_block_queue.hpp"
 #include "plan/sim_request.hpp"
 #include "plan/sim_step_cost.hpp"
 #include "spec/dtype.hpp"
@@ -16,13 +17,15 @@ namespace moeplan {
 struct RankSchedule {
   double prefill_seconds = 0;
   std::int64_t prefill_tokens = 0;
+  std::int64_t cached_tokens = 0;  // readmitted tokens the prefix cache returned instead of a prefill
   bool kv_blocked = false;  // a waiting request found no KV room while the batch had space
 };
 
 class DpRank {
  public:
-  // kv_capacity: tokens, whole blocks of block_tokens.
-  DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens);
+  // kv_capacity: tokens, whole blocks of block_tokens. prefix_caching: a preempted sequence's blocks keep
+  // their tokens until reused, and its readmission reads back the prefix still there (vLLM V1's default).
+  DpRank(std::int64_t kv_capacity, std::int64_t max_batch, std::int64_t block_tokens, bool prefix_caching);
 
   void enqueue(std::int64_t id) { waiting_.push_back(id); }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -49,6 +52,8 @@ class DpRank {
   std::int64_t running() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t in_flight() const { return running() + waiting(); }
+  std::int64_t free_blocks() const { return capacity_blocks_ - blocks_used_; }
+  const FreeBlockQueue& free_queue() const { return free_queue_; }
 
  private:
   std::int64_t held_tokens(const SimRequest& request, std::int64_t decoded_steps) const;
@@ -58,14 +63,20 @@ class DpRank {
   // mod block, and those of phase (-s) mod block take a new block at step s.
   std::int64_t phase(const SimRequest& request) const;
   std::int64_t new_blocks(std::int64_t step) const;
-  void stop_decoding(const SimRequest& request, std::int64_t held);
+  // Both free a sequence's `held` tokens and return where its blocks stand in the free queue.
+  std::int64_t free_tokens(std::int64_t held);
+  std::int64_t stop_decoding(const SimRequest& request, std::int64_t held);
+  // Reclaims what a readmitted request's prefix left in the cache; returns those blocks.
+  std::int64_t read_back_prefix(SimRequest& request);
   void preempt_newest(std::vector<SimRequest>& requests, std::int64_t step);
-  bool admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget);
+  bool admit_next(std::vector<SimRequest>& requests, std::int64_t token_budget, RankSchedule& result);
   void remove_running(std::int64_t id);
 
   std::int64_t block_tokens_;
   std::int64_t capacity_blocks_;
   std::int64_t max_batch_;
+  bool prefix_caching_;
+  FreeBlockQueue free_queue_;
   std::vector<std::int64_t> running_;      // oldest admission first
   std::deque<std::int64_t> prefilling_;    // running requests whose prefill is unfinished, in admission order
   std::deque<std::int64_t> waiting_;       // next to admit first

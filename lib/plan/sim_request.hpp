@@ -17,6 +17,10 @@ struct SimRequest {
   std::int64_t epoch = 0;            // bumped by a preemption: stale finish events are skipped
   std::int64_t rank = 0;             // DP rank inside its engine
   bool kv_arrived = false;           // decode pool: the prefill pool computed its KV
+  // After a preemption: where its freed blocks stand in the rank's free queue, and how many of them
+  // are full blocks whose tokens the prefix cache can return (FreeBlockQueue::release).
+  std::int64_t cache_label_end = 0;
+  std::int64_t cached_blocks = 0;
 
   bool prefill_done() const { return prefilled >= prefill_length; }
 };

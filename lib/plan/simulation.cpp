@@ -105,7 +105,8 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.max_batch = settings.max_batch;
     pool.result.gpus = spec.layout.world() * spec.instances;
     const EngineShape shape{spec.options.role,         spec.layout.dp,          pool.result.memory.max_kv_tokens,
-                            settings.max_batch,        settings.activation_tokens, settings.kv_block_tokens};
+                            settings.max_batch,        settings.activation_tokens, settings.kv_block_tokens,
+                            settings.prefix_caching};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
       pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }
@@ -166,6 +167,7 @@ void Simulation::record(Pool& pool, const EngineStep& step) {
                    static_cast<double>(step.waiting), static_cast<double>(step.kv_used), step.preemptions});
   ++pool.result.steps;
   pool.result.preemptions += step.preemptions;
+  pool.result.cached_prefill_tokens += step.cached_prefill_tokens;
   if (step.kv_binds && !pool.result.memory_binds_at) pool.result.memory_binds_at = step.start;
   output_tokens_ += step.output_tokens;
   completed_ += static_cast<std::int64_t>(step.finished.size());
@@ -210,6 +212,7 @@ SimulationResult Simulation::run() {
                                               pool.result.pool.instances);
     pool.result.series = pool.series.points(elapsed, capacity);
     result.summary.preemptions += pool.result.preemptions;
+    result.summary.cached_prefill_tokens += pool.result.cached_prefill_tokens;
     if (pool.result.memory_binds_at && (!result.summary.memory_binds_at ||
                                         *pool.result.memory_binds_at < *result.summary.memory_binds_at)) {
       result.summary.memory_binds_at = pool.result.memory_binds_at;

@@ -42,6 +42,7 @@ struct PoolResult {
   std::int64_t gpus = 0;
   std::int64_t steps = 0;                   // summed over instances
   std::int64_t preemptions = 0;
+  std::int64_t cached_prefill_tokens = 0;   // recomputed tokens the prefix cache returned
   std::optional<double> memory_binds_at;    // s: the first preemption or KV-refused admission
   std::vector<SeriesPoint> series;
 };
@@ -57,6 +58,7 @@ struct SimulationSummary {
   LatencyStats tpot;                        // s per output token after the first
   std::optional<double> memory_binds_at;
   std::int64_t preemptions = 0;
+  std::int64_t cached_prefill_tokens = 0;   // of the preempted requests' tokens, those not recomputed
 };
 
 struct SimulationResult {

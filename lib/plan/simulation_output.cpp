@@ -40,6 +40,7 @@ nlohmann::json pool_json(const PoolResult& pool) {
           {"max_kv_tokens", pool.memory.max_kv_tokens},
           {"steps", pool.steps},
           {"preemptions", pool.preemptions},
+          {"cached_prefill_tokens", pool.cached_prefill_tokens},
           {"memory_binds_at", optional_time(pool.memory_binds_at)},
           {"series", series_json(pool.series)}};
 }
@@ -60,7 +61,8 @@ nlohmann::json simulation_json(const SimulationResult& result) {
             {"ttft", latency_json(summary.ttft)},
             {"tpot", latency_json(summary.tpot)},
             {"memory_binds_at", optional_time(summary.memory_binds_at)},
-            {"preemptions", summary.preemptions}}},
+            {"preemptions", summary.preemptions},
+            {"cached_prefill_tokens", summary.cached_prefill_tokens}}},
           {"pools", pools}};
 }
 

@@ -175,7 +175,7 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 MemorySettings read_memory(const YamlView& view) {
   view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens",
                     "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib",
-                    "weight_prefetch_mib"});
+                    "weight_prefetch_mib", "prefix_caching"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
@@ -188,6 +188,7 @@ MemorySettings read_memory(const YamlView& view) {
   memory.activation_tokens = view.integer_or("activation_tokens", memory.activation_tokens, 1, 1 << 24);
   memory.max_batch = view.integer_or("max_batch", memory.max_batch, 1, 1 << 20);
   memory.kv_block_tokens = view.integer_or("kv_block_tokens", memory.kv_block_tokens, 1, 1 << 16);
+  memory.prefix_caching = view.flag_or("prefix_caching", memory.prefix_caching);
   if (view.has("graph_batch_sizes")) {
     std::vector<std::int64_t>& sizes = memory.graph_batch_sizes;
     sizes = view.integer_list("graph_batch_sizes", 1, 1 << 20);

@@ -64,6 +64,10 @@ struct MemorySettings {
   // ascending as the engine reads them in order; empty: every batch size has one. A decode-only step runs
   // the smallest captured size that holds its batch.
   std::vector<std::int64_t> graph_batch_sizes;
+  // The engine's prefix cache (vLLM V1's automatic prefix caching, on unless --no-enable-prefix-caching;
+  // SGLang's radix cache, on unless --disable-radix-cache): a preempted sequence readmitted reads back the
+  // prefix its freed blocks still hold instead of recomputing it.
+  bool prefix_caching = true;
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;

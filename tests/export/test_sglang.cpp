@@ -240,6 +240,15 @@ TEST_CASE("kv_block_tokens 1 and no graph sizes pass neither --page-size nor a s
   CHECK(sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
 }
 
+TEST_CASE("a plan with the prefix cache off disables SGLang's radix cache") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][1]["roles"][0]["prefix_caching"] = false;
+  const Tokens tokens = sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1);
+  CHECK(std::count(tokens.begin(), tokens.end(), "--disable-radix-cache") == 1);
+  document["plans"][1]["roles"][0]["prefix_caching"] = true;
+  CHECK(sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
+}
+
 TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the page size does not") {
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   for (nlohmann::json& role : document["plans"][0]["roles"]) {

@@ -76,6 +76,21 @@ TEST_CASE("doc 000 unfused on vLLM: plain TP8, no expert parallelism") {
   CHECK(export_test::tokens(vllm_command(plan, 0, 0, release(0, 12), 1)) == expected);
 }
 
+TEST_CASE("a plan with the prefix cache off turns it off; on, or from before the key, it says nothing") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = document["plans"][1]["roles"][0];
+  const auto last_token = [&] {
+    return export_test::tokens(vllm_command(plan_from(document), 0, 0, release(0, 12), 1)).back();
+  };
+  CHECK(last_token() == "auto");  // --kv-cache-dtype auto ends the command
+  role["prefix_caching"] = true;
+  CHECK(last_token() == "auto");
+  role["prefix_caching"] = false;
+  CHECK(last_token() == "--no-enable-prefix-caching");
+  role["prefix_caching"] = "no";
+  CHECK(export_test::refusal_of([&] { plan_from(document); }).key == "plans[1].roles[0].prefix_caching");
+}
+
 TEST_CASE("small instances share a node, each on its own devices and port") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["model"] = {{"name", "Qwen3-30B-A3B"}, {"num_layers", 48}, {"dense_layers", 0},

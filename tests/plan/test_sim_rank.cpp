@@ -51,7 +51,7 @@ struct RankFixture {
 
 TEST_CASE("a cache that holds exactly three prompts admits three and says the KV binds") {
   RankFixture fixture;
-  DpRank rank(300, 48, 1);
+  DpRank rank(300, 48, 1, true);
   fixture.queue(rank, 4);
   const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 3);
@@ -64,7 +64,7 @@ TEST_CASE("a cache that holds exactly three prompts admits three and says the KV
 
 TEST_CASE("the batch cap admits no more than max batch, without blaming memory") {
   RankFixture fixture;
-  DpRank rank(10000, 2, 1);
+  DpRank rank(10000, 2, 1, true);
   fixture.queue(rank, 4);
   const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 2);
@@ -73,7 +73,7 @@ TEST_CASE("the batch cap admits no more than max batch, without blaming memory")
 
 TEST_CASE("chunked prefill spends the token budget in admission order") {
   RankFixture fixture;
-  DpRank rank(10000, 48, 1);
+  DpRank rank(10000, 48, 1, true);
   fixture.queue(rank, 3);
   // 250 tokens: the first two prompts whole, the third's first 50.
   const RankSchedule first = fixture.schedule(rank, 250);
@@ -87,7 +87,7 @@ TEST_CASE("chunked prefill spends the token budget in admission order") {
 
 TEST_CASE("when decode growth overflows the cache the newest sequence is preempted for recompute") {
   RankFixture fixture;
-  DpRank rank(300, 48, 1);
+  DpRank rank(300, 48, 1, true);
   fixture.queue(rank, 3);
   fixture.schedule(rank);
   fixture.start_decoding(rank, 1);  // the prefill's first token
@@ -106,7 +106,7 @@ TEST_CASE("when decode growth overflows the cache the newest sequence is preempt
 
 TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
   RankFixture fixture;
-  DpRank rank(1000, 48, 1);
+  DpRank rank(1000, 48, 1, true);
   fixture.queue(rank, 1);
   fixture.schedule(rank);
   rank.start_decoding(fixture.requests[0], 1);
@@ -125,7 +125,7 @@ TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
 // from step 1, a sequence is 99 + s tokens long at step s and fills its second block at s = 29.
 TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a new block") {
   RankFixture fixture;
-  DpRank rank(256, 48, 64);
+  DpRank rank(256, 48, 64, true);
   fixture.queue(rank, 3);
   const RankSchedule schedule = fixture.schedule(rank);
   CHECK(rank.running() == 2);
@@ -145,4 +145,57 @@ TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a ne
   CHECK(rank.attended_tokens() == 129);
   rank.release(0, fixture.requests[0], 29);
   CHECK(rank.kv_used() == 0);
+}
+
+// The same four-block cache with the prefix cache on. At step 29 the newest sequence (100-token prompt,
+// 28 decoded: 128 tokens, two full blocks) is preempted; its blocks go to the free queue's back, tail
+// first, and the other sequence's third block takes that tail at once. Its prefix block is still cached
+// when the first sequence finishes, so readmission recomputes 64 of its 128 tokens.
+TEST_CASE("a readmitted sequence reads back the prefix its freed blocks still hold") {
+  for (const bool prefix_caching : {true, false}) {
+    CAPTURE(prefix_caching);
+    RankFixture fixture;
+    DpRank rank(256, 48, 64, prefix_caching);
+    fixture.queue(rank, 2);
+    fixture.schedule(rank);
+    fixture.start_decoding(rank, 0);
+    for (std::int64_t step = 1; step <= 28; ++step) {
+      rank.make_room(fixture.requests, step);
+      rank.grow(step);
+    }
+    CHECK(rank.make_room(fixture.requests, 29) == 1);
+    rank.grow(29);
+    CHECK(fixture.requests[1].cached_blocks == (prefix_caching ? 2 : 0));
+    CHECK(rank.free_queue().size() == rank.free_blocks());
+    rank.release(0, fixture.requests[0], 29);
+    const RankSchedule readmitted = fixture.schedule(rank);
+    CHECK(fixture.requests[1].prefill_length == 128);
+    CHECK(readmitted.cached_tokens == (prefix_caching ? 64 : 0));
+    CHECK(readmitted.prefill_tokens == (prefix_caching ? 64 : 128));
+    CHECK(rank.kv_used() == 128);
+    CHECK(rank.free_queue().size() == rank.free_blocks());
+  }
+}
+
+// 40 tokens a block: a 100-token prompt holds three. Preempted at once and readmitted before any block
+// is taken, its two full blocks (80 tokens) come back and only the last 20 tokens are computed again.
+TEST_CASE("a prefix still whole in the cache is read back up to its last full block") {
+  RankFixture fixture;
+  DpRank rank(120, 48, 40, true);
+  fixture.queue(rank, 1);
+  fixture.schedule(rank);
+  fixture.start_decoding(rank, 0);
+  // Step 21: its length reaches 120, a fourth block the cache lacks, so it preempts itself.
+  for (std::int64_t step = 1; step <= 20; ++step) {
+    CHECK(rank.make_room(fixture.requests, step) == 0);
+    rank.grow(step);
+  }
+  CHECK(rank.make_room(fixture.requests, 21) == 1);
+  const SimRequest& request = fixture.requests[0];
+  CHECK(request.prefill_length == 120);
+  CHECK(request.cached_blocks == 3);
+  const RankSchedule readmitted = fixture.schedule(rank);
+  // vLLM computes the last token again, so of 120 tokens at most 119 may come back: two blocks, 80.
+  CHECK(readmitted.cached_tokens == 80);
+  CHECK(readmitted.prefill_tokens == 40);
 }

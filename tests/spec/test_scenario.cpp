@@ -150,3 +150,17 @@ memory: {max_batch: 48, graph_batch_sizes: [24, 48, 24]}
                        doctest::Contains("memory.graph_batch_sizes: expected distinct batch sizes, got 24 twice"),
                        moeplan::InputError);
 }
+
+TEST_CASE("the prefix cache is on unless memory.prefix_caching says false, and only a boolean says so") {
+  const auto memory_of = [](const std::string& name, const std::string& memory) {
+    const std::string path =
+        write_temporary(name, "schema_version: 1\nname: cache\ncluster: {gpu: H200}\n"
+                              "workload: {input_tokens: 100, output_tokens: 100, concurrency: 16}\nmemory: " +
+                                  memory + "\n");
+    return moeplan::load_scenario_yaml(path).memory;
+  };
+  CHECK(memory_of("cache-default.yaml", "{max_batch: 48}").prefix_caching);
+  CHECK_FALSE(memory_of("cache-off.yaml", "{prefix_caching: false}").prefix_caching);
+  CHECK_THROWS_WITH_AS(memory_of("cache-bad.yaml", "{prefix_caching: sometimes}"),
+                       doctest::Contains("memory.prefix_caching"), moeplan::InputError);
+}
