@@ -13,9 +13,8 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::int64_t context_length(const Scenario& scenario) {
-  return scenario.workload.input_tokens + scenario.workload.output_tokens;
-}
+// The context the engine must admit (its --max-model-len): the longest request the workload sends.
+std::int64_t context_length(const Scenario& scenario) { return scenario.workload.longest_request(); }
 
 std::string memory_detail(const MemoryPlan& memory) {
   return fmt::format("weights {:.2f} GiB + overheads {:.2f} GiB exceed the usable {:.2f} GiB",

@@ -38,6 +38,26 @@ struct RankFixture {
     return rank.schedule(requests, pricer, budget, true, completing);
   }
 
+  // A rank of `capacity` tokens in blocks of `block_tokens` whose `count` queued prompts all fit and
+  // start decoding at step 1.
+  DpRank decoding_rank(std::int64_t capacity, std::int64_t block_tokens, bool prefix_caching, int count) {
+    DpRank rank(capacity, 48, block_tokens, prefix_caching);
+    queue(rank, count);
+    schedule(rank);
+    start_decoding(rank, 0);
+    return rank;
+  }
+
+  // Decode steps `first` to `last`, each making room and growing; returns the sequences preempted.
+  std::int64_t decode_steps(DpRank& rank, std::int64_t first, std::int64_t last) {
+    std::int64_t preempted = 0;
+    for (std::int64_t step = first; step <= last; ++step) {
+      preempted += rank.make_room(requests, step);
+      rank.grow(step);
+    }
+    return preempted;
+  }
+
   // The last schedule's completed prefills start decoding at step 1; `generated` tokens came with them.
   void start_decoding(DpRank& rank, std::int64_t generated) {
     for (const std::int64_t id : completing) {
@@ -110,10 +130,7 @@ TEST_CASE("a finished sequence frees its prompt and every token it decoded") {
   fixture.queue(rank, 1);
   fixture.schedule(rank);
   rank.start_decoding(fixture.requests[0], 1);
-  for (std::int64_t step = 1; step <= 9; ++step) {
-    rank.make_room(fixture.requests, step);
-    rank.grow(step);
-  }
+  CHECK(fixture.decode_steps(rank, 1, 9) == 0);
   CHECK(rank.kv_used() == 109);
   rank.release(0, fixture.requests[0], 9);
   CHECK(rank.kv_used() == 0);
@@ -132,10 +149,7 @@ TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a ne
   CHECK(schedule.kv_blocked);
   CHECK(rank.kv_used() == 256);
   fixture.start_decoding(rank, 0);
-  for (std::int64_t step = 1; step <= 28; ++step) {
-    CHECK(rank.make_room(fixture.requests, step) == 0);
-    rank.grow(step);
-  }
+  CHECK(fixture.decode_steps(rank, 1, 28) == 0);
   CHECK(rank.kv_used() == 256);
   CHECK(rank.attended_tokens() == 2 * 128);
   // Step 29: both want a third block; dropping the newest frees its two and the other takes one.
@@ -147,7 +161,7 @@ TEST_CASE("a cache of whole blocks binds at the first step a sequence needs a ne
   CHECK(rank.kv_used() == 0);
 }
 
-// The same four-block cache with the prefix cache on. At step 29 the newest sequence (100-token prompt,
+// The same four-block cache, with the prefix cache and without. At step 29 the newest sequence (100-token prompt,
 // 28 decoded: 128 tokens, two full blocks) is preempted; its blocks go to the free queue's back, tail
 // first, and the other sequence's third block takes that tail at once. Its prefix block is still cached
 // when the first sequence finishes, so readmission recomputes 64 of its 128 tokens.
@@ -155,16 +169,8 @@ TEST_CASE("a readmitted sequence reads back the prefix its freed blocks still ho
   for (const bool prefix_caching : {true, false}) {
     CAPTURE(prefix_caching);
     RankFixture fixture;
-    DpRank rank(256, 48, 64, prefix_caching);
-    fixture.queue(rank, 2);
-    fixture.schedule(rank);
-    fixture.start_decoding(rank, 0);
-    for (std::int64_t step = 1; step <= 28; ++step) {
-      rank.make_room(fixture.requests, step);
-      rank.grow(step);
-    }
-    CHECK(rank.make_room(fixture.requests, 29) == 1);
-    rank.grow(29);
+    DpRank rank = fixture.decoding_rank(256, 64, prefix_caching, 2);
+    CHECK(fixture.decode_steps(rank, 1, 29) == 1);
     CHECK(fixture.requests[1].cached_blocks == (prefix_caching ? 2 : 0));
     CHECK(rank.free_queue().size() == rank.free_blocks());
     rank.release(0, fixture.requests[0], 29);
@@ -177,19 +183,13 @@ TEST_CASE("a readmitted sequence reads back the prefix its freed blocks still ho
   }
 }
 
-// 40 tokens a block: a 100-token prompt holds three. Preempted at once and readmitted before any block
-// is taken, its two full blocks (80 tokens) come back and only the last 20 tokens are computed again.
+// 40 tokens a block: a 100-token prompt holds three. Readmitted right after its preemption, before any
+// block is taken, its first two blocks (80 tokens) come back and its last 40 tokens are computed again.
 TEST_CASE("a prefix still whole in the cache is read back up to its last full block") {
   RankFixture fixture;
-  DpRank rank(120, 48, 40, true);
-  fixture.queue(rank, 1);
-  fixture.schedule(rank);
-  fixture.start_decoding(rank, 0);
-  // Step 21: its length reaches 120, a fourth block the cache lacks, so it preempts itself.
-  for (std::int64_t step = 1; step <= 20; ++step) {
-    CHECK(rank.make_room(fixture.requests, step) == 0);
-    rank.grow(step);
-  }
+  DpRank rank = fixture.decoding_rank(120, 40, true, 1);
+  CHECK(fixture.decode_steps(rank, 1, 20) == 0);
+  // Step 21: it holds 120 tokens and needs a fourth block the cache lacks, so it preempts itself.
   CHECK(rank.make_room(fixture.requests, 21) == 1);
   const SimRequest& request = fixture.requests[0];
   CHECK(request.prefill_length == 120);
