@@ -57,7 +57,7 @@ void run(const MemoryOptions& options) {
   const Layout layout = parse_layout(options.layout, "--layout");
   validate_layout(layout, model, "--layout");
   const std::int64_t context =
-      options.context > 0 ? options.context : scenario.workload.input_tokens + scenario.workload.output_tokens;
+      options.context > 0 ? options.context : scenario.workload.longest_request();
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
   if (!plan.fits) {
     throw InputError(options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
@@ -80,7 +80,8 @@ void add_memory_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, false);
   command->add_option("--layout", options->layout, "layout keys: tp, dp, otp, qkvtp, dense_tp, lm_head_tp, ep, redundant, fused_shared, nodes")
       ->required();
-  command->add_option("--context", options->context, "context length for the sequence count (default: scenario input + output)")
+  command->add_option("--context", options->context,
+                      "context length for the sequence count (default: the scenario's longest request, input + output)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command->add_option("--json", options->json, "also write the breakdown as JSON");
   command->footer(

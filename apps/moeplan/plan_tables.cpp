@@ -108,8 +108,8 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
   } catch (const InputError& error) {
     return text + fmt::format("  rejected by the layout rules: {}: {}\n", error.key(), error.expectation());
   }
-  const MemoryPlan memory = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory,
-                                        scenario.workload.input_tokens + scenario.workload.output_tokens);
+  const MemoryPlan memory =
+      plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, scenario.workload.longest_request());
   text += fmt::format("  memory per rank: weights {} GiB + overheads {} GiB of usable {} GiB -> KV {} GiB, {} tokens "
                       "({} bytes per token)\n",
                       gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.usable_bytes),

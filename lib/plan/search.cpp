@@ -13,9 +13,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// The context the engine must admit (its --max-model-len): the longest request the workload sends.
-std::int64_t context_length(const Scenario& scenario) { return scenario.workload.longest_request(); }
-
 std::string memory_detail(const MemoryPlan& memory) {
   return fmt::format("weights {:.2f} GiB + overheads {:.2f} GiB exceed the usable {:.2f} GiB",
                      static_cast<double>(memory.weights.total()) / kGiB,
@@ -77,7 +74,7 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
     return {std::nullopt, Rejection{layout, role_text, error.key(), error.expectation()}};
   }
   const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
-                                        context.scenario.memory, context_length(context.scenario));
+                                        context.scenario.memory, context.scenario.workload.longest_request());
   if (!memory.fits) return {std::nullopt, Rejection{layout, role_text, "memory", memory_detail(memory)}};
   std::optional<ServingEstimate> best;
   ServingEstimate last;
@@ -92,7 +89,8 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
 SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
                             const ExpertLoadImbalance* measured_loads) {
   SearchResult result;
-  result.context_length = context_length(scenario);
+  // The context the engine must admit (its --max-model-len): the longest request the workload sends.
+  result.context_length = scenario.workload.longest_request();
   result.calibrated = steps.calibrated();
   result.estimates = steps.compute().efficiency().source;
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};

@@ -29,8 +29,8 @@ MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions
 MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, const MemorySettings& settings) {
   const Workload& workload = context.scenario.workload;
   const std::int64_t whole = pool.options.role == Role::prefill ? workload.longest_input() : workload.longest_request();
-  const MemoryPlan memory = plan_memory(context.model, pool.layout, context.scenario.cluster.hardware, settings,
-                                        workload.input_tokens + workload.output_tokens);
+  const MemoryPlan memory =
+      plan_memory(context.model, pool.layout, context.scenario.cluster.hardware, settings, workload.longest_request());
   if (!memory.fits) {
     throw InputError(context.scenario.file, "memory",
                      fmt::format("a layout whose weights and overheads fit the device; {} leaves no room for KV",
@@ -262,7 +262,7 @@ SimulationResult simulate_disaggregated(const ServingContext& context, const Poo
 RoleOptions best_role_options(const ServingContext& context, const Layout& layout, Role role) {
   const std::vector<RoleOptions> candidates = role_options(layout, role, context.scenario.search);
   const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware, context.scenario.memory,
-                                        context.scenario.workload.input_tokens + context.scenario.workload.output_tokens);
+                                        context.scenario.workload.longest_request());
   RoleOptions best = candidates.front();
   double best_merit = -1;
   for (const RoleOptions& options : candidates) {
