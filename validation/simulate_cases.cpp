@@ -109,12 +109,14 @@ const char* const kMixedSource =
 // step-time calibration that scales TTFT and TPOT alike.
 double ttft_in_lifetimes(double ttft, double tpot, double output) { return ttft / (tpot * output); }
 
-// Where the simulated server parts from the measured one on this table: the two DP16 layouts.
+// Where the simulated server parts from the measured one on this table: the two DP16 layouts here, the
+// DP8+TP2 step's growth with the batch below (dp8_tp2_gap).
 const char* const kDp16Tp1Gap =
     "DP16 TP1 keeps the least KV (whole O and QKV weights on every rank) and preempts most; the model prices a "
     "preemption as the recompute prefill of the prompt and the tokens so far, less the prefix the cache still "
-    "holds, and the measured server lost more than that, to preemption or to what comes with it. Not to the steps run outside the captured graph (a "
-    "prefill on any DP rank makes every rank's step eager): 100 ms more on each of them moves its QPS under 1 %";
+    "holds, and the measured server lost more than that, to preemption or to what comes with it. Not to the "
+    "steps run outside the captured graph (a prefill on any DP rank makes every rank's step eager): 100 ms more "
+    "on each of them moves its QPS under 1 %";
 // Running sequences in the table: QPS x output x TPOT (0.97 x 4096 x 0.169 s = 672; 1.10 x 4096 x 0.152 s = 686).
 // runs: the simulated rows, in kMixedRows' order.
 std::string dp16_otp4_gap(const std::vector<SimulationSummary>& runs) {
@@ -186,8 +188,8 @@ void add_mixed_cases(CaseList& cases) {
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const MixedRow& row = kMixedRows[index];
     const SimulationSummary& run = runs[index];
-    // 10 %: one benchmark run per layout; the fit saw none of this table.
     const bool dp8_tp2 = std::string(row.name).starts_with("dp8_tp2");
+    // 10 %: one benchmark run per layout; the fit saw none of this table.
     add(row, relative_case(fmt::format("doc004.mixed.qps.{}", row.name), kMixedSource, "req/s", row.qps,
                            run.requests_per_second, 0.10, fmt::format("{} preemptions", run.preemptions)),
         dp8_tp2 ? tp2_gap.c_str() : nullptr);
