@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -102,9 +103,9 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
     const bool parsed = comma != std::string::npos && line.find(',', comma + 1) == std::string::npos &&
                         parse_integer_field(line.substr(0, comma), lengths.input) &&
                         parse_integer_field(line.substr(comma + 1), lengths.output);
-    // A first line that does not start with a number is the header.
-    std::int64_t leading = 0;
-    const bool header = first && !parse_integer_field(line.substr(0, comma), leading);
+    // A first line that starts with a letter or a quote is the header; any other is a row, checked as one.
+    const char leading = trimmed(line).front();
+    const bool header = first && (std::isalpha(static_cast<unsigned char>(leading)) || leading == '"');
     first = false;
     if (header) continue;
     const bool in_range = parsed && lengths.input >= 1 && lengths.input <= kMaxLength && lengths.output >= 1 &&

@@ -48,8 +48,9 @@ struct RequestLengths {
   std::int64_t output = 0;
 };
 
-// A CSV of `input_tokens,output_tokens` lines (an optional header line first), e.g. the lengths of a
-// production log or of a benchmark dataset; refused with the file, line and expectation when malformed.
+// A CSV of `input_tokens,output_tokens` lines (an optional header line first, starting with a letter or a
+// quote), e.g. the lengths of a production log or of a benchmark dataset; refused with the file, line and
+// expectation when malformed.
 std::vector<RequestLengths> read_length_trace(const std::string& file);
 
 }  // namespace moeplan

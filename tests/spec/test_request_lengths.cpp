@@ -146,6 +146,12 @@ TEST_CASE("bad lengths are refused with the file, key and expectation") {
           "workload.input_tokens: expected no value beside length_trace");
   refused("short-trace.yaml", "{length_trace: moeplan-test-short.csv, concurrency: 1}",
           "line 3: expected input_tokens,output_tokens as two integers in [1, 16777216], got '100'");
+  // A first line that is no number but no header either is a malformed row, not a header to skip.
+  write_temporary("typo.csv", "12x,5\n100,10\n");
+  refused("typo-trace.yaml", "{length_trace: moeplan-test-typo.csv, concurrency: 1}",
+          "line 1: expected input_tokens,output_tokens as two integers in [1, 16777216], got '12x,5'");
+  write_temporary("negative.csv", "-5,10\n100,10\n");
+  refused("negative-trace.yaml", "{length_trace: moeplan-test-negative.csv, concurrency: 1}", "got '-5,10'");
   write_temporary("nan.csv", "5,nan\n");
   refused("nan-trace.yaml", "{length_trace: moeplan-test-nan.csv, concurrency: 1}", "line 1: expected");
   refused("missing-trace.yaml", "{length_trace: moeplan-test-absent.csv, concurrency: 1}",
