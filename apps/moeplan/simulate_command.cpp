@@ -29,6 +29,7 @@ struct SimulateOptions {
   std::int64_t max_batch = 0;
   std::vector<std::int64_t> graph_sizes;
   double duration = 0;
+  std::uint64_t seed = SimulationOptions{}.seed;
   std::string csv;
   std::string json;
   std::string report;
@@ -54,6 +55,7 @@ SimulationResult simulate(const ServingContext& context, const SimulateOptions& 
   if (options.max_batch > 0) settings.max_batch = options.max_batch;
   if (!options.graph_sizes.empty()) settings.graph_batch_sizes = options.graph_sizes;
   settings.duration = options.duration;
+  settings.seed = options.seed;
   if (options.prefill_layout.empty()) {
     const PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
     check_cluster(context.scenario, pool.layout.world());
@@ -133,6 +135,10 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   command->add_option("--duration", options->duration, "stop after this many simulated seconds (default: serve every request)")
       ->check(finite_in(1e-9, 1e9));
+  command->add_option("--seed", options->seed,
+                      "seed of the random request lengths and Poisson arrivals the scenario asks for; a run repeats "
+                      "exactly with the same seed")
+      ->capture_default_str();
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
   command->add_option("--compare", options->compare,

@@ -70,7 +70,7 @@ const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
   completing_.clear();
   std::int64_t largest_batch = 0;
   std::int64_t most_attended = 0;
-  double prefill_seconds = 0;
+  rank_prefills_.clear();
   for (DpRank& rank : ranks_) {
     const std::int64_t preempted = rank.make_room(requests, step_);
     rank.grow(step_);
@@ -79,14 +79,14 @@ const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
     last_.output_tokens += rank.decoding();
     const RankSchedule schedule =
         rank.schedule(requests, pricer_, shape_.chunk - rank.decoding(), preempted == 0, completing_);
-    prefill_seconds = std::max(prefill_seconds, schedule.prefill_seconds);
+    rank_prefills_.push_back(schedule.prefill);
     last_.prefill_tokens += schedule.prefill_tokens;
     last_.cached_prefill_tokens += schedule.cached_tokens;
     last_.preemptions += preempted;
     last_.kv_binds = last_.kv_binds || preempted > 0 || schedule.kv_blocked;
   }
-  last_.duration =
-      pricer_.decode(largest_batch, static_cast<double>(most_attended), last_.prefill_tokens > 0) + prefill_seconds;
+  last_.duration = pricer_.decode(largest_batch, static_cast<double>(most_attended), last_.prefill_tokens > 0) +
+                   lockstep_prefill_seconds(rank_prefills_, shape_.pad_prefill_across_dp);
   const double end = clock_ + last_.duration;
   for (const std::int64_t id : completing_) complete_prefill(requests, id, end);
   while (!finishes_.empty() && finishes_.top().step == step_) {

@@ -39,6 +39,7 @@ struct EngineShape {
   std::int64_t chunk = 8192;     // tokens per DP rank and step (chunked-prefill budget)
   std::int64_t kv_block_tokens = 1;  // a sequence holds whole blocks of this many tokens
   bool prefix_caching = true;        // a preempted sequence's cached prefix is read back, not recomputed
+  bool pad_prefill_across_dp = true;  // a step with a prefill runs every rank at the largest rank's tokens
 };
 
 class Engine {
@@ -72,6 +73,7 @@ class Engine {
   std::vector<DpRank> ranks_;
   std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes_;
   std::vector<std::int64_t> completing_;
+  std::vector<PrefillCost> rank_prefills_;  // this step's, one per DP rank
   EngineStep last_;
   double clock_ = 0;
   std::int64_t step_ = 0;

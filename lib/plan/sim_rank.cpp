@@ -127,7 +127,7 @@ RankSchedule DpRank::schedule(std::vector<SimRequest>& requests, StepPricer& pri
   const auto advance = [&](std::size_t position) {
     SimRequest& request = requests[static_cast<std::size_t>(prefilling_[position])];
     const std::int64_t take = std::min(budget, request.prefill_length - request.prefilled);
-    result.prefill_seconds += pricer.prefill(take, request.prefill_length);
+    result.prefill += pricer.prefill(take, request.prefill_length);
     result.prefill_tokens += take;
     request.prefilled += take;
     budget -= take;

@@ -15,7 +15,7 @@ namespace moeplan {
 
 // What one rank did in a step's scheduling pass.
 struct RankSchedule {
-  double prefill_seconds = 0;
+  PrefillCost prefill;
   std::int64_t prefill_tokens = 0;
   std::int64_t cached_tokens = 0;  // readmitted tokens the prefix cache returned instead of a prefill
   bool kv_blocked = false;  // a waiting request found no KV room while the batch had space

@@ -4,6 +4,19 @@
 
 namespace moeplan {
 
+double lockstep_prefill_seconds(const std::vector<PrefillCost>& ranks, bool padded) {
+  double largest_whole = 0;
+  double largest_local = 0;
+  double expert_sum = 0;
+  for (const PrefillCost& rank : ranks) {
+    largest_whole = std::max(largest_whole, rank.local + rank.expert);
+    largest_local = std::max(largest_local, rank.local);
+    expert_sum += rank.expert;
+  }
+  if (padded || ranks.empty()) return largest_whole;
+  return largest_local + expert_sum / static_cast<double>(ranks.size());
+}
+
 StepPricer::StepPricer(const ServingContext& context, const Layout& layout, const RoleOptions& options,
                        const MemorySettings& settings)
     : context_(context), layout_(layout), options_(options), settings_(settings) {}
@@ -21,16 +34,20 @@ double StepPricer::decode(std::int64_t largest_batch, double most_attended_token
   return context_.steps.decode(layout_, input, step_options(batch)).total;
 }
 
-double StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
-  if (tokens <= 0) return 0.0;
+PrefillCost StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
+  if (tokens <= 0) return {};
   auto found = seconds_per_token_.find(length);
   if (found == seconds_per_token_.end()) {
     const std::int64_t step_tokens = std::max(context_.scenario.memory.activation_tokens, length);
     const PrefillInput input{static_cast<double>(step_tokens), static_cast<double>(length), 0};
-    const double seconds = context_.steps.prefill(layout_, input, step_options(input.tokens)).total;
-    found = seconds_per_token_.emplace(length, seconds / static_cast<double>(step_tokens)).first;
+    const StepBreakdown step = context_.steps.prefill(layout_, input, step_options(input.tokens));
+    const double expert = layout_.ep > 1 ? step.moe_compute : 0.0;
+    const auto per_token = [&](double seconds) { return seconds / static_cast<double>(step_tokens); };
+    found = seconds_per_token_.emplace(length, PrefillCost{per_token(std::max(0.0, step.total - expert)), per_token(expert)})
+                .first;
   }
-  return static_cast<double>(tokens) * found->second;
+  const auto count = static_cast<double>(tokens);
+  return {count * found->second.local, count * found->second.expert};
 }
 
 }  // namespace moeplan

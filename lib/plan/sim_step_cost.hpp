@@ -3,10 +3,32 @@
 // StepModel calls, step options and prefill shape estimate_serving uses, so the two agree.
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "plan/serving.hpp"
 
 namespace moeplan {
+
+// What a rank's prefill tokens add to a step. `local` is priced on the rank itself (attention, dense
+// layers, its token exchange); `expert` is its tokens' routed-expert work, which expert parallelism
+// spreads over every EP rank, so a step pays the DP ranks' mean of it, not the largest.
+struct PrefillCost {
+  double local = 0;
+  double expert = 0;
+
+  PrefillCost& operator+=(const PrefillCost& other) {
+    local += other.local;
+    expert += other.expert;
+    return *this;
+  }
+};
+
+// The seconds the DP ranks' prefills, one PrefillCost each, add to their lockstep step. padded: every rank
+// runs the largest rank's token count (upstream vLLM V1's get_dp_padding, outside --enforce-eager), so the
+// step pays the largest rank's whole prefill. Not padded (vllm-ascend 0.9 pads only decode-only graph
+// steps, and a step with a prefill takes its All2AllSeq expert path): the step waits for the largest
+// local part, and the experts, fed every rank's tokens, take the ranks' mean.
+double lockstep_prefill_seconds(const std::vector<PrefillCost>& ranks, bool padded);
 
 class StepPricer {
  public:
@@ -21,9 +43,10 @@ class StepPricer {
   // a prefill runs its real batch (vllm-ascend's torchair runner pads only when no DP rank prefills).
   double decode(std::int64_t largest_batch, double most_attended_tokens, bool with_prefill) const;
 
-  // Seconds `tokens` of a prefill of `length` tokens add to a step, at the per-token rate of the
-  // prefill step estimate_serving prices (max(chunk, length) tokens of sequences of `length`).
-  double prefill(std::int64_t tokens, std::int64_t length);
+  // Seconds `tokens` of a prefill of `length` tokens add to a step, at the per-token rates of the
+  // prefill step estimate_serving prices (max(chunk, length) tokens of sequences of `length` on every
+  // DP rank), split into the rank's own part and its expert part.
+  PrefillCost prefill(std::int64_t tokens, std::int64_t length);
 
  private:
   StepOptions step_options(double tokens_per_rank) const;
@@ -32,7 +55,7 @@ class StepPricer {
   Layout layout_;
   RoleOptions options_;
   MemorySettings settings_;
-  std::unordered_map<std::int64_t, double> seconds_per_token_;  // by prefill length
+  std::unordered_map<std::int64_t, PrefillCost> seconds_per_token_;  // by prefill length
 };
 
 }  // namespace moeplan

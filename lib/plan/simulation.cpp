@@ -106,7 +106,7 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.gpus = spec.layout.world() * spec.instances;
     const EngineShape shape{spec.options.role,         spec.layout.dp,          pool.result.memory.max_kv_tokens,
                             settings.max_batch,        settings.activation_tokens, settings.kv_block_tokens,
-                            settings.prefix_caching};
+                            settings.prefix_caching,   settings.pad_prefill_across_dp};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
       pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }

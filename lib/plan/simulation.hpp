@@ -18,7 +18,7 @@ struct SimulationOptions {
   std::optional<std::vector<std::int64_t>> graph_batch_sizes;  // default: the scenario's memory.graph_batch_sizes
   double duration = 0;                    // s of serving to simulate; 0 = until every request finished
   std::size_t series_points = 200;        // the time series keeps between this many and twice as many rows
-  std::uint64_t seed = 4;                 // Poisson arrivals when the workload gives a request rate
+  std::uint64_t seed = 4;                 // request lengths the workload spreads, Poisson arrivals at a request rate
 };
 
 // One pool: a layout, the dispatch it runs, and how many instances of it serve side by side.

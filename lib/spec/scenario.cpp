@@ -175,7 +175,7 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 MemorySettings read_memory(const YamlView& view) {
   view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens",
                     "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib",
-                    "weight_prefetch_mib", "prefix_caching"});
+                    "weight_prefetch_mib", "prefix_caching", "pad_prefill_across_dp"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
@@ -189,6 +189,7 @@ MemorySettings read_memory(const YamlView& view) {
   memory.max_batch = view.integer_or("max_batch", memory.max_batch, 1, 1 << 20);
   memory.kv_block_tokens = view.integer_or("kv_block_tokens", memory.kv_block_tokens, 1, 1 << 16);
   memory.prefix_caching = view.flag_or("prefix_caching", memory.prefix_caching);
+  memory.pad_prefill_across_dp = view.flag_or("pad_prefill_across_dp", memory.pad_prefill_across_dp);
   if (view.has("graph_batch_sizes")) {
     std::vector<std::int64_t>& sizes = memory.graph_batch_sizes;
     sizes = view.integer_list("graph_batch_sizes", 1, 1 << 20);

@@ -68,6 +68,12 @@ struct MemorySettings {
   // SGLang's radix cache, on unless --disable-radix-cache): a preempted sequence readmitted reads back the
   // prefix its freed blocks still hold instead of recomputing it.
   bool prefix_caching = true;
+  // Whether a data-parallel step with a prefill runs every DP rank at the largest rank's token count:
+  // upstream vLLM V1 pads it (gpu_model_runner.py, get_dp_padding, unless --enforce-eager), so every rank's
+  // experts see the largest rank's tokens on every rank; vllm-ascend 0.9 pads only decode-only graph steps
+  // (model_runner_v1.py) and routes a prefill step's tokens with all-to-all-v (ascend_forward_context.py,
+  // get_fused_moe_state: All2AllSeq under VLLM_ASCEND_ENABLE_MOE_ALL2ALL_SEQ), so false there.
+  bool pad_prefill_across_dp = true;
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;

@@ -8,6 +8,7 @@
 #include "plan/sim_latency.hpp"
 #include "plan/sim_requests.hpp"
 #include "plan/sim_series.hpp"
+#include "plan/sim_step_cost.hpp"
 
 using namespace moeplan;
 
@@ -83,4 +84,13 @@ TEST_CASE("percentiles interpolate between order statistics") {
   CHECK(stats.p50 == approx(2.5));
   CHECK(stats.p90 == approx(3.7));
   CHECK(stats.p99 == approx(3.97));
+}
+
+// Four DP ranks, two prefilling: (local 2, experts 1) and (local 1, experts 3) seconds. Padded, every rank
+// runs the second's 4 s; unpadded, the step waits for the 2 s local part and the experts' mean (1 + 3) / 4.
+TEST_CASE("a lockstep step pays the largest prefill padded, the largest local part and the mean expert part not") {
+  const std::vector<PrefillCost> ranks = {{2, 1}, {0, 0}, {1, 3}, {0, 0}};
+  CHECK(lockstep_prefill_seconds(ranks, true) == approx(4.0));
+  CHECK(lockstep_prefill_seconds(ranks, false) == approx(3.0));
+  CHECK(lockstep_prefill_seconds({}, false) == 0.0);
 }

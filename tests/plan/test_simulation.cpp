@@ -5,6 +5,7 @@
 
 #include "io/input_error.hpp"
 #include "plan/search.hpp"
+#include "plan/sim_step_cost.hpp"
 #include "plan/simulation.hpp"
 #include "simulation_fixtures.hpp"
 
@@ -174,4 +175,34 @@ TEST_CASE("least-in-flight routing sends a request to the idle DP rank, round-ro
   // A decode step is about one TPOT: the queued request's ~1980 steps spread over four requests' mean.
   CHECK(turns.ttft.mean > 400 * turns.tpot.mean);
   CHECK(least.ttft.mean < 5 * least.tpot.mean);
+}
+
+// Two DP ranks, one request each, both finished by their prefill (one output token): a 4096-token prompt on
+// one rank, a 16-token one on the other, so the run is that one step. It is priced here from plan-deploy's
+// prefill step of 8192 tokens a rank: per token, its expert GEMMs and the rest. Padded, both ranks run
+// 4096 tokens; unpadded, the step waits for the long prompt's own part while the experts take both
+// prompts' tokens, half of them a rank.
+TEST_CASE("a lone long prefill stalls the other DP rank by its whole cost padded, less its spread experts not") {
+  Scenario scenario = test::h200_closed_loop(1, 1, 2, 2);
+  scenario.workload.length_trace = {{4096, 1}, {16, 1}};
+  const auto per_token = [&](const Setting& setting, const PoolSpec& pool, double length) {
+    const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 8192);
+    const StepBreakdown step = setting.steps.prefill(pool.layout, PrefillInput{8192, length, 0}, options);
+    REQUIRE(step.moe_compute > 0);
+    return PrefillCost{(step.total - step.moe_compute) / 8192, step.moe_compute / 8192};
+  };
+  for (const bool padded : {true, false}) {
+    CAPTURE(padded);
+    scenario.memory.pad_prefill_across_dp = padded;
+    const Setting setting(scenario);
+    const PoolSpec pool = setting.pool("tp=4,dp=2,ep=8");
+    const PrefillCost long_rate = per_token(setting, pool, 4096);
+    const PrefillCost short_rate = per_token(setting, pool, 16);
+    const double expected =
+        padded ? 4096 * (long_rate.local + long_rate.expert)
+               : 4096 * long_rate.local + (4096 * long_rate.expert + 16 * short_rate.expert) / 2;
+    const SimulationSummary summary = simulate_aggregated(setting.context, pool, SimulationOptions{}).summary;
+    CHECK(summary.completed == 2);
+    CHECK(summary.elapsed == approx(expected).epsilon(1e-9));
+  }
 }

@@ -151,7 +151,7 @@ memory: {max_batch: 48, graph_batch_sizes: [24, 48, 24]}
                        moeplan::InputError);
 }
 
-TEST_CASE("the prefix cache is on unless memory.prefix_caching says false, and only a boolean says so") {
+TEST_CASE("the prefix cache and prefill padding are on unless memory says false, and only a boolean says so") {
   const auto memory_of = [](const std::string& name, const std::string& memory) {
     const std::string path =
         write_temporary(name, "schema_version: 1\nname: cache\ncluster: {gpu: H200}\n"
@@ -163,4 +163,9 @@ TEST_CASE("the prefix cache is on unless memory.prefix_caching says false, and o
   CHECK_FALSE(memory_of("cache-off.yaml", "{prefix_caching: false}").prefix_caching);
   CHECK_THROWS_WITH_AS(memory_of("cache-bad.yaml", "{prefix_caching: sometimes}"),
                        doctest::Contains("memory.prefix_caching"), moeplan::InputError);
+  // Upstream vLLM's padding of a prefill step to the largest DP rank is the default.
+  CHECK(memory_of("padding-default.yaml", "{max_batch: 48}").pad_prefill_across_dp);
+  CHECK_FALSE(memory_of("padding-off.yaml", "{pad_prefill_across_dp: false}").pad_prefill_across_dp);
+  CHECK_THROWS_WITH_AS(memory_of("padding-bad.yaml", "{pad_prefill_across_dp: 2}"),
+                       doctest::Contains("memory.pad_prefill_across_dp"), moeplan::InputError);
 }
