@@ -114,9 +114,10 @@ double ttft_in_lifetimes(double ttft, double tpot, double output) { return ttft 
 const char* const kDp16Tp1Gap =
     "DP16 TP1 keeps the least KV (whole O and QKV weights on every rank) and preempts most; the model prices a "
     "preemption as the recompute prefill of the prompt and the tokens so far, less the prefix the cache still "
-    "holds, and the measured server lost more than that, to preemption or to what comes with it. Not to the "
-    "steps run outside the captured graph (a prefill on any DP rank makes every rank's step eager): 100 ms more "
-    "on each of them moves its QPS under 1 %";
+    "holds, and with fixed lengths every DP rank holds the same requests, so all recompute in the same steps "
+    "and none waits for another's. Parted by a 1 % output spread (README), the ranks stall each other and the "
+    "model gives 0.60 QPS here. Not the steps run outside the captured graph (a prefill on any DP rank makes "
+    "every rank's step eager): 100 ms more on each of them moves its QPS under 1 %";
 // Running sequences in the table: QPS x output x TPOT (0.97 x 4096 x 0.169 s = 672; 1.10 x 4096 x 0.152 s = 686).
 // runs: the simulated rows, in kMixedRows' order.
 std::string dp16_otp4_gap(const std::vector<SimulationSummary>& runs) {
