@@ -18,6 +18,7 @@ struct StepModel::Pass {
 struct StepModel::LayerCost {
   double attention = 0;
   double moe_compute = 0;
+  double routed_experts = 0;  // part of moe_compute
   double dispatch_combine = 0;
   double otp_comm = 0;
   double tp_comm = 0;
@@ -29,6 +30,7 @@ struct StepModel::LayerCost {
   void add(const LayerCost& cost, double times) {
     attention += cost.attention * times;
     moe_compute += cost.moe_compute * times;
+    routed_experts += cost.routed_experts * times;
     dispatch_combine += cost.dispatch_combine * times;
     otp_comm += cost.otp_comm * times;
     tp_comm += cost.tp_comm * times;
@@ -235,6 +237,7 @@ StepModel::LayerCost StepModel::moe_layer(const Layout& layout, const Pass& pass
   const ExpertLoad load = expert_load(layout, global_tokens, options);
   const ExpertTimes experts = compute_.experts(load);
   cost.moe_compute += experts.total();
+  cost.routed_experts += experts.total();
   if (options.weight_prefetch_bytes > 0) {
     // doc 004 feature 2: w13 prefetched while attention runs; the saving cannot exceed the attention time.
     const double prefetched = std::min(options.weight_prefetch_bytes, compute_.expert_weight_bytes(load));
@@ -296,6 +299,7 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
   StepBreakdown step;
   step.attention = all.attention;
   step.moe_compute = all.moe_compute;
+  step.routed_experts = all.routed_experts;
   step.dispatch_combine = all.dispatch_combine;
   step.otp_comm = all.otp_comm;
   step.tp_comm = all.tp_comm;

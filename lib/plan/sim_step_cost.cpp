@@ -41,7 +41,7 @@ PrefillCost StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
     const std::int64_t step_tokens = std::max(context_.scenario.memory.activation_tokens, length);
     const PrefillInput input{static_cast<double>(step_tokens), static_cast<double>(length), 0};
     const StepBreakdown step = context_.steps.prefill(layout_, input, step_options(input.tokens));
-    const double expert = layout_.ep > 1 ? step.moe_compute : 0.0;
+    const double expert = layout_.ep > 1 ? step.routed_experts : 0.0;
     const auto per_token = [&](double seconds) { return seconds / static_cast<double>(step_tokens); };
     found = seconds_per_token_.emplace(length, PrefillCost{per_token(std::max(0.0, step.total - expert)), per_token(expert)})
                 .first;

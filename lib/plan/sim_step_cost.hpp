@@ -10,8 +10,8 @@
 namespace moeplan {
 
 // What a rank's prefill tokens add to a step. `local` is priced on the rank itself (attention, dense
-// layers, its token exchange); `expert` is its tokens' routed-expert work, which expert parallelism
-// spreads over every EP rank, so a step pays the DP ranks' mean of it, not the largest.
+// layers, the router, an unfused shared expert, its token exchange); `expert` is its tokens' grouped GEMMs
+// in the EP slots, which expert parallelism spreads over every EP rank.
 struct PrefillCost {
   double local = 0;
   double expert = 0;

@@ -188,8 +188,8 @@ TEST_CASE("a lone long prefill stalls the other DP rank by its whole cost padded
   const auto per_token = [&](const Setting& setting, const PoolSpec& pool, double length) {
     const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 8192);
     const StepBreakdown step = setting.steps.prefill(pool.layout, PrefillInput{8192, length, 0}, options);
-    REQUIRE(step.moe_compute > 0);
-    return PrefillCost{(step.total - step.moe_compute) / 8192, step.moe_compute / 8192};
+    REQUIRE(step.routed_experts > 0);
+    return PrefillCost{(step.total - step.routed_experts) / 8192, step.routed_experts / 8192};
   };
   for (const bool padded : {true, false}) {
     CAPTURE(padded);
