@@ -26,13 +26,13 @@ struct StepOptions {
 struct StepBreakdown {
   double attention = 0;         // QKV/O projections and the attention core
   double moe_compute = 0;       // router, grouped expert GEMMs, the shared expert
-  double routed_experts = 0;    // of moe_compute, the grouped GEMMs of the EP slots (routed and fused shared)
   double dispatch_combine = 0;  // MoE token exchange (or its all-reduce under gather/scatter)
   double otp_comm = 0;          // doc 004 O/QKV split collectives and reorders
   double tp_comm = 0;           // attention-TP and dense-TP collectives
   double other = 0;             // dense FFN layers, norms and residuals, embedding, LM head
   double overlap_saved = 0;     // hidden by two-batch overlap, shared-expert overlap and weight prefetch
   double total = 0;
+  double routed_experts = 0;    // of moe_compute, the grouped GEMMs of the EP slots (routed and fused shared)
 };
 
 struct DecodeInput {
