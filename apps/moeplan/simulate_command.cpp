@@ -2,6 +2,7 @@
 // step, and report throughput, TTFT and TPOT over time and when the KV cache binds.
 #include <fmt/format.h>
 
+#include <limits>
 #include <memory>
 
 #include "commands.hpp"
@@ -29,7 +30,7 @@ struct SimulateOptions {
   std::int64_t max_batch = 0;
   std::vector<std::int64_t> graph_sizes;
   double duration = 0;
-  std::uint64_t seed = SimulationOptions{}.seed;
+  std::int64_t seed = static_cast<std::int64_t>(SimulationOptions{}.seed);
   std::string csv;
   std::string json;
   std::string report;
@@ -55,7 +56,7 @@ SimulationResult simulate(const ServingContext& context, const SimulateOptions& 
   if (options.max_batch > 0) settings.max_batch = options.max_batch;
   if (!options.graph_sizes.empty()) settings.graph_batch_sizes = options.graph_sizes;
   settings.duration = options.duration;
-  settings.seed = options.seed;
+  settings.seed = static_cast<std::uint64_t>(options.seed);
   if (options.prefill_layout.empty()) {
     const PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
     check_cluster(context.scenario, pool.layout.world());
@@ -138,7 +139,8 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--seed", options->seed,
                       "seed of the random request lengths and Poisson arrivals the scenario asks for; a run repeats "
                       "exactly with the same seed")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
   command->add_option("--compare", options->compare,
