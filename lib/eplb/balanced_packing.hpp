@@ -1,5 +1,5 @@
 #pragma once
-// Packing replicas onto GPUs with exactly slots_per_gpu replicas each (eplb.md §1, balanced_packing).
+// Packing replicas onto GPUs with exactly slots_per_gpu replicas each ([deepseek-eplb], balanced_packing).
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -25,7 +25,7 @@ inline double replica_load(std::span<const TokenCount> weights, std::span<const 
 }
 
 // Every replica of every expert, heaviest first: shape [sum of counts]. Ties in load go to the
-// lower expert index, so the order is a deterministic total order (eplb.md §6: no unstable sort).
+// lower expert index, so the order is a deterministic total order (no unstable sort, [deepseek-eplb-issues]).
 std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
 
 // Greedy LPT with a cardinality cap: weights [n], counts [n] -> Packing over `gpus` GPUs. Each

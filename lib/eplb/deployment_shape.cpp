@@ -20,7 +20,7 @@ void validate_shape(const DeploymentShape& shape, const std::string& source) {
     throw InputError(source, "--gpus", fmt::format("a multiple of --nodes ({}): --gpus counts every GPU of every node, got {}",
                                                    shape.nodes, shape.gpus));
   }
-  // eplb.md §1: every GPU holds the same number of slots.
+  // [deepseek-eplb]: every GPU holds the same number of slots.
   if (shape.slots % shape.gpus != 0) {
     throw InputError(source, "--slots", fmt::format("a multiple of --gpus ({}), got {}", shape.gpus, shape.slots));
   }

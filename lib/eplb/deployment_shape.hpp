@@ -1,6 +1,6 @@
 #pragma once
 // Where experts live: nodes, GPUs (the total over all nodes), physical expert slots per layer and
-// expert groups. Slot p sits on GPU p / slots_per_gpu, GPU g on node g / gpus_per_node (eplb.md §1).
+// expert groups. Slot p sits on GPU p / slots_per_gpu, GPU g on node g / gpus_per_node [deepseek-eplb].
 #include <cstdint>
 #include <string>
 
@@ -11,7 +11,7 @@ struct DeploymentShape {
   std::int64_t gpus = 1;     // total over all nodes
   std::int64_t slots = 1;    // physical expert slots per MoE layer (experts + redundant)
   std::int64_t experts = 1;  // logical experts per MoE layer
-  std::int64_t groups = 1;   // expert groups (doc 001: DeepSeek-V3 has 8 groups of 32)
+  std::int64_t groups = 1;   // expert groups ([doc-001]: DeepSeek-V3 has 8 groups of 32)
 
   std::int64_t slots_per_gpu() const { return slots / gpus; }
   std::int64_t gpus_per_node() const { return gpus / nodes; }

@@ -1,5 +1,5 @@
 #pragma once
-// The figures eplb-solve reports for a placement, per layer and overall (doc 003's balancedness).
+// The figures eplb-solve reports for a placement, per layer and overall (the balancedness of [doc-003]).
 #include <cstdint>
 #include <vector>
 

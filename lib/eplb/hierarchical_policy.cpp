@@ -1,4 +1,4 @@
-// doc 001's hierarchical policy: groups to nodes, then each node is a pool of its own experts,
+// The hierarchical policy of [doc-001]: groups to nodes, then each node is a pool of its own experts,
 // slots and GPUs. Node n owns GPUs [n * P/N, (n+1) * P/N) and slots [n * R/N, (n+1) * R/N).
 #include <algorithm>
 #include <numeric>
@@ -21,7 +21,7 @@ std::vector<TokenCount> group_sums(std::span<const TokenCount> weights, const De
   return sums;
 }
 
-// eplb.md §1 step 1: G / N groups per node, heaviest group first to the lightest node with room
+// [deepseek-eplb] step 1: G / N groups per node, heaviest group first to the lightest node with room
 // (ties: the lower group index first, the lower node index). sums [groups] -> assignment [groups].
 GroupAssignment assign_groups_like_eplb(const std::vector<TokenCount>& sums, std::int64_t nodes) {
   const auto per_node = static_cast<std::int64_t>(sums.size()) / nodes;
@@ -43,7 +43,7 @@ GroupAssignment assign_groups_like_eplb(const std::vector<TokenCount>& sums, std
   return assignment;
 }
 
-// eplb.md §6: the node can only be balanced with whole groups, so improve the assignment: move a
+// [moeplan-eplb-bounds]: the node can only be balanced with whole groups, so improve the assignment: move a
 // group off the heaviest node, or swap it for a lighter one, while the heavier of the two nodes
 // gets lighter. A node may hold any number of groups that fits its slots, but at least one.
 // A change of the group assignment: `group` goes to `node`, and `partner` (if >= 0) comes back.
@@ -84,7 +84,7 @@ GroupMove best_group_move(const std::vector<TokenCount>& sums, const GroupAssign
   return best;
 }
 
-// eplb.md §6: the node can only be balanced with whole groups, so improve the assignment: move a
+// [moeplan-eplb-bounds]: the node can only be balanced with whole groups, so improve the assignment: move a
 // group off the heaviest node, or swap it for a lighter one, while the heavier of the two nodes
 // gets lighter. A node may hold any number of groups that fits its slots, but at least one.
 GroupAssignment balance_group_assignment(const std::vector<TokenCount>& sums, GroupAssignment assignment,

@@ -54,7 +54,7 @@ void check_matrix(const CountList& list, std::size_t level, std::size_t first_li
   }
 }
 
-// engines.md §1.5: an SGLang dump carries "logical_count"; ours carries "loads" or "windows".
+// [sglang-expert-distribution]: an SGLang dump carries "logical_count"; ours carries "loads" or "windows".
 LoadLog load_log_from(StreamedLoadJson document, const std::string& file, const LoadReadOptions& options) {
   if (document.lists["logical_count"].present) return load_log_from_sglang_json(std::move(document), file, options);
   return load_log_from_our_json(std::move(document), file);

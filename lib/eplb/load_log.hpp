@@ -1,6 +1,6 @@
 #pragma once
 // Expert-load logs: how many tokens each logical expert of each MoE layer received, over one or
-// more time windows. Counts are exact integers (DESIGN.md: load log formats).
+// more time windows. Counts are exact integers (README: load logs).
 #include <cstdint>
 #include <filesystem>
 #include <span>

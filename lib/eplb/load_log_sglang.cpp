@@ -1,6 +1,6 @@
 // SGLang's expert-distribution counts as JSON: {"logical_count": [layers][experts] or
 // [windows][layers][experts]}, where the layer axis counts every model layer, dense ones included
-// (engines.md §1.5), so the first `dense_layers` rows are dropped.
+// [sglang-expert-distribution], so the first `dense_layers` rows are dropped.
 #include <fmt/format.h>
 
 #include <algorithm>

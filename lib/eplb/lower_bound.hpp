@@ -1,5 +1,5 @@
 #pragma once
-// Lower bounds on the largest GPU load any placement can reach (eplb.md §6: LB = max(total / P,
+// Lower bounds on the largest GPU load any placement can reach ([moeplan-eplb-bounds]: LB = max(total / P,
 // min over counts of max_e w_e / c_e), strengthened with the slot pigeonhole and the heaviest
 // replica's partners).
 #include <cstdint>

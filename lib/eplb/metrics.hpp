@@ -1,5 +1,5 @@
 #pragma once
-// Scoring a placement: tokens per GPU and balancedness, doc 003's mean / max tokens per GPU.
+// Scoring a placement: tokens per GPU and balancedness, mean / max tokens per GPU [doc-003].
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -13,7 +13,7 @@ namespace moeplan::eplb {
 // (EPLB's model: a dispatcher spreads an expert's tokens evenly over its replicas).
 std::vector<double> gpu_loads(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape);
 
-// doc 003: balancedness = mean tokens per GPU / max tokens per GPU; 1 when no GPU has a token.
+// [doc-003]: balancedness = mean tokens per GPU / max tokens per GPU; 1 when no GPU has a token.
 // loads [gpus] -> a scalar in (0, 1].
 double balancedness(std::span<const double> loads);
 

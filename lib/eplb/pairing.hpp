@@ -1,5 +1,5 @@
 #pragma once
-// Two slots per GPU (doc 001's EP144 decode unit: 288 slots on 144 GPUs): packing is a pairing.
+// Two slots per GPU (the EP144 decode unit of [doc-001]: 288 slots on 144 GPUs): packing is a pairing.
 #include <cstdint>
 #include <limits>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 // A placement: which logical expert every physical slot of every MoE layer holds, and the maps
-// derived from it (DESIGN.md: placement JSON; eplb.md §1: phy2log, log2phy, logcnt).
+// derived from it (the placement JSON in README; [deepseek-eplb]: phy2log, log2phy, logcnt).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,7 +27,7 @@ std::vector<std::vector<std::int32_t>> logical_to_physical(const SlotRow& row, s
 // The largest replica count over all layers: the width of log2phy.
 std::int64_t max_replicas(const Placement& placement);
 
-// SGLang's "trivial" placement (engines.md §1.5): slot p holds expert p % experts, in every layer.
+// SGLang's "trivial" placement [sglang-expert-location]: slot p holds expert p % experts, in every layer.
 SlotRow trivial_row(const DeploymentShape& shape);
 
 // Sorts each GPU's slots by expert id: the order inside a GPU does not change any load, so one

@@ -1,5 +1,5 @@
 #pragma once
-// The placement file (DESIGN.md: placement JSON) and SGLang's --init-expert-location file.
+// The placement file (README: placement JSON) and SGLang's --init-expert-location file.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -22,7 +22,7 @@ nlohmann::json placement_document(const Placement& placement, const std::string&
 Placement read_placement_json(const std::filesystem::path& file, const DeploymentShape& shape, std::int64_t layers,
                               std::int64_t dense_layers);
 
-// engines.md §1.5: {"physical_to_logical_map": [model layers][slots]}, dense layers first with
+// [sglang-expert-location]: {"physical_to_logical_map": [model layers][slots]}, dense layers first with
 // SGLang's trivial row (slot p holds expert p % E), then one row per MoE layer.
 std::string sglang_expert_location_json(const Placement& placement, std::int64_t dense_layers);
 

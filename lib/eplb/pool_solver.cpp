@@ -259,7 +259,7 @@ void merge_duplicate_replicas(std::span<const TokenCount> weights, PoolSolution&
 Packing pack_pool(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
   std::int64_t slots = 0;
   for (const auto count : counts) slots += count;
-  // eplb.md §6: with 2 slots per GPU the packing is a pairing, solved exactly by sorting.
+  // With 2 slots per GPU the packing is a pairing, solved exactly by sorting.
   if (slots == 2 * gpus) return pack_replicas_in_pairs(weights, counts, gpus);
   return pack_replicas_greedy(weights, counts, gpus);
 }
@@ -272,11 +272,11 @@ PoolSolution solve_pool_like_eplb(std::span<const TokenCount> weights, std::int6
 
 PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus, double bound) {
   auto solution = solve_pool_like_eplb(weights, slots, gpus);
-  if (slots == gpus) return solution;  // eplb.md §1: one slot per GPU, apportionment alone is optimal
+  if (slots == gpus) return solution;  // [moeplan-eplb-study]: one slot per GPU, apportionment alone is optimal
   // A packing at the bound cannot improve, or need not: stop there.
   const double stop_at = bound * (1 + kRelativeTolerance);
   if (slots == 2 * gpus && solution.packing.max_load() > stop_at) {
-    // eplb.md §6: with 2 slots per GPU the pairing of EPLB's counts is already optimal for them;
+    // With 2 slots per GPU the pairing of EPLB's counts is already optimal for them;
     // the search then moves replicas between experts.
     solution.packing = pack_pool(weights, solution.counts, gpus);
     search_pairing_counts(weights, solution, stop_at);

@@ -17,7 +17,7 @@ struct PoolSolution {
 // The packer for a pool: pairing for 2 slots per GPU, greedy LPT otherwise. weights [n], counts [n].
 Packing pack_pool(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus);
 
-// EPLB's two steps on one pool (eplb.md §1: replicate_experts then balanced_packing): the
+// EPLB's two steps on one pool ([deepseek-eplb]: replicate_experts then balanced_packing): the
 // reference our solver starts from and must never do worse than. weights [n].
 PoolSolution solve_pool_like_eplb(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus);
 

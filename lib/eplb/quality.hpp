@@ -1,6 +1,6 @@
 #pragma once
 // Issue 5's quality measure on synthetic skewed loads: per layer, our maximum GPU load against
-// DeepSeek's EPLB (our re-implementation of eplb.md §1) and against the lower bound (group-local
+// DeepSeek's EPLB (our re-implementation of [deepseek-eplb]) and against the lower bound (group-local
 // under the hierarchical policy, pooled under the global one). moeplan-bench-eplb prints it and
 // moeplan-validate checks the target on the same cases.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// DeepSeek's EPLB (deepseek-ai/EPLB eplb.py at d52c72d), re-implemented from eplb.md §1 as the
+// DeepSeek's EPLB (deepseek-ai/EPLB eplb.py at d52c72d, [deepseek-eplb]), re-implemented as the
 // reference baseline. Sizes: E experts, G groups, N nodes, P GPUs, R slots, S = R / P.
 #include <algorithm>
 #include <numeric>
@@ -16,7 +16,7 @@ struct PackResult {
   std::vector<std::int64_t> rank;  // [items]: position inside the pack, in order of assignment
 };
 
-// eplb.md §1 balanced_packing: items [n] into m packs of exactly n / m, heaviest first, each to the
+// [deepseek-eplb] balanced_packing: items [n] into m packs of exactly n / m, heaviest first, each to the
 // lightest pack with room (first index on ties); identity when n / m == 1.
 PackResult balanced_packing(const std::vector<double>& weights, std::int64_t packs) {
   const auto items = static_cast<std::int64_t>(weights.size());
@@ -43,7 +43,7 @@ PackResult balanced_packing(const std::vector<double>& weights, std::int64_t pac
   return result;
 }
 
-// eplb.md §1 replicate_experts: weights [n], slots -> phy2log [slots]; slot i < n holds expert i,
+// [deepseek-eplb] replicate_experts: weights [n], slots -> phy2log [slots]; slot i < n holds expert i,
 // each further slot the expert with the largest w / c at that moment (first index on ties).
 std::vector<std::int64_t> replicate_experts(const std::vector<TokenCount>& weights, std::int64_t slots,
                                             std::vector<std::int64_t>& counts) {
@@ -62,7 +62,7 @@ std::vector<std::int64_t> replicate_experts(const std::vector<TokenCount>& weigh
   return physical_to_logical;
 }
 
-// eplb.md §1 step 1: groups to nodes by group sums; returns log2mlog [E], the node-major order.
+// [deepseek-eplb] hierarchical step 1: groups to nodes by group sums; returns log2mlog [E], the node-major order.
 std::vector<std::int64_t> node_major_order(std::span<const TokenCount> weights, std::int64_t groups, std::int64_t nodes) {
   const auto experts = static_cast<std::int64_t>(weights.size());
   const auto group_size = experts / groups;

@@ -1,6 +1,6 @@
 #pragma once
-// Improving a packing after the greedy pass: replica swaps between GPUs (eplb.md §6: LPT plus swap
-// refinement) and separating two replicas of one expert that share a GPU (deepseek-ai/EPLB#22).
+// Improving a packing after the greedy pass: replica swaps between GPUs (LPT plus swap
+// refinement, [moeplan-eplb-bounds]) and separating two replicas of one expert that share a GPU (deepseek-ai/EPLB#22).
 #include <span>
 
 #include "eplb/balanced_packing.hpp"

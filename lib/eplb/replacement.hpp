@@ -1,7 +1,7 @@
 #pragma once
 // Re-placement with few moves: in a live server every slot that changes expert is a weight
-// transfer (eplb.md §6: "every rebalance may move almost every expert"), so walk from the current
-// placement towards a freshly solved one, one slot at a time, best step first.
+// transfer (a rebalance from scratch makes "nearly full-scale expert adjustments", [vllm-eplb]), so walk
+// from the current placement towards a freshly solved one, one slot at a time, best step first.
 #include <cstdint>
 #include <span>
 
@@ -19,7 +19,7 @@ struct Replacement {
 std::int64_t count_moves(const SlotRow& before, const SlotRow& after);
 
 // Reorders each GPU's slots in `row` [slots] so an expert the GPU held before keeps its old slot;
-// loads do not change and fewer slots move (vLLM's preserve_intragpu_slots, eplb.md §3).
+// loads do not change and fewer slots move (vLLM's preserve_intragpu_slots, [vllm-eplb]).
 void keep_previous_slots(SlotRow& row, const SlotRow& previous, const DeploymentShape& shape);
 
 // weights [experts], previous [slots] -> at most max_moves slot changes (negative: no limit),

@@ -1,5 +1,5 @@
 #pragma once
-// Replica counts: how many physical slots each logical expert gets (eplb.md §1, replicate_experts).
+// Replica counts: how many physical slots each logical expert gets ([deepseek-eplb], replicate_experts).
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -29,7 +29,7 @@ std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> wei
 
 // Greedy min-max apportionment, weights [n] -> counts [n] (each >= 1, summing to `slots` >= n):
 // every slot beyond the first n goes to the expert with the largest tokens per replica, ties to the
-// lower expert index (eplb.md §1). This minimises max_e w_e / c_e exactly. An expert at
+// lower expert index [deepseek-eplb]. This minimises max_e w_e / c_e exactly. An expert at
 // `max_replicas` gets no more while another can (more replicas than GPUs forces two onto one GPU).
 std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots,
                                              std::int64_t max_replicas = std::numeric_limits<std::int64_t>::max());
@@ -43,7 +43,7 @@ struct ReplicaLoad {
 
 // The least largest replica load at every slot count from n to `slots`: [slots - n + 1], entry j
 // for n + j slots. The greedy of apportion_replicas gives every entry at once, since its choice for
-// n + j slots is a prefix of its choice for more, and it is optimal for every slot count (eplb.md §1).
+// n + j slots is a prefix of its choice for more, and it is optimal for every slot count [deepseek-eplb].
 std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots);
 
 // The smallest achievable largest per-replica load, max_e w_e / c_e under apportion_replicas: a scalar.

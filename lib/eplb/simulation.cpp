@@ -56,7 +56,7 @@ std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const Ro
   for (std::int64_t token = 0; token < tokens; ++token) {
     std::fill(group_taken.begin(), group_taken.end(), false);
     std::fill(expert_taken.begin(), expert_taken.end(), false);
-    // doc 001: first the token's groups, then its experts inside them.
+    // [doc-001]: first the token's groups, then its experts inside them.
     std::vector<std::int64_t> groups;
     for (std::int64_t pick = 0; pick < std::min(routing.topk_groups, routing.groups); ++pick) {
       const auto group = draw(group_cumulative, 0, routing.groups, group_taken, state);

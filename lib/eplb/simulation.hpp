@@ -1,5 +1,5 @@
 #pragma once
-// doc 003's scale study: sample token batches with DeepSeek-style grouped top-k routing (doc 001)
+// The scale study of [doc-003]: sample token batches with DeepSeek-style grouped top-k routing [doc-001]
 // from per-layer expert popularity, dispatch them onto a placement, and measure GPU utilisation
 // (mean / max tokens per GPU) against the EP size, with and without EPLB and redundant experts.
 #include <cstdint>
@@ -10,9 +10,9 @@
 namespace moeplan::eplb {
 
 struct RoutingModel {
-  std::int64_t experts_per_token = 8;  // doc 001: top-8
-  std::int64_t groups = 8;             // doc 001: 8 groups
-  std::int64_t topk_groups = 4;        // doc 001: a token's experts come from 4 groups
+  std::int64_t experts_per_token = 8;  // [doc-001]: top-8
+  std::int64_t groups = 8;             // [doc-001]: 8 groups
+  std::int64_t topk_groups = 4;        // [doc-001]: a token's experts come from 4 groups
 };
 
 struct SimulationOptions {
@@ -20,7 +20,7 @@ struct SimulationOptions {
   std::int64_t gpus_per_node = 8;
   std::int64_t tokens_per_gpu = 256;   // each GPU contributes this many tokens to a batch (DP attention)
   std::int64_t batches = 8;            // sampled batches per layer and EP size
-  std::int64_t redundant = 32;         // doc 003: 256 + 32 = 288 slots
+  std::int64_t redundant = 32;         // [doc-003]: 256 + 32 = 288 slots
   std::int64_t layers = 4;             // MoE layers sampled (evenly spaced through the log)
   std::uint64_t seed = 1;
 };
@@ -29,7 +29,7 @@ struct SimulationOptions {
 // divide over the GPUs without redundant slots).
 struct SimulationRow {
   std::int64_t ep_size = 0;
-  std::int64_t slots_with_redundant = 0;  // ceil((E + redundant) / ep) * ep (eplb.md §4)
+  std::int64_t slots_with_redundant = 0;  // ceil((E + redundant) / ep) * ep [moeplan-eplb-study]
   double trivial = 0;                     // slot p holds expert p % E, no redundant slots
   double trivial_redundant = 0;           // the same with the redundant slots
   double eplb = 0;                        // our placement of the log's counts, no redundant slots

@@ -14,7 +14,7 @@ enum class Policy { hierarchical, global, reference_eplb };
 // How a placement is scored over several time windows.
 enum class WindowObjective { worst, mean };
 
-// doc 001: hierarchical "when the number of server nodes divides the number of expert groups",
+// [doc-001]: hierarchical "when the number of server nodes divides the number of expert groups",
 // global otherwise.
 Policy automatic_policy(const DeploymentShape& shape);
 

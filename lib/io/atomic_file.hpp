@@ -1,6 +1,6 @@
 #pragma once
 // Output files are written to a temporary name beside the target and renamed into place,
-// so an interrupted or failed run never leaves a half-written file (DESIGN.md, units and conventions).
+// so an interrupted or failed run never leaves a half-written file.
 #include <filesystem>
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The simulate report: one HTML page with output throughput, running and waiting sequences and KV-cache
-// use over time for one or more simulated runs, the moment memory binds marked on each (doc 004: a
+// use over time for one or more simulated runs, the moment memory binds marked on each ([doc-004]: a
 // slower step can overtake once the cache binds).
 #include <string>
 #include <vector>
