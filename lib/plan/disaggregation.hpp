@@ -1,5 +1,5 @@
 #pragma once
-// Prefill/decode disaggregation (doc 003): pools sized so the prefill rate feeds the decode rate.
+// Prefill/decode disaggregation [doc-003]: pools sized so the prefill rate feeds the decode rate.
 #include <vector>
 
 #include "plan/search.hpp"

@@ -14,7 +14,7 @@ std::vector<std::int64_t> instance_sizes(const Scenario& scenario) {
   return or_divisors(scenario.search.instance_gpus, scenario.cluster.gpus());
 }
 
-// Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, doc 003).
+// Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, [doc-003]).
 std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& scenario, std::int64_t tp) {
   if (model.dense_layers == 0) return {0};
   if (!scenario.search.dense_tp.empty()) return scenario.search.dense_tp;
@@ -54,7 +54,7 @@ std::vector<Layout> enumerate_layouts(const Model& model, const Scenario& scenar
       base.tp = tp;
       base.dp = world / tp;
       base.nodes = std::max<std::int64_t>(1, world / gpus_per_node);
-      // doc 004: OTP and QKV-TP exist only inside pure DP attention.
+      // [doc-004]: OTP and QKV-TP exist only inside pure DP attention.
       const std::vector<std::int64_t> single{1};
       for (const std::int64_t otp : tp == 1 ? scenario.search.otp : single) {
         for (const std::int64_t qkvtp : tp == 1 ? scenario.search.qkvtp : single) {

@@ -23,7 +23,7 @@ class ExpertLoadImbalance {
   ExpertLoadImbalance(eplb::LoadLog log, const Model& model);
 
   // Without redundant slots engines keep the trivial placement (expert e on rank e / (E / ep));
-  // with them, EPLB runs (doc 003), here eplb-solve's automatic policy. Cached per shape.
+  // with them, EPLB runs [doc-003], here eplb-solve's automatic policy. Cached per shape.
   MeasuredImbalance at(const Layout& layout, std::int64_t gpus_per_node) const;
 
   const std::string& file() const { return log_.file; }

@@ -1,5 +1,5 @@
 #pragma once
-// How much busier the busiest EP rank is than the mean (doc 003: balancedness = mean / max tokens
+// How much busier the busiest EP rank is than the mean ([doc-003]: balancedness = mean / max tokens
 // per GPU). Two parts multiply: the static skew of expert popularity over the experts a rank holds,
 // and the sampling noise of routing a finite batch. Without an expert-load log a documented skew
 // model stands in for the first; with one, eplb-solve's placements measure it (load_imbalance.hpp).
@@ -9,10 +9,10 @@
 namespace moeplan {
 
 struct SkewModel {
-  // Coefficient of variation of per-expert load. doc 003 reports strongly uneven expert
+  // Coefficient of variation of per-expert load. [doc-003] reports strongly uneven expert
   // distributions in both prefill and decode; 0.5 is an assumption until a log replaces it.
   double expert_load_variation = 0.5;
-  // Share of the popularity skew that an EPLB placement with redundant slots leaves (doc 003:
+  // Share of the popularity skew that an EPLB placement with redundant slots leaves ([doc-003]:
   // EPLB recovers most of the utilisation lost as EP grows).
   double residual_after_rebalance = 0.25;
 };

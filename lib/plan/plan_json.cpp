@@ -19,7 +19,7 @@ std::string dispatch_key(DispatchMode mode) {
   return "standard";
 }
 
-// doc 004: the scheme each split projection takes, by predicted time, beside the volume rule's choice.
+// [doc-004]: the scheme each split projection takes, by predicted time, beside the volume rule's choice.
 nlohmann::json otp_json(const std::vector<OtpDecision>& decisions) {
   nlohmann::json schemes = nlohmann::json::array();
   for (const OtpDecision& decision : decisions) {
@@ -65,7 +65,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   const std::int64_t instance_nodes = std::max<std::int64_t>(1, layout.nodes);
   const auto device = static_cast<double>(memory.device_bytes);
   const bool decodes = serving.options.role != Role::prefill;
-  // deepep normal disables CUDA graphs (engines.md 1.3 rule 4); prefill pools run without them.
+  // deepep normal disables CUDA graphs [sglang-server-args]; prefill pools run without them.
   const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
   return {{"role", role_name(serving.options.role)},
           {"nodes", instance_nodes},

@@ -54,7 +54,7 @@ void keep(Evaluation evaluation, std::vector<Candidate>& kept, SearchResult& res
 std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search) {
   if (layout.ep == 1) return {{role, DispatchMode::gather_scatter, false}};
   std::vector<DispatchMode> modes{DispatchMode::all_to_all};
-  // engines.md 1.3 rule 1: DeepEP-class backends force EP = the instance's ranks. doc 003: without
+  // [sglang-server-args]: DeepEP-class backends force EP = the instance's ranks. [doc-003]: without
   // PD disaggregation one communication group cannot mix normal and low-latency dispatch.
   if (layout.ep == layout.world()) {
     modes.push_back(role == Role::decode ? DispatchMode::deepep_low_latency : DispatchMode::deepep_normal);

@@ -55,7 +55,8 @@ struct SearchResult {
   std::map<std::string, std::int64_t> rejected_by_reason;
 };
 
-// The dispatch modes and overlap settings a layout may run in a role (engines.md 1.3: a2a backends need EP = ranks).
+// The dispatch modes and overlap settings a layout may run in a role (all-to-all backends need EP = ranks,
+// [sglang-server-args]).
 std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search);
 
 // Feasibility and the best serving estimate of one layout in one role; a rejection otherwise.

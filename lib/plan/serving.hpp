@@ -54,7 +54,7 @@ struct ServingEstimate {
   double load_batch = 0;           // sequences per DP rank the offered rate keeps running
   double load_tpot = 0;            // s per output token at that batch
   bool sustains_load = true;       // the offered rate fits under the batch ceiling
-  std::vector<OtpDecision> otp_schemes;  // doc 004: X1/X2 per split projection at the decode batch
+  std::vector<OtpDecision> otp_schemes;  // [doc-004]: X1/X2 per split projection at the decode batch
   std::string rejected;            // empty when the layout serves within the SLOs
   std::string detail;
 };

@@ -12,8 +12,8 @@ constexpr double kMicrosecond = 1e-6;
 constexpr std::uint64_t kMiB = 1ull << 20;
 
 // Memory is what the driver reports (MiB), not the marketing GB. NVLink figures are NCCL's usable
-// 370 GB/s per direction (kernels.md 1.2, SM90_NVLINK_BW x 18 links); IB is one 400 Gb/s NIC per GPU.
-// Latency floors are graph-captured NCCL calls on H200 (kernels.md 1.3: 10-17 us); inter-node adds a hop.
+// 370 GB/s per direction ([nccl-tuning]: SM90_NVLINK_BW x 18 links); IB is one 400 Gb/s NIC per GPU.
+// Latency floors are graph-captured NCCL calls on H200 ([moeplan-h200-measurements]: 10-17 us); inter-node adds a hop.
 std::vector<Hardware> presets() {
   return {
       {"H100-SXM", "engines.md 4 (H100 SXM5 datasheet); kernels.md 1.1-1.2", 81559 * kMiB, 3350 * kGB,
@@ -24,7 +24,7 @@ std::vector<Hardware> presets() {
        4500 * kTFLOPS, 740 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
       {"H20", "engines.md 4 (H20 96 GB)", 97871 * kMiB, 4000 * kGB, 148 * kTFLOPS, 296 * kTFLOPS, 370 * kGB,
        10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      // Low-confidence vendor figures (engines.md 4, 5.1): tune them from the scenario.
+      // Low-confidence vendor figures [ascend-910b-specs]: tune them from the scenario.
       {"Ascend-910B", "engines.md 4 (Atlas 800 A2, 64 GB HBM2e; HCCS 7 x 56 GB/s; 200 GbE RoCE)", 65536 * kMiB,
        1600 * kGB, 320 * kTFLOPS, 320 * kTFLOPS, 196 * kGB, 15 * kMicrosecond, 25 * kGB, 30 * kMicrosecond, 8},
   };

@@ -53,7 +53,7 @@ void validate_attention(const Layout& layout, const Model& model, const std::str
   }
   for (const auto& [key, degree] : {std::pair{"layout.otp", layout.otp}, std::pair{"layout.qkvtp", layout.qkvtp}}) {
     if (degree == 1) continue;
-    // doc 004: the O/QKV TP group lives inside pure DP attention.
+    // [doc-004]: the O/QKV TP group lives inside pure DP attention.
     if (layout.tp != 1) throw InputError(source, key, fmt::format("1 unless tp = 1 (pure DP attention), got {}", degree));
     require_divides(degree, layout.dp, source, key, "dp");
     require_divides(degree, attention.num_heads, source, key, "the attention heads");
@@ -75,7 +75,7 @@ void validate_experts(const Layout& layout, const Model& model, const std::strin
   }
   const BlockShape block = model.weights.block;
   if (model.weights.experts == DType::fp8_e4m3 && (moe.intermediate_size / layout.moe_tp()) % block.rows != 0) {
-    // engines.md 1.2 (SGLang check_quantized_moe_compatibility): the TP slice must hold whole scale blocks.
+    // SGLang's check_quantized_moe_compatibility [sglang-moe-tp-check]: the TP slice must hold whole scale blocks.
     throw InputError(source, "layout.ep",
                      fmt::format("an expert TP (world/ep = {}) leaving a multiple of {} of the {} intermediate rows",
                                  layout.moe_tp(), block.rows, moe.intermediate_size));

@@ -11,13 +11,13 @@ namespace moeplan {
 struct Layout {
   std::int64_t tp = 1;            // attention tensor parallel
   std::int64_t dp = 1;            // attention data parallel
-  std::int64_t otp = 1;           // O-projection TP group inside pure DP (doc 004)
-  std::int64_t qkvtp = 1;         // QKV-projection TP group inside pure DP (doc 004)
+  std::int64_t otp = 1;           // O-projection TP group inside pure DP [doc-004]
+  std::int64_t qkvtp = 1;         // QKV-projection TP group inside pure DP [doc-004]
   std::int64_t dense_tp = 0;      // dense-FFN (and unfused shared expert) TP; 0 = same as tp
   std::int64_t lm_head_tp = 0;    // LM head / embedding TP; 0 = same as tp
   std::int64_t ep = 1;            // expert parallel
-  std::int64_t redundant = 0;     // redundant routed expert slots over the EP group (doc 001/003)
-  std::int64_t fused_shared = 0;  // shared-expert slots fused into each EP rank's MoE (doc 000/002); 0 = unfused
+  std::int64_t redundant = 0;     // redundant routed expert slots over the EP group [doc-001] [doc-003]
+  std::int64_t fused_shared = 0;  // shared-expert slots fused into each EP rank's MoE [doc-000] [doc-002]; 0 = unfused
   std::int64_t nodes = 1;
 
   std::int64_t world() const { return tp * dp; }

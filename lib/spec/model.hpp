@@ -29,7 +29,7 @@ struct Attention {
   std::int64_t sliding_window = 0;   // tokens; 0 = no sliding-window layers
   std::int64_t sliding_layers = 0;   // layers that attend only within the window
 
-  // Width of the O projection's input, h1 in doc 004's [h1, h2] notation.
+  // Width of the O projection's input, h1 in the [h1, h2] notation of [doc-004].
   std::int64_t o_input_width() const;
   // Width of the query projection's output.
   std::int64_t query_width() const;
@@ -45,7 +45,7 @@ struct Moe {
   std::int64_t topk_groups = 1;
   Scoring scoring = Scoring::softmax;
   double routed_scaling_factor = 1.0;
-  bool correction_bias = false;  // DeepSeek-V3 e_score_correction_bias: selection only (doc 001)
+  bool correction_bias = false;  // DeepSeek-V3 e_score_correction_bias: selection only [doc-001]
   bool router_bias = false;
   bool normalize_topk = true;
   bool expert_bias = false;      // gpt-oss experts carry biases

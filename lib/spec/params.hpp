@@ -13,7 +13,7 @@ struct ParameterCounts {
   std::int64_t active_with_embedding_and_head = 0;
   std::int64_t expert = 0;             // one routed expert in one layer
 
-  // Activated parameters under the convention a publisher used (engines.md 3.1 note).
+  // Activated parameters under the convention a publisher used [moeplan-model-arithmetic].
   std::int64_t active(ActiveCount counts) const;
 };
 

@@ -77,7 +77,7 @@ struct MemorySettings {
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;
-  std::uint64_t weight_prefetch_bytes = 0;   // doc 004 feature 2: w13 bytes prefetched during attention; 0 = off
+  std::uint64_t weight_prefetch_bytes = 0;   // [doc-004] feature 2: w13 bytes prefetched during attention; 0 = off
 
   // The batch a decode-only step of `batch` sequences per DP rank computes: vllm-ascend pads the largest
   // DP rank's batch to the smallest captured graph size that holds it (torchair_model_runner.py,

@@ -14,7 +14,7 @@ void add_attention(const Model& model, std::vector<WeightTensor>& tensors) {
     tensors.push_back({std::move(name), component, LayerScope::every_layer, rows, cols, split, type, min_rows});
   };
   if (a.kind == AttentionKind::mla) {
-    // engines.md 3.1: h*q_lora + q_lora*H*(nope+rope) + h*(kv_lora+rope) + kv_lora*H*(nope+v) + H*v*h.
+    // [moeplan-model-arithmetic]: h*q_lora + q_lora*H*(nope+rope) + h*(kv_lora+rope) + kv_lora*H*(nope+v) + H*v*h.
     if (a.q_lora_rank > 0) {
       add("q_a_proj", Component::attention_qkv, a.q_lora_rank, h, Split::replicated, dtype);
       add("q_a_layernorm", Component::norms, a.q_lora_rank, 1, Split::replicated, small);
@@ -28,7 +28,7 @@ void add_attention(const Model& model, std::vector<WeightTensor>& tensors) {
     add("kv_b_proj", Component::attention_qkv, a.num_heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
         Split::query_heads, dtype);
   } else {
-    // engines.md 3.1: h*H*d + 2*h*KV*d + H*d*h (+ biases, qk-norm, sinks).
+    // [moeplan-model-arithmetic]: h*H*d + 2*h*KV*d + H*d*h (+ biases, qk-norm, sinks).
     const std::int64_t kv_width = a.num_kv_heads * a.head_dim;
     add("q_proj", Component::attention_qkv, a.query_width(), h, Split::query_heads, dtype);
     add("k_proj", Component::attention_qkv, kv_width, h, Split::kv_heads, dtype, a.head_dim);
@@ -47,7 +47,7 @@ void add_attention(const Model& model, std::vector<WeightTensor>& tensors) {
   add("post_attention_layernorm", Component::norms, h, 1, Split::replicated, small);
 }
 
-// One SwiGLU expert: w13 = gate and up fused [2I, h], w2 = down [h, I] (doc 002's w13/w2 split).
+// One SwiGLU expert: w13 = gate and up fused [2I, h], w2 = down [h, I] (the w13/w2 split of [doc-002]).
 void add_expert(const Model& model, Component component, std::int64_t intermediate, DType dtype,
                 std::vector<WeightTensor>& tensors) {
   const std::int64_t h = model.hidden_size;

@@ -26,7 +26,7 @@ enum class Split {
   replicated,
   query_heads,         // attention TP x QKV-TP, output rows (Q, MLA q_b/kv_b, sinks)
   kv_heads,            // as query_heads, but never below one KV head per rank (GQA K and V)
-  o_input,             // attention TP x OTP, input columns (doc 004's row-split O matrix)
+  o_input,             // attention TP x OTP, input columns (the row-split O matrix of [doc-004])
   dense_rows,          // dense-FFN TP over the intermediate size: w13 output rows
   dense_cols,          // dense-FFN TP over the intermediate size: w2 input columns
   expert_rows,         // expert TP over the intermediate size: w13 output rows
