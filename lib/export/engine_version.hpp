@@ -1,6 +1,6 @@
 #pragma once
 // Which engine and which release of it: flag names and rules drift between releases
-// (engines.md §1.8 for SGLang, §2.5 for vLLM), so every writer takes a version.
+// ([sglang-server-args-docs] for SGLang, [vllm-engine-args-docs] for vLLM), so every writer takes a version.
 #include <compare>
 #include <string>
 

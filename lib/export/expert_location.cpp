@@ -6,7 +6,7 @@ nlohmann::json sglang_expert_location(const ExpertPlacement& placement, const Pl
   const std::size_t slots = placement.physical_to_logical.front().size();
   nlohmann::json rows = nlohmann::json::array();
   for (std::int64_t layer = 0; layer < model.dense_layers; ++layer) {
-    // engines.md §1.5: "trivial" puts logical expert p % num_logical_experts in physical slot p.
+    // [sglang-expert-location]: "trivial" puts logical expert p % num_logical_experts in physical slot p.
     nlohmann::json row = nlohmann::json::array();
     for (std::size_t slot = 0; slot < slots; ++slot) row.push_back(static_cast<std::int64_t>(slot) % model.num_experts);
     rows.push_back(std::move(row));

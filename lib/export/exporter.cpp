@@ -52,7 +52,7 @@ std::map<RoleKind, ExpertPlacement> read_placements(const PlanFile& plan, const 
                                                     const std::map<RoleKind, std::string>& files, Engine engine) {
   std::map<RoleKind, ExpertPlacement> placements;
   if (files.empty()) return placements;
-  // engines.md §6: upstream vLLM has no static expert-map flag; its EPLB places experts online.
+  // [vllm-ep-docs]: upstream vLLM has no static expert-map flag; its EPLB places experts online.
   if (engine != Engine::sglang) {
     throw InputError(kCommandLine, "--placement",
                      fmt::format("no placement for {}, which has no flag for a static expert map (engines.md §6)",
@@ -71,7 +71,7 @@ std::map<RoleKind, ExpertPlacement> read_placements(const PlanFile& plan, const 
   return placements;
 }
 
-// vLLM serves CUDA GPUs, vllm-ascend Ascend NPUs (engines.md §2.4).
+// vLLM serves CUDA GPUs, vllm-ascend Ascend NPUs.
 void check_platform(const PlanFile& plan, Engine engine) {
   if (engine == Engine::vllm && plan.scenario.on_ascend()) {
     throw InputError(plan.file, "scenario.gpu",

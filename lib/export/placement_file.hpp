@@ -1,6 +1,6 @@
 #pragma once
 // The expert placement export hands to an engine: phy2log from eplb-solve's placement JSON
-// (DESIGN.md: placement), one row per MoE layer, one logical expert id per physical slot.
+// (README: placement JSON), one row per MoE layer, one logical expert id per physical slot.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>

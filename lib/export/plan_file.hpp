@@ -41,7 +41,7 @@ struct PlanScenario {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
 
-  // Ascend NPUs ("Ascend-910B") take vllm-ascend, or SGLang with --device npu (engines.md §1.7).
+  // Ascend NPUs ("Ascend-910B") take vllm-ascend, or SGLang with --device npu [sglang-ep-docs].
   bool on_ascend() const { return gpu.starts_with("Ascend"); }
 };
 

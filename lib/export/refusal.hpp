@@ -11,8 +11,8 @@ namespace moeplan::exporting {
 [[noreturn]] void refuse(const PlanFile& plan, const RolePlan& role, const std::string& key,
                          const std::string& expectation);
 
-// Every engine splits the routed + redundant expert slots evenly over EP ranks (engines.md §1.3 rule
-// 10 for SGLang, §2.2 for vLLM): refuses a role whose EP does not divide them.
+// Every engine splits the routed + redundant expert slots evenly over EP ranks ([sglang-server-args]
+// for SGLang, [vllm-parallel-config] for vLLM): refuses a role whose EP does not divide them.
 void require_slots_divide_by_ep(const PlanFile& plan, const RolePlan& role);
 
 }  // namespace moeplan::exporting

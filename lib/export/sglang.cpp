@@ -15,7 +15,7 @@ namespace {
 void add_parallelism(LaunchCommand& command, const NodeLaunch& node, const SglangSettings& settings) {
   const RolePlan& role = *node.role;
   const Layout& layout = role.layout;
-  // engines.md §1.1: with DP attention --tp-size is the whole instance and --dp-size the attention groups.
+  // [sglang-server-args]: with DP attention --tp-size is the whole instance and --dp-size the attention groups.
   command.add("--tp-size", std::to_string(layout.world()));
   if (layout.dp > 1) {
     command.add("--dp-size", std::to_string(layout.dp));
@@ -33,7 +33,7 @@ void add_experts(LaunchCommand& command, const PlanFile& plan, const RolePlan& r
   const Layout& layout = role.layout;
   const bool v0_4 = settings.release == SglangRelease::v0_4;
   const bool deepep = role.dispatch != Dispatch::standard;
-  // engines.md §1.1: 0.4's --enable-deepep-moe sets EP to the TP size by itself.
+  // [sglang-server-args-docs]: 0.4's --enable-deepep-moe sets EP to the TP size by itself.
   if (layout.ep > 1 && !(v0_4 && deepep)) {
     const std::string flag = *sglang_flag(SglangSetting::expert_parallel, settings.release);
     if (v0_4) {
@@ -51,7 +51,7 @@ void add_experts(LaunchCommand& command, const PlanFile& plan, const RolePlan& r
     }
     command.add("--deepep-mode", role.dispatch == Dispatch::deepep_normal ? "normal" : "low_latency");
   }
-  // engines.md §1.3 rule 6: 1 is the only value besides the TP size, which is the default.
+  // [sglang-server-args]: 1 is the only value besides the TP size, which is the default.
   if (plan.model.dense_layers > 0 && layout.dense_tp == 1 && layout.world() > 1)
     command.add("--moe-dense-tp-size", "1");
   if (layout.lm_head_tp != layout.world()) command.add("--enable-dp-lm-head");
@@ -73,7 +73,7 @@ void add_shared_fusion(LaunchCommand& command, const PlanFile& plan, const RoleP
   if (fused == 0) {
     command.add(*sglang_flag(SglangSetting::shared_fusion_off, settings.release));
   } else if (const auto replicas = sglang_flag(SglangSetting::shared_fusion_replicas, settings.release)) {
-    // engines.md §1.1: 0.4 counts replicas over the whole MoE (E = 256 + K); the plan counts them per EP rank.
+    // 0.4 counts replicas over the whole MoE, E = 256 + K [sglang-server-args-docs]; the plan, per EP rank.
     command.add(*replicas, std::to_string(fused * role.layout.ep));
   } else if (!sglang_fuses_by_default(plan.model, role)) {
     command.add(*sglang_flag(SglangSetting::shared_fusion_enforce, settings.release));
@@ -103,16 +103,17 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSett
   if (role.two_batch_overlap) command.add("--enable-two-batch-overlap");
   command.add("--mem-fraction-static", memory_fraction_text(role.memory_fraction_static));
   command.add("--max-running-requests", std::to_string(role.max_running_requests));
-  // engines.md §1.1: under DP attention SGLang divides --chunked-prefill-size by dp_size.
+  // [sglang-server-args]: under DP attention SGLang divides --chunked-prefill-size by dp_size.
   command.add("--chunked-prefill-size", std::to_string(role.chunked_prefill_tokens * role.layout.dp));
-  // engines.md §1.1: the KV page in tokens, 1 on CUDA by default.
+  // [sglang-server-args]: the KV page in tokens, 1 on CUDA by default.
   if (role.kv_block_tokens > 1) command.add("--page-size", std::to_string(role.kv_block_tokens));
   // The radix cache is SGLang's prefix cache, on by default.
   if (!role.prefix_caching) command.add("--disable-radix-cache");
-  // engines.md §1.1: a prefill server captures no decode graphs.
+  // [sglang-server-args]: a prefill server captures no decode graphs.
   if (role.role != RoleKind::prefill) add_cuda_graphs(command, role, settings);
   if (role.role != RoleKind::aggregated) command.add("--disaggregation-mode", role_name(role.role));
-  // engines.md §1.1: bf16 is in the docs-era and main choices; 0.4 keeps the default, auto (the model dtype).
+  // bf16 is among the docs-era and main choices [sglang-server-args-docs] [sglang-server-args]; 0.4 keeps the
+  // default, auto (the model dtype).
   if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3) {
     command.add("--kv-cache-dtype", "fp8_e4m3");
   } else if (settings.release != SglangRelease::v0_4) {
@@ -133,7 +134,7 @@ LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const 
   }
   command.program = {"python3", "-m", "sglang.launch_server"};
   command.add("--model-path", settings.model_path);
-  // engines.md §1.6: the Ascend launch shape names the device and its attention backend.
+  // [sglang-ep-docs]: the Ascend launch shape names the device and its attention backend.
   if (ascend) {
     command.add("--device", "npu");
     command.add("--attention-backend", "ascend");

@@ -1,5 +1,6 @@
 #pragma once
-// The SGLang launch command of one node of one role instance (engines.md §1.1, §1.2, §1.6, §6).
+// The SGLang launch command of one node of one role instance ([sglang-server-args], [sglang-parallel-state],
+// [sglang-ep-docs]).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@ namespace moeplan::exporting {
 struct SglangSettings {
   SglangRelease release = SglangRelease::main;
   std::string model_path;
-  std::int64_t eplb_rebalance_iterations = 1000;  // engines.md §1.1 default; 0 = no online EPLB
+  std::int64_t eplb_rebalance_iterations = 1000;  // [sglang-server-args] default; 0 = no online EPLB
   std::int64_t dist_init_port = 5000;
   std::int64_t http_port = 30000;  // SGLang's default port; shared nodes count up from it
 };

@@ -31,16 +31,16 @@ std::string sglang_release_name(SglangRelease release) {
 std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease release) {
   const bool v0_4 = release == SglangRelease::v0_4;
   switch (setting) {
-    // engines.md §1.1: --enable-ep-moe "deprecated. Please set --ep-size to the same value as --tp-size".
+    // [sglang-server-args-docs]: --enable-ep-moe "deprecated. Please set --ep-size to the same value as --tp-size".
     case SglangSetting::expert_parallel:
       return v0_4 ? "--enable-ep-moe" : "--ep-size";
-    // engines.md §1.1: --enable-deepep-moe "deprecated. Please set --moe-a2a-backend to 'deepep'".
+    // [sglang-server-args-docs]: --enable-deepep-moe "deprecated. Please set --moe-a2a-backend to 'deepep'".
     case SglangSetting::deepep:
       return v0_4 ? "--enable-deepep-moe" : "--moe-a2a-backend";
-    // engines.md §1.8: main keeps --cuda-graph-max-bs only as a deprecated alias.
+    // [sglang-server-args]: main keeps --cuda-graph-max-bs only as a deprecated alias.
     case SglangSetting::cuda_graph_max_batch:
       return release == SglangRelease::main ? "--cuda-graph-max-bs-decode" : "--cuda-graph-max-bs";
-    // engines.md §1.1: main keeps --cuda-graph-bs only as a deprecated alias of --cuda-graph-bs-decode; 0.4.5's
+    // [sglang-server-args]: main keeps --cuda-graph-bs only as a deprecated alias of --cuda-graph-bs-decode; 0.4.5's
     // server_args.py and sglang-docs@004813e register --cuda-graph-bs (int, nargs "+"; List[int]).
     case SglangSetting::cuda_graph_batch_sizes:
       return release == SglangRelease::main ? "--cuda-graph-bs-decode" : "--cuda-graph-bs";
@@ -49,7 +49,8 @@ std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease rele
     case SglangSetting::shared_fusion_enforce:
       if (release == SglangRelease::main) return "--enforce-shared-experts-fusion";
       return std::nullopt;
-    // engines.md §1.1: ~0.4.5/0.4.6 "--n-share-experts-fusion <int>", later releases fuse exactly n_shared_experts.
+    // ~0.4.5/0.4.6 have --n-share-experts-fusion <int> [sglang-server-args-docs]; later releases fuse exactly
+    // n_shared_experts [sglang-shared-fusion].
     case SglangSetting::shared_fusion_replicas:
       if (v0_4) return "--n-share-experts-fusion";
       return std::nullopt;

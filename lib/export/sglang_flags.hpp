@@ -1,6 +1,6 @@
 #pragma once
-// SGLang flag names by release (engines.md §1.8): the ~0.4.5-0.4.6 names, the v0.5 docs table,
-// and main @001067f. Releases between 0.4.6 and 0.5.0 are not documented and are refused.
+// SGLang flag names by release: the ~0.4.5-0.4.6 names, the v0.5 docs table [sglang-server-args-docs],
+// and main @001067f [sglang-server-args]. Releases between 0.4.6 and 0.5.0 are not documented and are refused.
 #include <optional>
 #include <string>
 
@@ -10,7 +10,7 @@ namespace moeplan::exporting {
 
 enum class SglangRelease { v0_4, v0_5, main };
 
-// Throws InputError("command line", "--engine-version", ...) for releases engines.md does not cover.
+// Throws InputError("command line", "--engine-version", ...) for releases whose flags are not known.
 SglangRelease sglang_release(const EngineVersion& version);
 std::string sglang_release_name(SglangRelease release);
 

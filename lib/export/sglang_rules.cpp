@@ -11,7 +11,7 @@ namespace {
 bool uses_deepep(const RolePlan& role) { return role.dispatch != Dispatch::standard; }
 
 void check_projections(const PlanFile& plan, const RolePlan& role) {
-  // engines.md §1.2: "SGLang has no O-proj TP flag"; nor one for the QKV projection.
+  // [sglang-parallel-state]: SGLang has no O-projection TP flag, nor one for the QKV projection.
   if (role.layout.otp > 1)
     refuse(plan, role, "layout.otp",
            fmt::format("1 for SGLang, which has no O-projection TP, got {}", role.layout.otp));
@@ -23,21 +23,21 @@ void check_projections(const PlanFile& plan, const RolePlan& role) {
 
 void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
   const Layout& layout = role.layout;
-  // engines.md §1.3 rule 1: the all-to-all backends force ep_size = tp_size (all ranks of the instance).
+  // [sglang-server-args]: the all-to-all backends force ep_size = tp_size (all ranks of the instance).
   if (uses_deepep(role) && layout.ep != layout.world()) {
     refuse(
         plan, role, "layout.ep",
         fmt::format("ep = tp x dp = {} with DeepEP: SGLang sets ep_size = tp_size for every all-to-all backend, got {}",
                     layout.world(), layout.ep));
   }
-  // engines.md §1.1: 0.4's --enable-ep-moe sets EP to the TP size; hybrid EP < TP came with --ep-size.
+  // [sglang-server-args-docs]: 0.4's --enable-ep-moe sets EP to the TP size; hybrid EP < TP came with --ep-size.
   if (release == SglangRelease::v0_4 && layout.ep > 1 && layout.ep != layout.world()) {
     refuse(plan, role, "layout.ep",
            fmt::format("1 or tp x dp = {} for SGLang 0.4, whose --enable-ep-moe sets EP to the TP size, got {}",
                        layout.world(), layout.ep));
   }
   require_slots_divide_by_ep(plan, role);
-  // engines.md §1.3 rule 9: EPLB (which redundant experts need) requires ep_size > 1.
+  // [sglang-server-args]: EPLB (which redundant experts need) requires ep_size > 1.
   if (layout.redundant > 0 && layout.ep == 1) {
     refuse(plan, role, "layout.redundant",
            fmt::format("0 with ep = 1: SGLang's EPLB needs ep > 1, got {}", layout.redundant));
@@ -46,14 +46,14 @@ void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease rel
 
 void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
-  // engines.md §1.3 rule 6: moe_dense_tp_size is None (= tp_size), 1 or tp_size.
+  // [sglang-server-args]: moe_dense_tp_size is None (= tp_size), 1 or tp_size.
   if (plan.model.dense_layers > 0 && layout.dense_tp != 1 && layout.dense_tp != layout.world()) {
     refuse(plan, role, "layout.dense_tp",
            fmt::format("1 or tp x dp = {}: SGLang's --moe-dense-tp-size accepts only 1 or the TP size, got {}",
                        layout.world(), layout.dense_tp));
   }
   if (layout.lm_head_tp == layout.world()) return;
-  // engines.md §1.3 rule 5: --enable-dp-lm-head splits the head over the attention TP group and needs DP attention.
+  // [sglang-server-args]: --enable-dp-lm-head splits the head over the attention TP group and needs DP attention.
   if (layout.dp == 1) {
     refuse(
         plan, role, "layout.lm_head_tp",
@@ -72,14 +72,14 @@ void check_shared_fusion(const PlanFile& plan, const RolePlan& role, SglangRelea
   const std::int64_t fused = role.layout.fused_shared;
   if (fused == 0) return;
   const PlanModel& model = plan.model;
-  // engines.md §1.2: fusion is on SGLang's allow-list only for 256 routed experts (DeepSeek-V3/R1) and GLM.
+  // [sglang-shared-fusion]: fusion is on SGLang's allow-list only for 256 routed experts (DeepSeek-V3/R1) and GLM.
   if (!(model.num_experts == 256 || model.name.starts_with("GLM"))) {
     refuse(plan, role, "layout.fused_shared",
            fmt::format("0: SGLang fuses the shared expert only for DeepSeek-V3/R1 and GLM-4.5, not {}, got {}",
                        model.name, fused));
   }
   if (release == SglangRelease::v0_4) return;
-  // engines.md §1.1: after 0.4 SGLang fuses exactly n_shared_experts; replica counts went with
+  // [sglang-shared-fusion]: after 0.4 SGLang fuses exactly n_shared_experts; replica counts went with
   // --n-share-experts-fusion.
   if (fused != model.shared_experts) {
     refuse(plan, role, "layout.fused_shared",
@@ -96,13 +96,13 @@ void check_shared_fusion(const PlanFile& plan, const RolePlan& role, SglangRelea
 }
 
 void check_overlap_and_graphs(const PlanFile& plan, const RolePlan& role) {
-  // engines.md §1.3 rule 11: two-batch overlap without an all-to-all backend requires DP attention.
+  // [sglang-server-args]: two-batch overlap without an all-to-all backend requires DP attention.
   if (role.two_batch_overlap && !uses_deepep(role) && role.layout.dp == 1) {
     refuse(plan, role, "two_batch_overlap",
            "false with standard dispatch and dp = 1: SGLang's TBO with --moe-a2a-backend none needs "
            "--enable-dp-attention");
   }
-  // engines.md §1.3 rule 4: --deepep-mode normal disables every CUDA graph; prefill roles capture none anyway.
+  // [sglang-server-args]: --deepep-mode normal disables every CUDA graph; prefill roles capture none anyway.
   if (role.dispatch == Dispatch::deepep_normal && role.role != RoleKind::prefill && role.cuda_graph_max_batch > 0) {
     refuse(plan, role, "cuda_graph_max_batch",
            fmt::format("0 with DeepEP normal mode, which disables all CUDA graphs in SGLang, got {}",
@@ -110,8 +110,8 @@ void check_overlap_and_graphs(const PlanFile& plan, const RolePlan& role) {
   }
 }
 
-// engines.md §1.3 rule 8: chunked_prefill_size % page_size == 0, on the size per DP rank that SGLang holds
-// after dividing by dp_size (§1.1); the undivided --chunked-prefill-size is then a multiple as well.
+// [sglang-server-args]: chunked_prefill_size % page_size == 0, on the size per DP rank that SGLang holds
+// after dividing by dp_size; the undivided --chunked-prefill-size is then a multiple as well.
 void check_page_size(const PlanFile& plan, const RolePlan& role) {
   if (role.chunked_prefill_tokens % role.kv_block_tokens == 0) return;
   refuse(plan, role, "chunked_prefill_tokens",
@@ -120,7 +120,7 @@ void check_page_size(const PlanFile& plan, const RolePlan& role) {
                      role.kv_block_tokens, role.chunked_prefill_tokens));
 }
 
-// engines.md §1.7: DeepEP on Ascend caps the prefill chunk (normal) and the decode batch (low latency).
+// [sglang-ep-docs]: DeepEP on Ascend caps the prefill chunk (normal) and the decode batch (low latency).
 void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
   if (!plan.scenario.on_ascend()) return;
   const std::int64_t chunk = role.chunked_prefill_tokens * role.layout.dp;

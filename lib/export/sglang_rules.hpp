@@ -1,5 +1,5 @@
 #pragma once
-// SGLang's own checks on a role (engines.md §1.3, sglang@001067f), applied before any flag is
+// SGLang's own checks on a role ([sglang-server-args] at 001067f), applied before any flag is
 // written, so a plan SGLang would reject or silently change is refused with the reason.
 #include "export/plan_file.hpp"
 #include "export/sglang_flags.hpp"
@@ -9,7 +9,7 @@ namespace moeplan::exporting {
 // Throws InputError (see refusal.hpp) on the first rule the role breaks.
 void check_sglang_role(const PlanFile& plan, const RolePlan& role, SglangRelease release);
 
-// Whether SGLang fuses the shared expert by default for this model and role (engines.md §1.2,
+// Whether SGLang fuses the shared expert by default for this model and role ([sglang-shared-fusion],
 // determine_num_fused_shared_experts): DeepSeek-V3/R1 or GLM-4.5, no DeepEP, no TBO.
 bool sglang_fuses_by_default(const PlanModel& model, const RolePlan& role);
 

@@ -15,7 +15,7 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node) {
   command.add("--tensor-parallel-size", std::to_string(layout.tp));
   if (layout.dp > 1) command.add("--data-parallel-size", std::to_string(layout.dp));
   if (role.nodes > 1) {
-    // engines.md §2.3: the 2-node example, local size 8 on each, the second node headless from start rank 8.
+    // [vllm-ep-docs]: the 2-node example, local size 8 on each, the second node headless from start rank 8.
     const std::int64_t local = role.gpus / role.nodes / layout.tp;
     command.add("--data-parallel-size-local", std::to_string(local));
     command.add("--data-parallel-address", node.head_host);
@@ -27,7 +27,7 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node) {
 }
 
 std::string all2all_backend(Dispatch dispatch) {
-  // engines.md §2.3: DeepEP high-throughput for prefill-heavy work, low-latency for decode.
+  // [vllm-ep-docs]: DeepEP high-throughput for prefill-heavy work, low-latency for decode.
   return dispatch == Dispatch::deepep_normal ? "deepep_high_throughput" : "deepep_low_latency";
 }
 
@@ -36,9 +36,9 @@ void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSetting
   if (layout.ep == 1) return;
   command.add("--enable-expert-parallel");
   const bool flags_era = settings.version >= release(0, 11);
-  // engines.md §6: Ascend dispatches with MC2 internally and takes no all-to-all backend.
+  // [vllm-ascend-additional-config]: Ascend dispatches with MC2 internally and takes no all-to-all backend.
   if (role.dispatch != Dispatch::standard && platform == VllmPlatform::cuda) {
-    // engines.md §2.5: the environment variable until v0.10, --all2all-backend from v0.11.
+    // [vllm-engine-args-docs]: the environment variable until v0.10, --all2all-backend from v0.11.
     if (flags_era) {
       command.add("--all2all-backend", all2all_backend(role.dispatch));
     } else {
@@ -47,7 +47,7 @@ void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSetting
   }
   if (layout.redundant == 0) return;
   command.add("--enable-eplb");
-  // engines.md §2.5: --num-redundant-experts until v0.10, --eplb-config from v0.11.
+  // [vllm-engine-args-docs]: --num-redundant-experts until v0.10, --eplb-config from v0.11.
   if (flags_era) {
     command.add("--eplb-config", nlohmann::json{{"num_redundant_experts", layout.redundant}}.dump());
   } else {
@@ -58,11 +58,11 @@ void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSetting
 void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings) {
   if (role.two_batch_overlap) command.add("--enable-dbo");
   command.add("--gpu-memory-utilization", memory_fraction_text(role.memory_utilization));
-  // engines.md §6: --max-num-seqs and --max-num-batched-tokens are per DP rank.
+  // [vllm-engine-args-docs]: --max-num-seqs and --max-num-batched-tokens are per DP rank.
   command.add("--max-num-seqs", std::to_string(role.max_batch_per_dp_rank));
   command.add("--max-num-batched-tokens", std::to_string(role.chunked_prefill_tokens));
   command.add("--max-model-len", std::to_string(role.max_context));
-  // engines.md §2.1: auto is the model dtype (older releases have no bfloat16 choice); §6: fp8.
+  // [vllm-cache-config]: auto (the model dtype; older releases have no bfloat16 choice) or fp8.
   command.add("--kv-cache-dtype", role.kv_cache_dtype == KvCacheDtype::fp8_e4m3 ? "fp8" : "auto");
   if (role.cuda_graph_max_batch == 0) command.add("--enforce-eager");
   if (role.kv_block_tokens > 1) command.add("--block-size", std::to_string(role.kv_block_tokens));

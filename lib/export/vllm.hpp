@@ -1,6 +1,6 @@
 #pragma once
-// The vLLM launch command of one node of one role instance (engines.md §2.1-§2.3, §2.5, §6);
-// vllm-ascend starts from the same command (vllm_ascend.hpp).
+// The vLLM launch command of one node of one role instance ([vllm-parallel-config], [vllm-ep-docs],
+// [vllm-engine-args-docs]); vllm-ascend starts from the same command (vllm_ascend.hpp).
 #include <cstdint>
 #include <string>
 
@@ -13,7 +13,7 @@ namespace moeplan::exporting {
 struct VllmSettings {
   EngineVersion version = kMainBranch;
   std::string model_path;
-  std::string kv_connector = "NixlConnector";  // engines.md §2.1 --kv-transfer-config example
+  std::string kv_connector = "NixlConnector";  // [vllm-engine-args-docs] --kv-transfer-config example
   std::int64_t http_port = 8000;               // vLLM's default port; shared nodes count up from it
 };
 

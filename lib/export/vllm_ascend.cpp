@@ -13,7 +13,8 @@ namespace {
 
 enum class AscendSchema { none, top_level, finegrained };
 
-// engines.md §2.4: finegrained_tp_config since v0.12.0rc1; top-level keys v0.10.2rc1 to v0.11.0.
+// finegrained_tp_config since v0.12.0rc1 [vllm-ascend-finegrained-tp]; top-level keys v0.10.2rc1 to v0.11.0
+// [vllm-ascend-pr-2167].
 AscendSchema schema_of(const EngineVersion& version) {
   if (version >= release(0, 12)) return AscendSchema::finegrained;
   if (version >= release(0, 10, 2)) return AscendSchema::top_level;
@@ -27,7 +28,7 @@ struct Split {
   std::int64_t unsplit;  // the value that needs no split: 1 for the O projection, the attention TP otherwise
 };
 
-// The fine-grained splits the role asks for; they only take effect at TP 1 (engines.md §2.4).
+// The fine-grained splits the role asks for; they only take effect at TP 1 [vllm-ascend-finegrained-tp].
 std::vector<Split> requested_splits(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
   std::vector<Split> splits;
@@ -51,19 +52,19 @@ void check_split(const PlanFile& plan, const RolePlan& role, const Split& split,
            fmt::format("{} for this vllm-ascend release, which has no {} (engines.md §2.4), got {}", split.unsplit,
                        split.key, split.size));
   }
-  // engines.md §2.4: the splits take effect only at TP 1 (o_proj requires tensor_parallel_size == 1).
+  // [vllm-ascend-finegrained-tp]: the splits take effect only at TP 1 (o_proj requires tensor_parallel_size == 1).
   if (layout.tp != 1) {
     refuse(plan, role, split.layout_key,
            fmt::format("{} with tp = {}: vllm-ascend's {} needs tensor_parallel_size 1, got {}", split.unsplit,
                        layout.tp, split.key, split.size));
   }
-  // engines.md §2.4: "must divide by data_parallel_size".
+  // [vllm-ascend-finegrained-tp]: "must divide by data_parallel_size".
   if (layout.dp % split.size != 0) {
     refuse(plan, role, split.layout_key,
            fmt::format("a divisor of dp = {} for vllm-ascend's {}, got {}", layout.dp, split.key, split.size));
   }
   if (!oproj) return;
-  // engines.md §2.4: "only supported in pd scenario and can only be used in D node", graph mode only.
+  // [vllm-ascend-finegrained-tp]: "only supported in pd scenario and can only be used in D node", graph mode only.
   if (role.role != RoleKind::decode) {
     refuse(plan, role, split.layout_key,
            fmt::format("1 outside a PD decode role: vllm-ascend's O-projection TP runs only on decode nodes, got {}",
@@ -77,10 +78,11 @@ void check_split(const PlanFile& plan, const RolePlan& role, const Split& split,
 }  // namespace
 
 void check_vllm_ascend_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
-  // engines.md §4: the Ascend 910B has no FP8.
+  // [ascend-910b-specs]: the Ascend 910B has no FP8.
   if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3)
     refuse(plan, role, "kv_cache_dtype", "bf16 on Ascend, which has no FP8");
-  // engines.md §2.1: upstream EPLB is CUDA/ROCm only; §2.4: Ascend's own EPLB keys change with every release.
+  // Upstream EPLB is CUDA/ROCm only [vllm-parallel-config]; Ascend's own EPLB keys change with every release
+  // [vllm-ascend-additional-config].
   if (role.layout.redundant > 0) {
     refuse(plan, role, "layout.redundant",
            fmt::format(
@@ -97,8 +99,8 @@ nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePla
   const bool finegrained = schema_of(version) == AscendSchema::finegrained;
   nlohmann::json config = nlohmann::json::object();
   if (!sizes.empty()) config = finegrained ? nlohmann::json{{"finegrained_tp_config", sizes}} : sizes;
-  // engines.md §2.4: the 0.10.2-0.11 O-projection TP required torchair_graph_config.enabled; doc 004's
-  // launch commands list the captured sizes there (graph_batch_sizes, graph_batch_sizes_init false).
+  // [vllm-ascend-pr-2167]: the 0.10.2-0.11 O-projection TP required torchair_graph_config.enabled; the
+  // launch commands of [doc-004] list the captured sizes there (graph_batch_sizes, graph_batch_sizes_init false).
   nlohmann::json graphs = nlohmann::json::object();
   if (role.layout.otp > 1 && !finegrained) graphs["enabled"] = true;
   if (!role.graph_batch_sizes.empty() && role.cuda_graph_max_batch > 0) {

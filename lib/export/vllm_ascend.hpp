@@ -1,7 +1,7 @@
 #pragma once
 // vllm-ascend: the vLLM command plus --additional-config for the fine-grained TP splits of
-// engines.md §2.4: finegrained_tp_config.{oproj,lmhead,mlp}_tensor_parallel_size from 0.12, the
-// top-level oproj/lmhead keys (with the torchair graph) from 0.10.2 to 0.11, none before.
+// finegrained_tp_config.{oproj,lmhead,mlp}_tensor_parallel_size from 0.12 [vllm-ascend-finegrained-tp], the
+// top-level oproj/lmhead keys (with the torchair graph) from 0.10.2 to 0.11 [vllm-ascend-pr-2167], none before.
 #include <nlohmann/json.hpp>
 
 #include "export/vllm.hpp"

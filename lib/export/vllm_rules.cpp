@@ -13,7 +13,7 @@ namespace {
 
 void check_experts(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
-  // engines.md §2.1: "EP size is not a flag": EP_SIZE = TP_SIZE x DP_SIZE with --enable-expert-parallel, else none.
+  // [vllm-ep-docs]: EP size is not a flag: EP_SIZE = TP_SIZE x DP_SIZE with --enable-expert-parallel, else none.
   if (layout.ep != 1 && layout.ep != layout.world()) {
     refuse(
         plan, role, "layout.ep",
@@ -21,7 +21,7 @@ void check_experts(const PlanFile& plan, const RolePlan& role) {
                     layout.world(), layout.ep));
   }
   require_slots_divide_by_ep(plan, role);
-  // engines.md §2.1: --enable-eplb requires --enable-expert-parallel; redundant experts must be 0 without EPLB.
+  // [vllm-parallel-config]: --enable-eplb requires --enable-expert-parallel; no redundant experts without EPLB.
   if (layout.redundant > 0 && layout.ep == 1) {
     refuse(plan, role, "layout.redundant",
            fmt::format("0 without expert parallelism: vLLM's redundant experts need --enable-eplb, which needs "
@@ -31,14 +31,14 @@ void check_experts(const PlanFile& plan, const RolePlan& role) {
   if (role.dispatch != Dispatch::standard && layout.ep == 1) {
     refuse(plan, role, "dispatch", "standard with ep = 1: DeepEP dispatches tokens between expert-parallel ranks");
   }
-  // engines.md §6: shared-expert fusion has no vLLM flag (ROCm aiter environment only).
+  // [vllm-engine-args-docs]: shared-expert fusion has no vLLM flag (ROCm aiter environment only).
   if (layout.fused_shared > 0) {
     refuse(plan, role, "layout.fused_shared",
            fmt::format("0 for vLLM, which runs the shared expert unfused, got {}", layout.fused_shared));
   }
 }
 
-// engines.md §6: vLLM splits the dense layers and the LM head with --tensor-parallel-size.
+// [vllm-parallel-config]: vLLM splits the dense layers and the LM head with --tensor-parallel-size.
 void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
   if (plan.model.dense_layers > 0 && layout.dense_tp != layout.tp) {
@@ -57,7 +57,7 @@ void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
 
 void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const EngineVersion& version,
                              VllmPlatform platform) {
-  // engines.md §2.3: multi-node vLLM runs whole DP ranks per node (--data-parallel-size-local).
+  // [vllm-ep-docs]: multi-node vLLM runs whole DP ranks per node (--data-parallel-size-local).
   const std::int64_t gpus_per_node = role.gpus / role.nodes;
   if (role.nodes > 1 && gpus_per_node % role.layout.tp != 0) {
     refuse(plan, role, "layout.tp",
@@ -69,7 +69,7 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
     refuse(plan, role, "two_batch_overlap",
            "false for vllm-ascend, which documents no dual-batch overlap (engines.md §2.4)");
   }
-  // engines.md §2.1 documents --enable-dbo from the v0.11 era on.
+  // [vllm-engine-args-docs] documents --enable-dbo from the v0.11 era on.
   if (version < release(0, 11)) {
     refuse(plan, role, "two_batch_overlap",
            fmt::format("false for vLLM {}: --enable-dbo needs 0.11 or later", version.text()));
@@ -84,7 +84,7 @@ void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVer
                      fmt::format("a vLLM release from {} on (engines.md §2.5), got {}", oldest_vllm_release().text(),
                                  version.text()));
   }
-  // engines.md §2.4: vllm-ascend has a custom O-projection TP but no QKV one.
+  // [vllm-ascend-finegrained-tp]: vllm-ascend has a custom O-projection TP but no QKV one.
   if (role.layout.qkvtp > 1) {
     refuse(plan, role, "layout.qkvtp",
            fmt::format("1 for vLLM, which has no QKV-projection TP, got {}", role.layout.qkvtp));

@@ -1,5 +1,5 @@
 #pragma once
-// What vLLM can express for a role (engines.md §2.1-§2.3, §2.5, §6), checked before any argument
+// What vLLM can express for a role ([vllm-parallel-config], [vllm-ep-docs]), checked before any argument
 // is written: vLLM has no EP-size flag, no shared-expert fusion, no O/QKV-projection TP, and
 // splits dense layers and the LM head with attention TP.
 #include "export/engine_version.hpp"
@@ -9,7 +9,7 @@ namespace moeplan::exporting {
 
 enum class VllmPlatform { cuda, ascend };
 
-// The oldest vLLM release engines.md documents (§2.5: v0.9-v0.10 column).
+// The oldest vLLM release whose flags the exporter knows (v0.9-v0.10, [vllm-engine-args-docs]).
 EngineVersion oldest_vllm_release();
 
 // Throws InputError (see refusal.hpp) on the first rule the role breaks. On Ascend the O-projection,
