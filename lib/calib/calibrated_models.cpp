@@ -82,7 +82,7 @@ CalibratedModels calibrated_models(const Calibration& calibration, const Hardwar
   if (coefficients.moe) efficiency.expert_paths = expert_path_costs(*coefficients.moe, memory_scale, compute_scale);
   if (coefficients.otp_x1) efficiency.otp_x1 = otp_on_target(*coefficients.otp_x1, memory_scale, compute_scale);
   if (coefficients.otp_x2) efficiency.otp_x2 = otp_on_target(*coefficients.otp_x2, memory_scale, compute_scale);
-  // Element-wise stages stream like a copy (kernels.md §6 row 8): the measured copy rate, read + write.
+  // Element-wise stages stream like a copy [moeplan-kernel-targets]: the measured copy rate, read + write.
   efficiency.elementwise_memory = calibration.device.copy_bytes_per_second / target.hbm_bandwidth;
   efficiency.calibrated = true;
   efficiency.source = fmt::format("calibrated: {} (measured on {})", file, calibration.measured_on);

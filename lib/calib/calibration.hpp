@@ -1,5 +1,5 @@
 #pragma once
-// A calibration file's content (DESIGN.md contract): the device, every raw measurement, the fitted
+// A calibration file's content: the device, every raw measurement, the fitted
 // coefficients and the held-out error of the fit per family.
 #include <cstdint>
 #include <optional>
@@ -66,7 +66,7 @@ struct Coefficients {
   std::vector<CollectiveFit> collectives;
   std::optional<RooflineFit> gemm;
   std::optional<MoeFit> moe;
-  // The OTP paths end to end (fit on the held-in shapes), per doc 004 scheme.
+  // The OTP paths end to end (fit on the held-in shapes), per scheme of [doc-004].
   std::optional<PathAdjustment> otp_x1, otp_x2;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The calibration file on disk (DESIGN.md contract): {"device": {...}, "measurements": [...],
+// The calibration file on disk: {"device": {...}, "measurements": [...],
 // "coefficients": {...}, "heldout_mape": {"moe_layer", "otp", "collectives", "gemm"}} plus the schema,
 // the command that produced it and the model signature. Reading validates every field.
 #include <nlohmann/json.hpp>

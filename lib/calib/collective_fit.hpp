@@ -1,5 +1,5 @@
 #pragma once
-// Fits a collective's piecewise curve (kernels.md §4.4: a latency floor, a mid-size ramp, a bandwidth
+// Fits a collective's piecewise curve ([moeplan-h200-measurements]: a latency floor, a mid-size ramp, a bandwidth
 // line; one alpha + n/beta line does not fit 1 KiB .. 1 GiB) to measured (wire bytes, time) points.
 #include <string>
 #include <vector>

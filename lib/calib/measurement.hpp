@@ -1,6 +1,6 @@
 #pragma once
 // One raw timing of the calibration sweep: what ran (family, kind, shape, dtype, group size), the bytes
-// and FLOPs it must move and do, and the median and spread of its device time (DESIGN.md, calibration).
+// and FLOPs it must move and do, and the median and spread of its device time.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // What one measured MoE layer must move and do, as the fit and the cost model count it: the grouped
 // GEMMs' bytes and FLOPs on each kernel path, the unfused shared expert's dense GEMMs, and the routing
-// statistics those depend on, taken as expectations over uniform top-k routing (kernels.md §2.3) so a
+// statistics those depend on, taken as expectations over uniform top-k routing [moeplan-uniform-routing] so a
 // prediction needs only the shape, never one run's draw.
 #include "calib/measurement.hpp"
 #include "cost/expert_routing.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// doc 004's two OTP schemes measured against the cost model: which scheme won on the GPUs and by how
+// The two OTP schemes of [doc-004] measured against the cost model: which scheme won on the GPUs and by how
 // much, beside what the model predicts with the calibration and what it predicted before it.
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ std::vector<OtpShape> otp_shapes(const Model& model);
 struct OtpRow {
   OtpShape shape;
   int ranks = 0;
-  std::int64_t tokens = 0;  // per rank (doc 004's bs)
+  std::int64_t tokens = 0;  // per rank (bs in [doc-004])
   double measured_x1 = 0, measured_x2 = 0;
   double calibrated_x1 = 0, calibrated_x2 = 0;      // the cost model with this calibration
   double uncalibrated_x1 = 0, uncalibrated_x2 = 0;  // the cost model on the datasheet preset

@@ -90,7 +90,7 @@ SweepPlan sweep_plan(const Model& model, int gpus, bool quick) {
   plan.collective_bytes = quick ? geometric(kKiB, 64 * kKiB * kKiB, 4) : geometric(kKiB, kKiB * kKiB * kKiB, 2);
   for (int ranks = 2; ranks <= gpus; ++ranks) plan.group_sizes.push_back(ranks);
   plan.otp = otp_shapes(model);
-  // doc 004: batch 1 .. 256 per rank.
+  // [doc-004]: batch 1 .. 256 per rank.
   plan.otp_tokens = quick ? std::vector<std::int64_t>{1, 16, 256} : geometric(1, 256, 2);
   plan.gemms = gemm_shapes(model, quick ? std::vector<std::int64_t>{1, 4} : std::vector<std::int64_t>{1, 2, 4, 8});
   plan.gemm_rows = quick ? std::vector<std::int64_t>{1, 64, 1024} : geometric(1, 4096, 4);

@@ -23,8 +23,8 @@ struct MoeShape {
   std::int64_t experts = 0;
   std::int64_t top_k = 0;
   std::int64_t shared_intermediate = 0;  // all shared experts together; 0 = none
-  bool fp8 = false;                      // FP8 e4m3 experts with 128 x 128 block scales (doc 001)
-  bool grouped_router = false;           // sigmoid scores, grouped top-k (doc 001)
+  bool fp8 = false;                      // FP8 e4m3 experts with 128 x 128 block scales [doc-001]
+  bool grouped_router = false;           // sigmoid scores, grouped top-k [doc-001]
   std::int64_t groups = 1;
   std::int64_t topk_groups = 1;
   double routed_scaling_factor = 1.0;

@@ -28,12 +28,12 @@ double wire_factor(Collective kind, std::int64_t ranks) {
 std::int64_t collective_steps(Collective kind, std::int64_t ranks) {
   if (ranks <= 1) return 0;
   switch (kind) {
-    // kernels.md §4.3: ring nsteps = 2(n-1) for all-reduce, n-1 for all-gather and reduce-scatter.
+    // [nccl-tuning]: ring nsteps = 2(n-1) for all-reduce, n-1 for all-gather and reduce-scatter.
     case Collective::all_reduce:
       return 2 * (ranks - 1);
     case Collective::all_gather:
     case Collective::reduce_scatter:
-    // kernels.md §4.4: pairwise all-to-all and pipelined broadcast pay (p-1) alpha.
+    // [thakur-collectives-2005]: pairwise all-to-all and pipelined broadcast pay (p-1) alpha.
     case Collective::all_to_all:
     case Collective::broadcast:
       return ranks - 1;
@@ -86,7 +86,7 @@ CollectiveCurve CollectiveModel::default_curve(Collective kind, Fabric fabric, s
   curve.kind = kind;
   curve.fabric = fabric;
   curve.ranks = ranks;
-  // kernels.md §4.3: ring latency = base + nsteps x per-step latency (LL for the floor, Simple for the line).
+  // [nccl-tuning]: ring latency = base + nsteps x per-step latency (LL for the floor, Simple for the line).
   curve.floor_time = latency + steps * protocol.small_step;
   curve.line_latency = protocol.bulk_base + steps * protocol.bulk_step;
   curve.bus_bandwidth = bandwidth * defaults_.bulk_efficiency;

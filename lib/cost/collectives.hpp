@@ -42,15 +42,15 @@ struct LinkProtocol {
 
 // How default curves are built from a Hardware preset until a calibration replaces them.
 struct CurveDefaults {
-  // kernels.md §4.3 (NCCL tuning.cc, Ring on NVLink): LL 0.6 us per step; Simple 8.4 us base + 3.4 us per step.
+  // [nccl-tuning] (Ring on NVLink): LL 0.6 us per step; Simple 8.4 us base + 3.4 us per step.
   LinkProtocol nvlink{0.6e-6, 8.4e-6, 3.4e-6};
   // NVIDIA/nccl src/graph/tuning.cc hwLat NET, Ring: LL 2.7 us, Simple 9.6 us per step; baseLat Simple 8.4 us.
   LinkProtocol network{2.7e-6, 8.4e-6, 9.6e-6};
-  // kernels.md §0: NCCL busbw on NVLink4 is 92-98 % of its modeled per-direction rate.
+  // NCCL busbw on NVLink4 is 92-98 % of its modeled per-direction rate [moeplan-h200-measurements].
   double bulk_efficiency = 0.95;
-  // kernels.md §4.4: small messages stay flat at the floor up to 256 KB-1 MB.
+  // [moeplan-h200-measurements]: small messages stay flat at the floor up to 256 KB-1 MB.
   double floor_until = 512.0 * 1024;
-  // kernels.md §1.3: busbw climbs through 4-16 MB; from 16 MB the large-message line holds.
+  // [moeplan-h200-measurements]: busbw climbs through 4-16 MB; from 16 MB the large-message line holds.
   double line_from = 16.0 * 1024 * 1024;
 };
 

@@ -9,7 +9,7 @@ namespace moeplan {
 
 namespace {
 
-// kernels.md §2.3: distinct experts touched under uniform routing = E (1 - (1 - p)^trials).
+// [moeplan-uniform-routing]: distinct experts touched under uniform routing = E (1 - (1 - p)^trials).
 double experts_reached(double trials, double probability, double experts) {
   if (trials <= 0 || experts <= 0) return 0.0;
   return experts * reach_probability(trials, probability);
@@ -37,7 +37,7 @@ ComputeModel::ComputeModel(const Hardware& hardware, const Efficiency& efficienc
     : hardware_(hardware), efficiency_(efficiency) {}
 
 double ComputeModel::peak(DType weight) const {
-  // kernels.md §2.1: FP8 checkpoints run FP8 GEMMs on per-token-quantised activations; others run BF16.
+  // [vllm-fused-moe]: FP8 checkpoints run FP8 GEMMs on per-token-quantised activations; others run BF16.
   return weight == DType::fp8_e4m3 ? hardware_.fp8_flops : hardware_.bf16_flops;
 }
 
@@ -66,7 +66,7 @@ Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, D
   const auto cols = static_cast<double>(in);
   Work work;
   work.flops = 2.0 * tokens * rows * cols;
-  // kernels.md §2.3: bytes = weights read once + activations in and out.
+  // [moeplan-kernel-targets]: bytes = weights read once + activations in and out.
   work.bytes = static_cast<double>(matrix_bytes(weight, out, in, block)) + tokens * (rows + cols) * kActivationBytes;
   return work;
 }
@@ -100,7 +100,7 @@ ExpertTimes ComputeModel::experts(const ExpertLoad& load, double prefetched_byte
   if (efficiency_.expert_paths.calibrated) return calibrated_experts(load, prefetched_bytes);
   const auto hidden = static_cast<double>(load.hidden);
   const auto inter = static_cast<double>(load.intermediate);
-  // doc 002: GEMM1 w13 [2I, h] -> SiLU-and-mul -> GEMM2 w2 [h, I], over the rows each local expert receives.
+  // [doc-002]: GEMM1 w13 [2I, h] -> SiLU-and-mul -> GEMM2 w2 [h, I], over the rows each local expert receives.
   Work gate_up;
   gate_up.flops = 2.0 * rows * 2.0 * inter * hidden;
   gate_up.bytes = expert_weight_bytes(load) + rows * (hidden + 2.0 * inter) * kActivationBytes;
@@ -154,7 +154,7 @@ double ComputeModel::mla_decode(double sequences, double context, std::int64_t h
   const auto width = static_cast<double>(latent + rope);
   // DeepSeek-V2 report §2.1 (absorbed MLA): scores over [latent; rope], values over the latent, per head.
   const double flops = 2.0 * static_cast<double>(heads) * sequences * context * (width + static_cast<double>(latent));
-  // engines.md §3.2: MLA caches (kv_lora_rank + qk_rope_head_dim) elements per token, shared by all heads.
+  // MLA caches (kv_lora_rank + qk_rope_head_dim) elements per token, shared by all heads [moeplan-model-arithmetic].
   const double bytes = sequences * context * width * element_bytes(kv);
   return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
                    bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
@@ -166,7 +166,7 @@ double ComputeModel::gqa_decode(double sequences, double context, std::int64_t h
   const auto dim = static_cast<double>(head_dim);
   // QK^T and PV: 2 x 2 x heads x context x head_dim FLOPs per sequence.
   const double flops = 4.0 * static_cast<double>(heads) * sequences * context * dim;
-  // engines.md §3.2: GQA caches 2 x kv_heads x head_dim elements per token.
+  // [moeplan-model-arithmetic]: GQA caches 2 x kv_heads x head_dim elements per token.
   const double bytes = sequences * context * 2.0 * static_cast<double>(kv_heads) * dim * element_bytes(kv);
   return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
                    bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
@@ -192,7 +192,7 @@ double ComputeModel::elementwise(double bytes) const {
 double ComputeModel::routing(double tokens, std::int64_t hidden, std::int64_t experts, DType weight) const {
   if (tokens <= 0) return 0.0;
   const double gate = gemm(tokens, experts, hidden, weight, BlockShape{});
-  // kernels.md §3 and §6 rows 9-10: top-k and align are fixed floors until ~2 ns per token takes over.
+  // [moeplan-kernel-targets]: top-k and align are fixed floors until ~2 ns per token takes over.
   const double per_token = efficiency_.routing_per_token * tokens;
   return gate + std::max(efficiency_.routing_floor, per_token) + std::max(efficiency_.align_floor, per_token);
 }

@@ -22,7 +22,7 @@ struct PathAdjustment {
   double compute_scale = 0;
 };
 
-// Activations (hidden states, expert rows, doc 004's OTP exchanges) move as BF16 between ops.
+// Activations (hidden states, expert rows, the OTP exchanges of [doc-004]) move as BF16 between ops.
 inline constexpr double kActivationBytes = 2.0;
 
 // FLOPs and HBM bytes of one op.
@@ -55,14 +55,14 @@ struct ExpertPathCosts {
 
 // Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.
 struct Efficiency {
-  // kernels.md §1.2 and §6 row 5: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
+  // [moeplan-kernel-targets]: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
   double gemm_compute = 0.70;
-  // kernels.md §0 and §6 row 6: FP8 GEMM 53-56 % (torch) to 55-66 % (DeepGEMM) of FP8 peak.
+  // [moeplan-kernel-targets]: FP8 GEMM 53-56 % (torch) to 55-66 % ([deepgemm]) of FP8 peak.
   double fp8_compute = 0.55;
-  // kernels.md §6 row 1: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
+  // [moeplan-kernel-targets]: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
   double gemm_memory = 0.75;
   // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with gemm_floor as
-  // its fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (doc 004's 910B timings).
+  // its fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (the 910B timings of [doc-004]).
   bool additive_gemm = false;
   // s: a GEMM's fixed cost, the additive form's term or the roofline's floor; 0 leaves the roofline's at
   // kernel_floor. Other kernels keep kernel_floor either way.
@@ -70,19 +70,19 @@ struct Efficiency {
   // FlashAttention-3 (arXiv 2407.08608) reaches up to 75 % of H100 BF16 peak on long sequences; shorter
   // sequences and MLA's unequal head dims land lower.
   double attention_compute = 0.60;
-  // Decode attention streams the KV cache like a copy: kernels.md §1.2 copy reaches 89-90 % of spec.
+  // Decode attention streams the KV cache like a copy, which reaches 89-90 % of spec [moeplan-h200-measurements].
   double attention_memory = 0.80;
-  // kernels.md §6 row 8: element-wise stages reach >= 80 % of the copy rate, itself ~90 % of spec.
+  // [moeplan-kernel-targets]: element-wise stages reach >= 80 % of the copy rate, itself ~90 % of spec.
   double elementwise_memory = 0.72;
-  // kernels.md §6 row 8: launch floor 2-5 us per kernel.
+  // [moeplan-kernel-targets]: launch floor 2-5 us per kernel.
   double kernel_floor = 3e-6;
-  // kernels.md §6 row 9: biased grouped top-k <= 8 us up to 256 tokens, then 2 ns per token.
+  // [moeplan-kernel-targets]: biased grouped top-k <= 8 us up to 256 tokens, then 2 ns per token.
   double routing_floor = 8e-6;
   double routing_per_token = 2e-9;
-  // kernels.md §6 row 10: moe_align_block_size <= 15 us.
+  // [moeplan-kernel-targets]: moe_align_block_size <= 15 us.
   double align_floor = 15e-6;
   ExpertPathCosts expert_paths;
-  // doc 004's OTP schemes as calibrated end to end; identity before calibration.
+  // The OTP schemes of [doc-004] as calibrated end to end; identity before calibration.
   PathAdjustment otp_x1, otp_x2;
   bool calibrated = false;
   std::string source = "uncalibrated: datasheet roofline";
@@ -100,7 +100,7 @@ struct ExpertTimes {
 };
 
 // The experts one rank computes: `pairs` routed rows spread over `experts` local routed experts, and
-// `shared_pairs` rows over `shared_experts` local replicas of a fused shared expert (doc 000: same shape).
+// `shared_pairs` rows over `shared_experts` local replicas of a fused shared expert ([doc-000]: same shape).
 struct ExpertLoad {
   double pairs = 0;
   double experts = 1;

@@ -10,7 +10,7 @@ KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType k
   const double element = element_bytes(kv_dtype);
   KvCacheShape shape;
   if (attention.kind == AttentionKind::mla) {
-    // doc 003 / engines.md 3.2: one compressed latent per token and layer, the same on every TP rank.
+    // [doc-003], [moeplan-model-arithmetic]: one compressed latent per token and layer, the same on every TP rank.
     const auto per_layer = static_cast<std::uint64_t>((attention.kv_lora_rank + attention.qk_rope_head_dim) * element);
     shape.bytes_per_token = per_layer * static_cast<std::uint64_t>(model.num_layers);
     return shape;

@@ -14,7 +14,7 @@ struct KvCacheShape {
   std::int64_t kv_heads_per_rank = 0;    // GQA only
 };
 
-// engines.md 3.2: MLA caches (kv_lora_rank + qk_rope_head_dim) per layer, replicated across
+// [moeplan-model-arithmetic]: MLA caches (kv_lora_rank + qk_rope_head_dim) per layer, replicated across
 // attention TP; GQA caches 2 * kv_heads * head_dim, split by TP down to one head and replicated beyond.
 KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype,
                                std::int64_t context_length);

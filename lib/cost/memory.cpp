@@ -12,7 +12,7 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
 
-// Expert TP degree for this component: fused shared slots live inside the MoE kernel (doc 002),
+// Expert TP degree for this component: fused shared slots live inside the MoE kernel [doc-002],
 // an unfused shared expert is a dense MLP split like the dense FFN.
 std::int64_t expert_tp(const Layout& layout, Component component) {
   if (component == Component::shared_experts && layout.fused_shared == 0) return layout.dense_tp_size();
@@ -31,7 +31,7 @@ LocalShape local_shape(const WeightTensor& tensor, const Layout& layout) {
     case Split::replicated: return {tensor.rows, tensor.cols};
     case Split::query_heads: return {tensor.rows / attention_split, tensor.cols};
     case Split::kv_heads: return {std::max(tensor.rows / attention_split, tensor.min_local_rows), tensor.cols};
-    case Split::o_input: return {tensor.rows, tensor.cols / (layout.tp * layout.otp)};  // doc 004: row-split O
+    case Split::o_input: return {tensor.rows, tensor.cols / (layout.tp * layout.otp)};  // [doc-004]: row-split O
     case Split::dense_rows: return {tensor.rows / layout.dense_tp_size(), tensor.cols};
     case Split::dense_cols: return {tensor.rows, tensor.cols / layout.dense_tp_size()};
     case Split::expert_rows: return {tensor.rows / expert_split, tensor.cols};
@@ -47,7 +47,7 @@ std::int64_t copies_per_rank(const WeightTensor& tensor, const Model& model, con
     return layout.physical_experts(model) / layout.ep;  // routed + redundant slots spread over EP
   }
   if (tensor.component == Component::shared_experts) {
-    // doc 002: num_local_experts = routed/ep + fused_shared; unfused, every rank keeps the shared MLP.
+    // [doc-002]: num_local_experts = routed/ep + fused_shared; unfused, every rank keeps the shared MLP.
     return layout.fused_shared > 0 ? layout.fused_shared : model.moe.shared_experts;
   }
   return 1;
@@ -61,7 +61,7 @@ std::uint64_t activation_workspace(const Model& model, const Layout& layout, con
   const std::uint64_t hidden_buffers = tokens * hidden * element * 4;
   const auto query_width = static_cast<std::uint64_t>(model.attention.query_width() / (layout.tp * layout.qkvtp));
   const std::uint64_t attention = tokens * query_width * element;
-  // kernels.md 2.1: fused_moe keeps [M, top_k, 2I] gate/up, [M*top_k, I] activated and [M, top_k, h] outputs.
+  // [vllm-fused-moe]: fused_moe keeps [M, top_k, 2I] gate/up, [M*top_k, I] activated, [M, top_k, h] outputs.
   const auto selected = static_cast<std::uint64_t>(model.moe.experts_per_token + (layout.fused_shared > 0 ? 1 : 0));
   const auto expert_width = static_cast<std::uint64_t>(model.moe.intermediate_size / layout.moe_tp());
   const std::uint64_t moe = tokens * selected * (3 * expert_width + hidden) * element;
@@ -77,7 +77,7 @@ std::uint64_t activation_workspace(const Model& model, const Layout& layout, con
 
 std::uint64_t communication_buffers(const Model& model, const Layout& layout, const MemorySettings& settings) {
   if (layout.world() == 1) return 0;
-  // engines.md 1.4: SGLang reserves tp*pp/8 GiB for communicators.
+  // [sglang-server-args]: SGLang reserves tp*pp/8 GiB for communicators.
   std::uint64_t bytes = static_cast<std::uint64_t>(layout.world()) * kGiB / 8;
   if (layout.ep > 1) {
     // All-to-all send and receive buffers for one step's dispatched tokens (bf16, top-k copies each).
@@ -109,7 +109,7 @@ WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout) {
 Overheads estimate_overheads(const Model& model, const Layout& layout, const MemorySettings& settings) {
   Overheads overheads;
   overheads.activation = settings.activation_bytes.value_or(activation_workspace(model, layout, settings));
-  // engines.md 1.4: SGLang reserves 2 MiB per captured decode batch size.
+  // [sglang-server-args]: SGLang reserves 2 MiB per captured decode batch size.
   overheads.cuda_graph = settings.cuda_graph_bytes.value_or(2 * kMiB * static_cast<std::uint64_t>(settings.max_batch));
   overheads.communication = settings.communication_bytes.value_or(communication_buffers(model, layout, settings));
   return overheads;

@@ -43,7 +43,7 @@ DispatchTimes standard_all_to_all(const DispatchInput& input, const CollectiveMo
 }
 
 DispatchTimes gather_scatter(const DispatchInput& input, const CollectiveModel& collectives) {
-  // doc 003: tokens all-gathered across the group before the experts, reduce-scattered after them.
+  // [doc-003]: tokens all-gathered across the group before the experts, reduce-scattered after them.
   const double bytes =
       input.tokens_per_rank * static_cast<double>(input.group.ranks) * static_cast<double>(input.hidden) * kActivationBytes;
   return {collectives.time(Collective::all_gather, input.group, bytes),
@@ -56,7 +56,7 @@ DispatchTimes deepep_low_latency(const DispatchInput& input, const Hardware& har
   const auto hidden = static_cast<double>(input.hidden);
   const double cross = cross_share(input);
   const double nvlink_share = std::max(0.0, 1.0 - 1.0 / ranks - cross);
-  // kernels.md §4.5: low-latency mode sends one FP8 row (plus scales) per (token, expert) and combines in BF16.
+  // [deepep]: low-latency mode sends one FP8 row (plus scales) per (token, expert) and combines in BF16.
   const double rows = input.tokens_per_rank * static_cast<double>(input.top_k) * input.max_over_mean;
   const double fp8_row = hidden + 4.0 * hidden / static_cast<double>(constants.scale_group);
   const double bf16_row = hidden * kActivationBytes;

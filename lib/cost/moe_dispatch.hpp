@@ -19,13 +19,13 @@ std::string dispatch_mode_name(DispatchMode mode);
 
 // Achievable fractions and floors of the DeepEP kernels; the standard modes use the collective curves.
 struct DispatchConstants {
-  // kernels.md §4.5: pplx-kernels NVLink dispatch/combine of 1 token per GPU take 41.6 / 41.7 us.
+  // [pplx-kernels]: NVLink dispatch/combine of 1 token per GPU take 41.6 / 41.7 us.
   double kernel_floor = 41.6e-6;
-  // kernels.md §4.5: DeepEP normal reaches 96-99 % of H800's achievable NVLink, 88-93 % of 370 GB/s on H20.
+  // [deepep]: DeepEP normal reaches 96-99 % of H800's achievable NVLink, 88-93 % of 370 GB/s on H20.
   double nvlink_efficiency = 0.90;
-  // kernels.md §4.5: DeepEP normal internode EP16 moves 43 GB/s per GPU over a ~50 GB/s CX7.
+  // [deepep]: DeepEP normal internode EP16 moves 43 GB/s per GPU over a ~50 GB/s CX7.
   double rdma_efficiency = 0.85;
-  // DeepSeek-V3 FP8 dispatch: one fp32 scale per 128 activations (kernels.md §2.1, per-token-group quant).
+  // DeepSeek-V3 FP8 dispatch: one fp32 scale per 128 activations ([vllm-fused-moe], per-token-group quant).
   std::int64_t scale_group = 128;
 };
 
@@ -35,7 +35,7 @@ struct DispatchInput {
   double tokens_per_rank = 0;  // tokens each EP rank holds before dispatch
   std::int64_t top_k = 1;      // expert rows per token, the fused shared expert included
   std::int64_t hidden = 0;
-  double max_over_mean = 1.0;    // busiest rank's expert rows over the mean (1 / doc 003's balancedness)
+  double max_over_mean = 1.0;    // busiest rank's expert rows over the mean (1 / balancedness of [doc-003])
   double cross_node_share = -1;  // share of rows sent to other nodes; < 0: uniform placement
 };
 

@@ -25,9 +25,9 @@ double otp_volume(OtpScheme scheme, double tokens, std::int64_t h1, std::int64_t
   const auto p = static_cast<double>(otp);
   const auto in = static_cast<double>(h1);
   const auto out = static_cast<double>(h2);
-  // doc 004: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1))
+  // [doc-004]: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1))
   if (scheme == OtpScheme::x1) return tokens * (in * (p - 1.0) / p + out * (p - 1.0));
-  // doc 004: X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP)
+  // [doc-004]: X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP)
   return tokens * (in * (p - 1.0) + out * (p - 1.0) / p);
 }
 
@@ -43,7 +43,7 @@ OtpSchemeCost otp_scheme_cost(OtpScheme scheme, const OtpProjection& projection,
   cost.scheme = scheme;
   Work& matmul = cost.matmul_work;
   if (scheme == OtpScheme::x1) {
-    // doc 004 X1: all-to-all of [bs, h1] turns DP into TP; reduce-scatter of [OTP bs, h2] returns to DP.
+    // [doc-004] X1: all-to-all of [bs, h1] turns DP into TP; reduce-scatter of [OTP bs, h2] returns to DP.
     const double all_to_all_bytes = tokens * h1 * kActivationBytes;
     const double reduce_scatter_bytes = p * tokens * h2 * kActivationBytes;
     cost.volume_bytes = all_to_all_bytes * wire_factor(Collective::all_to_all, otp) +
@@ -54,7 +54,7 @@ OtpSchemeCost otp_scheme_cost(OtpScheme scheme, const OtpProjection& projection,
                                projection.block);
     cost.second_collective = collectives.time(Collective::reduce_scatter, group, reduce_scatter_bytes);
   } else {
-    // doc 004 X2: all-gather of [bs, h1] to [OTP bs, h1]; all-to-all of [OTP bs, h2/OTP] back to the owners.
+    // [doc-004] X2: all-gather of [bs, h1] to [OTP bs, h1]; all-to-all of [OTP bs, h2/OTP] back to the owners.
     const double all_gather_bytes = p * tokens * h1 * kActivationBytes;
     const double all_to_all_bytes = tokens * h2 * kActivationBytes;
     cost.volume_bytes = all_gather_bytes * wire_factor(Collective::all_gather, otp) +

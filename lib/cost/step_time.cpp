@@ -52,7 +52,7 @@ StepModel::StepModel(const Model& model, const CollectiveModel& collectives, con
     if (!attention || tensor.scope != LayerScope::every_layer || tensor.cols <= 1) continue;
     attention_matrices_.push_back(tensor);
     if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
-      // doc 004's QKV matrix: the head-split projections reading one input, [h1 -> sum of their rows].
+      // The QKV matrix of [doc-004]: the head-split projections reading one input, [h1 -> sum of their rows].
       OtpProjection& projection = head_split_by_input[tensor.cols];
       projection.input_width = tensor.cols;
       projection.output_width += tensor.rows;
@@ -118,7 +118,7 @@ StepModel::LayerCost StepModel::attention_layer(const Layout& layout, const Pass
     std::int64_t rows = tensor.rows;
     std::int64_t cols = tensor.cols;
     if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
-      if (layout.qkvtp > 1) continue;  // priced below by its doc 004 scheme
+      if (layout.qkvtp > 1) continue;  // priced below by its [doc-004] scheme
       rows = std::max(tensor.min_local_rows, rows / layout.tp);
     } else if (tensor.split == Split::o_input) {
       if (layout.otp > 1) continue;
@@ -151,7 +151,7 @@ double StepModel::dense_tp_comm(const Layout& layout, double tokens) const {
   const double group_tokens = tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
   const double bytes = group_tokens * static_cast<double>(model_.hidden_size) * kActivationBytes;
   if (dense_tp == layout.tp) return collectives_.time(Collective::all_reduce, group(dense_tp), bytes);
-  // doc 003: a dense-TP group other than attention's gathers its tokens before and reduce-scatters after.
+  // [doc-003]: a dense-TP group other than attention's gathers its tokens before and reduce-scatters after.
   return collectives_.time(Collective::all_gather, group(dense_tp), bytes) +
          collectives_.time(Collective::reduce_scatter, group(dense_tp), bytes);
 }
@@ -174,12 +174,12 @@ ExpertLoad StepModel::expert_load(const Layout& layout, double global_tokens, co
   const Moe& moe = model_.moe;
   const auto ep = static_cast<double>(layout.ep);
   // Busiest EP rank: its share of the routed rows times the placement's max/mean, plus an even share of the
-  // fused shared expert, which every token selects once among the ep x fused_shared replicas (doc 000).
+  // fused shared expert, which every token selects once among the ep x fused_shared replicas [doc-000].
   const double imbalance = layout.ep > 1 ? options.max_over_mean : 1.0;
   ExpertLoad load;
   load.pairs = global_tokens * static_cast<double>(moe.experts_per_token) / ep * imbalance;
   load.tokens = global_tokens;
-  // doc 002: num_local_experts = (num_experts + redundant) / ep routed slots + the fused shared slots.
+  // [doc-002]: num_local_experts = (num_experts + redundant) / ep routed slots + the fused shared slots.
   load.experts = static_cast<double>(layout.physical_experts(model_)) / ep;
   load.shared_pairs = layout.fused_shared > 0 ? global_tokens / ep : 0.0;
   load.shared_experts = static_cast<double>(layout.fused_shared);
@@ -193,7 +193,7 @@ ExpertLoad StepModel::expert_load(const Layout& layout, double global_tokens, co
 double StepModel::shared_expert_time(const Layout& layout, double tokens) const {
   const Moe& moe = model_.moe;
   if (moe.shared_experts == 0 || layout.fused_shared > 0) return 0.0;
-  // Unfused shared expert: a dense SwiGLU over the dense-TP group's tokens (doc 000's unfused path).
+  // Unfused shared expert: a dense SwiGLU over the dense-TP group's tokens (the unfused path of [doc-000]).
   const std::int64_t dense_tp = layout.dense_tp_size();
   const double group_tokens = tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
   const std::int64_t inter = moe.shared_intermediate_size * moe.shared_experts / dense_tp;
@@ -239,7 +239,7 @@ StepModel::LayerCost StepModel::moe_layer(const Layout& layout, const Pass& pass
   cost.moe_compute += experts.total();
   cost.routed_experts += experts.total();
   if (options.weight_prefetch_bytes > 0) {
-    // doc 004 feature 2: w13 prefetched while attention runs; the saving cannot exceed the attention time.
+    // [doc-004] feature 2: w13 prefetched while attention runs; the saving cannot exceed the attention time.
     const double prefetched = std::min(options.weight_prefetch_bytes, compute_.expert_weight_bytes(load));
     cost.saved += std::min(attention, experts.gate_up - compute_.experts(load, prefetched).gate_up);
   }
@@ -285,7 +285,7 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
 
   double overlapped = 0;
   if (options.two_batch_overlap) {
-    // doc 003 TBO: across the layers one micro-batch computes while the other communicates, so a layer costs
+    // [doc-003] TBO: across the layers one micro-batch computes while the other communicates, so a layer costs
     // max(compute, communication) of both micro-batches; the first stage of the first layer cannot overlap.
     const auto hidden_by_overlap = [](const LayerCost& layer) {
       const double compute = 2.0 * layer.compute();
@@ -312,7 +312,7 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
 
 StepBreakdown StepModel::run(const Layout& layout, const Pass& pass, const StepOptions& options) const {
   if (!options.two_batch_overlap) return sum_layers(layout, pass, options);
-  // doc 003: each micro-batch carries half the sequences (and half the activation memory).
+  // [doc-003]: each micro-batch carries half the sequences (and half the activation memory).
   Pass half = pass;
   half.tokens /= 2.0;
   half.sequences /= 2.0;

@@ -17,9 +17,9 @@ struct StepOptions {
   DispatchMode dispatch = DispatchMode::all_to_all;
   double max_over_mean = 1.0;          // EP load: busiest rank's expert rows over the mean (from eplb or a skew model)
   double cross_node_share = -1;        // share of dispatched rows crossing nodes; < 0: uniform placement
-  bool two_batch_overlap = false;      // doc 003: two micro-batches, one's communication under the other's compute
+  bool two_batch_overlap = false;      // [doc-003]: two micro-batches, one's communication under the other's compute
   bool overlap_shared_expert = false;  // unfused shared expert runs while dispatch/combine is in flight
-  double weight_prefetch_bytes = 0;    // doc 004 feature 2: w13 bytes prefetched during attention; 0 = off
+  double weight_prefetch_bytes = 0;    // [doc-004] feature 2: w13 bytes prefetched during attention; 0 = off
 };
 
 // Seconds per step, summed over layers. total = the components - overlap_saved.
@@ -27,7 +27,7 @@ struct StepBreakdown {
   double attention = 0;         // QKV/O projections and the attention core
   double moe_compute = 0;       // router, grouped expert GEMMs, the shared expert
   double dispatch_combine = 0;  // MoE token exchange (or its all-reduce under gather/scatter)
-  double otp_comm = 0;          // doc 004 O/QKV split collectives and reorders
+  double otp_comm = 0;          // [doc-004] O/QKV split collectives and reorders
   double tp_comm = 0;           // attention-TP and dense-TP collectives
   double other = 0;             // dense FFN layers, norms and residuals, embedding, LM head
   double overlap_saved = 0;     // hidden by two-batch overlap, shared-expert overlap and weight prefetch
@@ -91,7 +91,7 @@ class StepModel {
   ComputeModel compute_;
   DispatchConstants dispatch_;
   std::vector<WeightTensor> attention_matrices_;  // every-layer attention weights with two real dimensions
-  std::vector<OtpProjection> qkv_projections_;    // head-split projections, one per input width (doc 004's QKV)
+  std::vector<OtpProjection> qkv_projections_;    // head-split projections, one per input width ([doc-004] QKV)
   OtpProjection o_projection_;
 };
 
