@@ -1,5 +1,5 @@
 #pragma once
-// Device expert weights as the kernels read them (doc 002's w13 / w2 layout, per local expert).
+// Device expert weights as the kernels read them (the w13 / w2 layout of [doc-002], per local expert).
 #include <cstdint>
 
 namespace moeplan::gpu {

@@ -58,7 +58,7 @@ calib::Measurement gemm_record(const calib::GemmShape& shape, std::int64_t m, co
   measurement.kind = shape.label.substr(0, shape.label.find('/'));
   measurement.label = shape.label;
   measurement.shape = {{"m", m}, {"n", shape.n}, {"k", shape.k}};
-  // kernels.md §2.3: the weight read once, activations in and out.
+  // [moeplan-kernel-targets]: the weight read once, activations in and out.
   measurement.bytes = kElementBytes * (n * k + rows * (n + k));
   measurement.flops = 2.0 * rows * n * k;
   measurement.seconds = timing.median_seconds;

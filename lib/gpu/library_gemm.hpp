@@ -30,10 +30,10 @@ class LibraryGemm {
   // Copies the per-expert counts and offsets to the host (synchronises the stream) and keeps the
   // alignment for the GEMMs that follow.
   void read_segments(const AlignmentBuffers& alignment);
-  // doc 002: GEMM1 (w13) per expert, then SiLU-and-mul; rows gathered from hidden_states (token order)
+  // [doc-002]: GEMM1 (w13) per expert, then SiLU-and-mul; rows gathered from hidden_states (token order)
   // over the first `rows` aligned rows.
   void gate_up(GemmRows hidden_states, int top_k, int rows, std::uint16_t* activation);
-  // doc 002: GEMM2 (w2) per expert; activation in aligned order over the first `rows` rows.
+  // [doc-002]: GEMM2 (w2) per expert; activation in aligned order over the first `rows` rows.
   void down(GemmRows activation, int rows, std::uint16_t* expert_rows);
 
  private:

@@ -1,5 +1,5 @@
 #pragma once
-// One rank's MoE core on the device (doc 002): dispatch (align) -> w13 + SiLU-and-mul -> w2 ->
+// One rank's MoE core on the device [doc-002]: dispatch (align) -> w13 + SiLU-and-mul -> w2 ->
 // combine, over the rank's E_local expert slots. Routing writes into router_output() first.
 #include <cstdint>
 #include <memory>
@@ -33,7 +33,7 @@ constexpr int kStreamingMostRowsE4m3 = 128;
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
   std::vector<std::int32_t> global_to_local;   // moe::global_to_local_map of this rank
-  double routed_scaling_factor = 1.0;          // doc 000: applied once, in the combine
+  double routed_scaling_factor = 1.0;          // [doc-000]: applied once, in the combine
 };
 
 class MoeLayer {
@@ -43,7 +43,7 @@ class MoeLayer {
   RouterOutput router_output() const { return {expert_ids_.data(), router_weights_.data()}; }
   GemmPath choose_path(int tokens) const;
   // e4m3 weights read e4m3 token groups on either path: the hidden states and the activation are
-  // quantized first, each by a kernel of its own (kernels.md: the FP8 fused-MoE paths).
+  // quantized first, each by a kernel of its own (the FP8 fused-MoE paths, [vllm-fused-moe]).
   bool quantizes_activations() const;
   int max_blocks(int tokens) const;
   int block_rows(int tokens) const;  // a token sends at most one row to a slot

@@ -33,7 +33,7 @@ const char* variant_name(Variant variant) {
   return variant == Variant::routed ? "routed" : variant == Variant::fused_shared ? "fused_shared" : "unfused_shared";
 }
 
-// doc 000: fusing needs the shared expert in the routed experts' shape.
+// [doc-000]: fusing needs the shared expert in the routed experts' shape.
 std::vector<Variant> variants(const calib::MoeShape& shape) {
   if (shape.shared_intermediate == 0) return {Variant::routed};
   if (shape.shared_intermediate != shape.intermediate) return {Variant::unfused_shared};

@@ -86,7 +86,7 @@ void OtpRun::x1(std::size_t tokens) {
   for (int rank : group_.local_ranks()) {
     check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
     RankState& state = states_[static_cast<std::size_t>(rank)];
-    // doc 004's transpose: [bs][p][h1/p] to [p][bs][h1/p], destination j's columns contiguous for the exchange.
+    // [doc-004] transpose: [bs][p][h1/p] to [p][bs][h1/p], destination j's columns contiguous for the exchange.
     launch_swap_leading_axes(state.input.data(), static_cast<int>(tokens), static_cast<int>(ranks_),
                              static_cast<int>(width), state.staging.data(), group_.stream(rank));
   }
@@ -152,7 +152,7 @@ double OtpRun::check(std::size_t tokens) {
   return group_.host().maximum(worst);
 }
 
-// A rank's output (its own tokens again, as doc 004's paths return them) against one GPU's GEMM of its
+// A rank's output (its own tokens again, as the paths of [doc-004] return them) against one GPU's GEMM of its
 // input; the output is poisoned again for the next check.
 double OtpRun::rank_error(int rank, std::size_t tokens) {
   RankState& state = states_[static_cast<std::size_t>(rank)];
@@ -186,7 +186,7 @@ calib::Measurement otp_record(const calib::OtpShape& shape, const char* scheme, 
   measurement.mode = "graph";
   measurement.ranks = ranks;
   measurement.shape = {{"tokens", tokens}, {"input_width", shape.input_width}, {"output_width", shape.output_width}};
-  // doc 004: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)), X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP) elements per rank.
+  // [doc-004]: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)), X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP) elements per rank.
   const double elements = std::string(scheme) == "x1" ? b * (h1 * (p - 1) / p + h2 * (p - 1)) : b * (h1 * (p - 1) + h2 * (p - 1) / p);
   measurement.bytes = elements * kElementBytes;
   measurement.flops = 2.0 * p * b * h1 * h2 / p;

@@ -1,5 +1,5 @@
 #pragma once
-// doc 004's two OTP schemes through NCCL on one group, for each projection and batch per rank:
+// The two OTP schemes of [doc-004] through NCCL on one group, for each projection and batch per rank:
 // X1 = all-to-all + row-split GEMM + reduce-scatter, X2 = all-gather + column-split GEMM + all-to-all.
 // Every rank's output is checked against one GPU's GEMM of the whole batch before it is timed
 // graph-captured (decode runs under CUDA graphs).

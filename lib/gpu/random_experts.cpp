@@ -22,7 +22,7 @@ RandomExperts random_experts(int experts, int hidden, int intermediate, WeightFo
   } else {
     fill_random_e4m3(weights.w13.data(), w13_elements, seed, stream);
     fill_random_e4m3(weights.w2.data(), w2_elements, seed + 1, stream);
-    // doc 001: one fp32 scale per 128 x 128 block.
+    // [doc-001]: one fp32 scale per 128 x 128 block.
     weights.w13_scales = DeviceBuffer<float>(static_cast<std::size_t>(w13_elements / (128 * 128)));
     weights.w2_scales = DeviceBuffer<float>(static_cast<std::size_t>(w2_elements / (128 * 128)));
     fill_random_float(weights.w13_scales.data(), static_cast<long>(weights.w13_scales.size()), 1e-3f, seed + 2, stream);

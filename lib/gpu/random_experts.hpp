@@ -1,6 +1,6 @@
 #pragma once
 // Random expert weights for timing (never zeros): bf16 of amplitude sqrt(3 / fan_in), or finite e4m3
-// codes with 128 x 128 block scales, in doc 002's w13 / w2 layout.
+// codes with 128 x 128 block scales, in the w13 / w2 layout of [doc-002].
 #include <cstdint>
 
 #include <cuda_runtime.h>

@@ -57,7 +57,7 @@ __device__ void write_token(int token, const int* chosen, const float* scores, i
     output.weights[token * columns + pick] = scores[chosen[pick]] / divisor;
   }
   if (shared.replicas > 0) {
-    // doc 000: the shared replica is always selected, its weight pre-divided by routed_scaling_factor.
+    // [doc-000]: the shared replica is always selected, its weight pre-divided by routed_scaling_factor.
     output.expert_ids[token * columns + top_k] = shared.first_shared_id + token % shared.replicas;
     output.weights[token * columns + top_k] = static_cast<float>(1.0 / shared.routed_scaling_factor);
   }
@@ -81,12 +81,12 @@ __global__ void grouped_topk_kernel(const float* logits, const float* bias, int 
   for (int expert = lane; expert < experts; expert += 32) {
     const float score = 1.0f / (1.0f + expf(-logits[static_cast<long>(token) * experts + expert]));
     mine.scores[expert] = score;
-    // doc 001: the correction bias is added for selection only.
+    // [doc-001]: the correction bias is added for selection only.
     mine.selection[expert] = score + (bias != nullptr ? bias[expert] : 0.0f);
   }
   __syncwarp();
   if (lane < config.num_groups) {
-    // doc 001: a group's score is the sum of its two best biased scores.
+    // [doc-001]: a group's score is the sum of its two best biased scores.
     float first = -FLT_MAX, second = -FLT_MAX;
     for (int member = 0; member < width; ++member) {
       const float value = mine.selection[lane * width + member];
@@ -157,12 +157,12 @@ __global__ void grouped_topk_registers_kernel(const float* logits, const float* 
     const int expert = lane * PerLane + slot;
     const float score = 1.0f / (1.0f + __expf(-logits[static_cast<long>(token) * config.num_experts + expert]));
     scores[warp][expert] = score;
-    // doc 001: the correction bias is added for selection only.
+    // [doc-001]: the correction bias is added for selection only.
     selection[slot] = score + (bias != nullptr ? bias[expert] : 0.0f);
     second = fmaxf(second, fminf(best, selection[slot]));
     best = fmaxf(best, selection[slot]);
   }
-  // doc 001: a group's score is the sum of its two best biased scores; merge lanes' top-2.
+  // [doc-001]: a group's score is the sum of its two best biased scores; merge lanes' top-2.
   for (int offset = 1; offset < lanes_per_group; offset *= 2) {
     const float other_best = __shfl_xor_sync(kFullMask, best, offset);
     const float other_second = __shfl_xor_sync(kFullMask, second, offset);

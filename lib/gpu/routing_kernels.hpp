@@ -1,6 +1,6 @@
 #pragma once
 // Router top-k on the device, one warp per token, with the fused shared column appended in the
-// same pass (doc 000). Semantics match lib/moe/routing.cpp and lib/moe/shared_fusion.cpp.
+// same pass [doc-000]. Semantics match lib/moe/routing.cpp and lib/moe/shared_fusion.cpp.
 #include <cstdint>
 
 #include <cuda_runtime.h>

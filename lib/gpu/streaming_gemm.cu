@@ -81,7 +81,7 @@ __device__ void multiply_block(std::uint64_t weights, std::uint64_t tokens, int 
   wgmma_commit();
 }
 
-// kernels.md, DeepGEMM's promotion: each 128-deep e4m3 partial joins the fp32 sums times its
+// DeepGEMM's promotion [deepgemm]: each 128-deep e4m3 partial joins the fp32 sums times its
 // weight block's scale (rows a, b) and each token group's scale (columns).
 template <int N>
 __device__ void promote(const float (&partial)[N / 2], const float* token_scales, float scale_a, float scale_b,
@@ -106,7 +106,7 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
     std::uint16_t* out =
         params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
     if constexpr (Gated) {
-      // doc 002: SiLU-and-mul; row_a holds the gate feature, row_b the up feature of the same index.
+      // [doc-002]: SiLU-and-mul; row_a holds the gate feature, row_b the up feature of the same index.
       out[row_a] = bf16_bits_of(silu(result[column]) * result[2 + column]);
     } else {
       out[row_a] = bf16_bits_of(result[column]);

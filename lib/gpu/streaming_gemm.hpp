@@ -51,12 +51,12 @@ struct StreamingWorkspace {
 int streaming_workspace_slots();
 
 // activation[row] = silu(gate . x) * (up . x) for each aligned row, x gathered from
-// hidden_states[entry / top_k] (doc 002: GEMM1 w13 with SiLU-and-mul fused in its epilogue).
+// hidden_states[entry / top_k] ([doc-002]: GEMM1 w13 with SiLU-and-mul fused in its epilogue).
 void launch_streaming_gate_up(GemmRows hidden_states, int top_k, const StreamingBlocks& blocks,
                               const ExpertWeightsView& weights, const StreamingWorkspace& workspace,
                               std::uint16_t* activation, cudaStream_t stream);
 
-// expert_rows[row] = w2 . activation[row] (doc 002: GEMM2).
+// expert_rows[row] = w2 . activation[row] ([doc-002]: GEMM2).
 void launch_streaming_down(GemmRows activation, const StreamingBlocks& blocks, const ExpertWeightsView& weights,
                            const StreamingWorkspace& workspace, std::uint16_t* expert_rows, cudaStream_t stream);
 

@@ -90,7 +90,7 @@ __device__ int source_row(const StreamingParams& params, int block, int row) {
 
 // The weight row behind the CTA's row m. Gated: rows 16w .. 16w+7 of warp w are gate rows and
 // 16w+8 .. 16w+15 the up rows of the same features, so a thread holds both halves of its features
-// (doc 002: SiLU-and-mul in GEMM1's epilogue).
+// ([doc-002]: SiLU-and-mul in GEMM1's epilogue).
 template <bool Gated>
 __device__ int weight_row(const StreamingParams& params, int row_tile, int m) {
   if constexpr (Gated) {

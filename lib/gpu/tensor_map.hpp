@@ -3,7 +3,7 @@
 // copies using the Tensor Memory Accelerator"): a row-major array of experts x rows x k that the
 // device copies box by box into 128-byte swizzled shared memory, the layout wgmma reads (gpu/wgmma.cuh).
 // The map has five dimensions, (k, row within 8, half, 8-row group, expert), so that one box can
-// interleave gate and up rows 8 by 8 (doc 002: SiLU-and-mul pairs gate row f with up row I + f).
+// interleave gate and up rows 8 by 8 ([doc-002]: SiLU-and-mul pairs gate row f with up row I + f).
 #include <cstdint>
 
 #include <cuda.h>

@@ -1,5 +1,5 @@
 #pragma once
-// doc 004's rearrangement around the OTP all-to-all, as one element-wise kernel (what the cost model prices):
+// [doc-004]: the rearrangement around the OTP all-to-all, as one element-wise kernel (what the cost model prices):
 // target[inner][outer][:] = source[outer][inner][:] for rows of `width` bf16 values.
 #include <cstdint>
 
