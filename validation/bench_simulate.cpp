@@ -1,5 +1,5 @@
 // moeplan-bench-simulate: how fast the serving simulation runs. The target: a 5000-request,
-// 32K-output run of one layout in under 10 s on one core (doc 004's RL workload, 2K in / 32K out).
+// 32K-output run of one layout in under 10 s on one core (the RL workload of [doc-004], 2K in / 32K out).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -12,9 +12,9 @@ constexpr double kTargetSeconds = 10.0;
 
 bool measure(const moeplan::validation::ServingSetting& setting, const std::string& layout_text) {
   const auto start = std::chrono::steady_clock::now();
-  const moeplan::SimulationResult result = setting.run(layout_text);
+  const moeplan::sim::SimulationResult result = setting.run(layout_text);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const moeplan::PoolResult& run = result.pools.front();
+  const moeplan::sim::PoolResult& run = result.pools.front();
   std::printf("%-22s %6lld requests  %9lld steps  %10.0f s simulated  %8.3f s wall  %6.0f ns/step  %s\n",
               layout_text.c_str(), static_cast<long long>(result.summary.completed), static_cast<long long>(run.steps),
               result.summary.elapsed, seconds, seconds / static_cast<double>(run.steps) * 1e9,

@@ -1,6 +1,6 @@
-// Serving over time (issue 4) against doc 004's measured runs on Ascend 910B: what memory binding does
+// Serving over time (issue 4) against the measured runs of [doc-004] on Ascend 910B: what memory binding does
 // to throughput, and how batch caps and KV binding spread TTFT. Scenarios are the shipped ones,
-// unmodified: the Ascend-910B preset's roofline with GEMMs fitted to doc 004's O-projection timings, and
+// unmodified: the Ascend-910B preset's roofline with GEMMs fitted to the O-projection timings of [doc-004], and
 // decode attention and the memory reserve fitted to two of the RL run's three throughputs.
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@ namespace moeplan::validation {
 
 namespace {
 
-// doc 004's model on one of the shipped 910B scenarios.
+// The model of [doc-004] on one of the shipped 910B scenarios.
 struct Setting : ServingSetting {
   explicit Setting(const std::string& scenario_name)
       : ServingSetting(load_model_yaml(source_path("models/qwen3-235b-a22b.yaml")),
@@ -26,7 +26,7 @@ struct Setting : ServingSetting {
 double holds(bool condition) { return condition ? 1 : 0; }
 
 const char* const kRlSource =
-    "doc 004 RL场景: Qwen3-235B DP16 EP16 on one 16-NPU 910B node, 2K in / 32K out, --max-num-seqs 48, "
+    "[doc-004] RL场景: Qwen3-235B DP16 EP16 on one 16-NPU 910B node, 2K in / 32K out, --max-num-seqs 48, "
     "768 concurrent, 1024 prompts; output 517.66 TPS (OTP1) -> 602.16 TPS (OTP4), and the per-DP throughput plot";
 
 // moeplan-fit-ascend-serving fitted the 910B scenarios' attention_memory and activation_gib to these two.
@@ -35,19 +35,19 @@ const char* const kFitted =
     "(moeplan-fit-ascend-serving); this case holds the fit, the rest of doc004.rl and doc004.mixed are left out of it";
 
 // Output tokens/s over [from, end of run], from a whole run and a run stopped at `from`.
-double rate_after(const SimulationResult& whole, const SimulationResult& until) {
+double rate_after(const sim::SimulationResult& whole, const sim::SimulationResult& until) {
   return static_cast<double>(whole.summary.output_tokens - until.summary.output_tokens) /
          (whole.summary.elapsed - until.summary.elapsed);
 }
 
 void add_rl_cases(CaseList& cases) {
   const Setting setting("qwen3-235b-rl-910b.yaml");
-  const SimulationResult baseline = setting.run("dp=16,ep=16", 48);
-  const SimulationResult split = setting.run("dp=16,ep=16,otp=4", 48);
-  // doc 004: the baseline leads until the KV cache binds; OTP4's cache is the later of the two to bind.
+  const sim::SimulationResult baseline = setting.run("dp=16,ep=16", 48);
+  const sim::SimulationResult split = setting.run("dp=16,ep=16,otp=4", 48);
+  // [doc-004]: the baseline leads until the KV cache binds; OTP4's cache is the later of the two to bind.
   const double binds = std::max(baseline.summary.memory_binds_at.value_or(0), split.summary.memory_binds_at.value_or(0));
-  const SimulationResult baseline_early = setting.run("dp=16,ep=16", 48, binds);
-  const SimulationResult split_early = setting.run("dp=16,ep=16,otp=4", 48, binds);
+  const sim::SimulationResult baseline_early = setting.run("dp=16,ep=16", 48, binds);
+  const sim::SimulationResult split_early = setting.run("dp=16,ep=16,otp=4", 48, binds);
   const double early_baseline = baseline_early.summary.output_tokens_per_second;
   const double early_split = split_early.summary.output_tokens_per_second;
   cases.push_back(absolute_case(
@@ -71,7 +71,7 @@ void add_rl_cases(CaseList& cases) {
   const std::int64_t prompts_held = memory.max_kv_tokens / setting.scenario.workload.input_tokens;
   cases.push_back(with_known_gap(
       absolute_case("doc004.rl.opening_batch.otp1", kRlSource, "sequences", 48, static_cast<double>(prompts_held), 0,
-                    "doc 004: both layouts decode the same batch at first, before the cache binds"),
+                    "[doc-004]: both layouts decode the same batch at first, before the cache binds"),
       fmt::format("the fitted reserve leaves OTP1 {:.1f} GiB of KV, {} prompts of 2048 tokens per rank; the measured "
                   "server decoded 48 at first, so its prompts (a custom math dataset the document does not size) were "
                   "shorter than the scenario's 2K or its reserve below the fitted one",
@@ -80,12 +80,12 @@ void add_rl_cases(CaseList& cases) {
                                 baseline.summary.output_tokens_per_second, 0.03, kFitted));
   cases.push_back(relative_case("doc004.rl.tps.otp4", kRlSource, "tokens/s", 602.16,
                                 split.summary.output_tokens_per_second, 0.10, "held out of the fit"));
-  const SimulationResult both = setting.run("dp=16,ep=16,otp=4,qkvtp=4", 48);
+  const sim::SimulationResult both = setting.run("dp=16,ep=16,otp=4,qkvtp=4", 48);
   cases.push_back(relative_case("doc004.rl.tps.otp4_qkvtp4", kRlSource, "tokens/s", 631.67,
                                 both.summary.output_tokens_per_second, 0.03, kFitted));
 }
 
-// doc 004 PD混布 table: 128 in / 4K out, 768 concurrent, 5000 requests.
+// [doc-004] PD混布 table: 128 in / 4K out, 768 concurrent, 5000 requests.
 struct MixedRow {
   const char* name;
   const char* layout;
@@ -103,7 +103,7 @@ const MixedRow kMixedRows[] = {
 };
 
 const char* const kMixedSource =
-    "doc 004 PD混布场景 table (128 in / 4K out, 768 concurrent, 5000 requests, 910B): TTFT, TPOT, QPS per layout";
+    "[doc-004] PD混布场景 table (128 in / 4K out, 768 concurrent, 5000 requests, 910B): TTFT, TPOT, QPS per layout";
 
 // Mean TTFT in request lifetimes (TTFT / (TPOT x output)): how long a request queues, free of the
 // step-time calibration that scales TTFT and TPOT alike.
@@ -120,12 +120,12 @@ const char* const kDp16Tp1Gap =
     "every rank's step eager): 100 ms more on each of them moves its QPS under 1 %";
 // Running sequences in the table: QPS x output x TPOT (0.97 x 4096 x 0.169 s = 672; 1.10 x 4096 x 0.152 s = 686).
 // runs: the simulated rows, in kMixedRows' order.
-std::string dp16_otp4_gap(const std::vector<SimulationSummary>& runs) {
+std::string dp16_otp4_gap(const std::vector<sim::SimulationSummary>& runs) {
   const auto off = [](double simulated, double measured) { return 100.0 * std::abs(simulated / measured - 1.0); };
   const auto tpot_ms = [&](std::size_t row) { return runs[row].tpot.mean * 1e3; };
   return fmt::format(
       "at the same running sequences the model prices DP16 OTP4+QKVTP4's step like DP8+TP2 [96,48,24]'s, where the "
-      "measured one was 11 % slower (TPOT 169 against 152 ms at 672 and 686 running); doc 004 times OTP4's O path "
+      "measured one was 11 % slower (TPOT 169 against 152 ms at 672 and 686 running); [doc-004] times OTP4's O path "
       "at 0.87 ms a step over OTP1's at bs 48 and gives no such figure for QKVTP4. The table's screenshots are "
       "named by upload time: both DP16 rows on 2025-08-15, as the RL run's QKVTP4 figure the fit uses (simulated "
       "{:.0f} % off this row's QPS and {:.0f} % off its TPOT), both DP8+TP2 rows on 2025-08-18, and those run "
@@ -140,7 +140,7 @@ double running(double qps, double tpot_seconds, double output) { return qps * ou
 
 // The two DP8+TP2 rows are one layout at two batch caps, so TPOT against running sequences gives its step's
 // fixed part and its growth per running sequence, measured and simulated.
-std::string dp8_tp2_gap(const std::vector<SimulationSummary>& runs, double output) {
+std::string dp8_tp2_gap(const std::vector<sim::SimulationSummary>& runs, double output) {
   const auto line = [&](double small_running, double small_tpot, double large_running, double large_tpot) {
     const double slope = (large_tpot - small_tpot) / (large_running - small_running);
     return std::pair{slope, small_tpot - slope * small_running};
@@ -159,7 +159,7 @@ std::string dp8_tp2_gap(const std::vector<SimulationSummary>& runs, double outpu
 }
 
 // Whether the simulated rows (in kMixedRows' order) rank as the table does.
-ValidationCase qps_order_case(const std::string& name, const std::vector<SimulationSummary>& runs,
+ValidationCase qps_order_case(const std::string& name, const std::vector<sim::SimulationSummary>& runs,
                               const std::string& setting) {
   std::string got_order;
   bool ordered = true;
@@ -171,8 +171,8 @@ ValidationCase qps_order_case(const std::string& name, const std::vector<Simulat
                        "document order 1.10 > 0.98 > 0.97 > 0.62; simulated QPS" + setting + ": " + got_order);
 }
 
-std::vector<SimulationSummary> mixed_runs(const ServingSetting& setting) {
-  std::vector<SimulationSummary> runs;
+std::vector<sim::SimulationSummary> mixed_runs(const ServingSetting& setting) {
+  std::vector<sim::SimulationSummary> runs;
   for (const MixedRow& row : kMixedRows) {
     runs.push_back(setting.run(row.layout, row.graph_sizes.back(), 0, row.graph_sizes).summary);
   }
@@ -181,13 +181,13 @@ std::vector<SimulationSummary> mixed_runs(const ServingSetting& setting) {
 
 // The table with its DP ranks parted: the shipped scenario sends every rank the same fixed lengths, so
 // the ranks preempt and recompute in the same steps; here each output is drawn within 1 % of 4096 (the
-// README sweeps 0.2-25 % and three seeds: the order holds from 1 % to 10 %). Doc 004 does not say how far
+// README sweeps 0.2-25 % and three seeds: the order holds from 1 % to 10 %). [doc-004] does not say how far
 // its server's ranks parted, so these cases say what the model gives once they do, not the fixed-length fit.
 void add_parted_mixed_cases(CaseList& cases) {
   Scenario scenario = load_scenario_yaml(source_path("scenarios/qwen3-235b-mixed-128-4k-910b.yaml"));
   scenario.workload.output_lengths = {LengthShape::uniform, 0.01, 0, 0};
   const ServingSetting setting(load_model_yaml(source_path("models/qwen3-235b-a22b.yaml")), std::move(scenario));
-  const std::vector<SimulationSummary> runs = mixed_runs(setting);
+  const std::vector<sim::SimulationSummary> runs = mixed_runs(setting);
   cases.push_back(qps_order_case("doc004.mixed.parted.qps_order", runs, " with outputs spread by 1 %"));
   // 10 %, as the fixed-length row: one benchmark run.
   cases.push_back(relative_case("doc004.mixed.parted.qps.dp16_tp1", kMixedSource, "req/s", kMixedRows[3].qps,
@@ -198,7 +198,7 @@ void add_parted_mixed_cases(CaseList& cases) {
 void add_mixed_cases(CaseList& cases) {
   const Setting setting("qwen3-235b-mixed-128-4k-910b.yaml");
   const auto output = static_cast<double>(setting.scenario.workload.output_tokens);
-  const std::vector<SimulationSummary> runs = mixed_runs(setting);
+  const std::vector<sim::SimulationSummary> runs = mixed_runs(setting);
   const std::string otp4_gap = dp16_otp4_gap(runs);
   const std::string tp2_gap = dp8_tp2_gap(runs, output);
   cases.push_back(with_known_gap(
@@ -215,7 +215,7 @@ void add_mixed_cases(CaseList& cases) {
   };
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const MixedRow& row = kMixedRows[index];
-    const SimulationSummary& run = runs[index];
+    const sim::SimulationSummary& run = runs[index];
     const bool dp8_tp2 = std::string(row.name).starts_with("dp8_tp2");
     // 10 %: one benchmark run per layout; the fit saw none of this table.
     add(row, relative_case(fmt::format("doc004.mixed.qps.{}", row.name), kMixedSource, "req/s", row.qps,
@@ -243,7 +243,7 @@ void add_mixed_cases(CaseList& cases) {
                     runs[index].tpot.mean * 1e3,
                     runs[index].memory_binds_at ? fmt::format("{:.0f} s", *runs[index].memory_binds_at) : "never")));
   }
-  const auto longest = std::max_element(runs.begin(), runs.end(), [](const SimulationSummary& left, const SimulationSummary& right) {
+  const auto longest = std::max_element(runs.begin(), runs.end(), [](const sim::SimulationSummary& left, const sim::SimulationSummary& right) {
     return left.ttft.mean < right.ttft.mean;
   });
   cases.push_back(absolute_case(

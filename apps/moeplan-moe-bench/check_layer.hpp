@@ -1,6 +1,6 @@
 #pragma once
 // `check` for one layer case: routing, alignment, both GEMM paths (streaming and cuBLAS) and the
-// combine, in BF16 and FP8 weights, each against the CPU reference of lib/moe.
+// combine, in BF16 and FP8 weights, each against the CPU reference of lib/moe_reference.
 #include <cstdint>
 
 #include "check_tally.hpp"

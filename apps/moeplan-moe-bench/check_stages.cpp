@@ -5,8 +5,8 @@
 
 #include "check_tally.hpp"
 #include "gpu/streaming_gemm.hpp"
-#include "moe/expert_parallel.hpp"
-#include "moe/fp8.hpp"
+#include "moe_reference/expert_parallel.hpp"
+#include "moe_reference/fp8.hpp"
 
 namespace moeplan::bench {
 namespace {
@@ -23,7 +23,7 @@ std::vector<T> download(const T* data, std::size_t count, cudaStream_t stream) {
   return host;
 }
 
-bool segments_hold_same_entries(const moe::Alignment& cpu, const moe::Alignment& gpu) {
+bool segments_hold_same_entries(const moe_reference::Alignment& cpu, const moe_reference::Alignment& gpu) {
   for (int expert = 0; expert < cpu.num_local_experts; ++expert) {
     const auto begin = static_cast<std::ptrdiff_t>(cpu.expert_offsets[static_cast<std::size_t>(expert)]);
     const auto end = static_cast<std::ptrdiff_t>(cpu.expert_offsets[static_cast<std::size_t>(expert) + 1]);
@@ -36,7 +36,7 @@ bool segments_hold_same_entries(const moe::Alignment& cpu, const moe::Alignment&
   return true;
 }
 
-bool positions_consistent(const moe::Alignment& cpu, const moe::Alignment& gpu) {
+bool positions_consistent(const moe_reference::Alignment& cpu, const moe_reference::Alignment& gpu) {
   for (std::size_t entry = 0; entry < cpu.entry_positions.size(); ++entry) {
     const std::int32_t row = gpu.entry_positions[entry];
     if ((row >= 0) != (cpu.entry_positions[entry] >= 0)) return false;
@@ -54,7 +54,7 @@ StageRunner::StageRunner(const LayerCase& layer, const HostLayer& host, const gp
   logits_ = gpu::DeviceBuffer<float>(std::span<const float>(host.logits));
   bias_ = gpu::DeviceBuffer<float>(std::span<const float>(host.bias));
   output_ = gpu::DeviceBuffer<std::uint16_t>(host.hidden_states.size());
-  const gpu::MoeLayerConfig config{layer.columns(), moe::global_to_local_map(layer.parallel), layer.routed_scaling_factor};
+  const gpu::MoeLayerConfig config{layer.columns(), moe_reference::global_to_local_map(layer.parallel), layer.routed_scaling_factor};
   moe_ = std::make_unique<gpu::MoeLayer>(config, layer.tokens, weights, stream_);
 }
 
@@ -67,7 +67,7 @@ void StageRunner::poison(void* data, std::size_t bytes) {
   gpu::check_cuda(cudaMemsetAsync(data, 0xFF, bytes, stream_), "poison");
 }
 
-RoutingComparison StageRunner::run_routing(const moe::Routing& cpu) {
+RoutingComparison StageRunner::run_routing(const moe_reference::Routing& cpu) {
   const std::size_t entries = static_cast<std::size_t>(layer_.tokens) * layer_.columns();
   const gpu::RouterOutput output = moe_->router_output();
   poison(output.expert_ids, entries * sizeof(std::int32_t));
@@ -101,7 +101,7 @@ RoutingComparison StageRunner::run_routing(const moe::Routing& cpu) {
                                std::to_string(ties) + " near-ties, " + std::to_string(mismatches) + " wrong"};
 }
 
-AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
+AlignmentComparison StageRunner::run_align(const moe_reference::Alignment& cpu) {
   const gpu::AlignmentBuffers buffers = moe_->alignment();
   const std::size_t experts = static_cast<std::size_t>(layer_.local_experts());
   const std::size_t blocks = static_cast<std::size_t>(moe_->max_blocks(layer_.tokens));
@@ -112,10 +112,10 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
   poison(buffers.sorted_entries, rows * 4);
   poison(buffers.block_experts, blocks * 4);
   poison(buffers.entry_positions, entries * 4);
-  poison(buffers.running_blocks, blocks * sizeof(moe::RunningBlock));
+  poison(buffers.running_blocks, blocks * sizeof(moe_reference::RunningBlock));
   poison(buffers.running_count, 4);
   moe_->align(layer_.tokens);
-  moe::Alignment& gpu = gpu_alignment_;
+  moe_reference::Alignment& gpu = gpu_alignment_;
   gpu.block_size = gpu::kStreamingBlockRows;
   gpu.num_local_experts = static_cast<int>(experts);
   gpu.expert_counts = download(buffers.expert_counts, experts, stream_);
@@ -125,14 +125,14 @@ AlignmentComparison StageRunner::run_align(const moe::Alignment& cpu) {
   gpu.entry_positions = download(buffers.entry_positions, entries, stream_);
   const std::size_t used_rows = static_cast<std::size_t>(cpu.padded_rows());
   const bool tails_unused = std::all_of(gpu.sorted_entries.begin() + used_rows, gpu.sorted_entries.end(),
-                                        [](std::int32_t entry) { return entry == moe::kPaddingEntry; }) &&
+                                        [](std::int32_t entry) { return entry == moe_reference::kPaddingEntry; }) &&
                             std::all_of(gpu.block_experts.begin() + cpu.block_experts.size(), gpu.block_experts.end(),
                                         [](std::int32_t expert) { return expert == -1; });
   const bool layout = gpu.expert_counts == cpu.expert_counts && gpu.expert_offsets == cpu.expert_offsets &&
                       std::equal(cpu.block_experts.begin(), cpu.block_experts.end(), gpu.block_experts.begin());
-  const std::vector<moe::RunningBlock> running = moe::running_blocks(cpu, gpu::kRidingRows);
+  const std::vector<moe_reference::RunningBlock> running = moe_reference::running_blocks(cpu, gpu::kRidingRows);
   const std::vector<std::int32_t> running_count = download(buffers.running_count, 1, stream_);
-  std::vector<moe::RunningBlock> gpu_running = download(buffers.running_blocks, blocks, stream_);
+  std::vector<moe_reference::RunningBlock> gpu_running = download(buffers.running_blocks, blocks, stream_);
   gpu_running.resize(std::min(gpu_running.size(), static_cast<std::size_t>(std::max(running_count[0], 0))));
   const bool runs_same = running_count[0] == static_cast<std::int32_t>(running.size()) && gpu_running == running;
   const bool passed = layout && tails_unused && runs_same && segments_hold_same_entries(cpu, gpu) &&
@@ -155,11 +155,11 @@ std::vector<float> StageRunner::rows_read(const std::vector<float>& rows, int wi
                                           bool aligned_rows, int& mismatches) const {
   if (groups.codes == nullptr) return rows;
   const int row_count = static_cast<int>(rows.size()) / width;
-  const moe::BlockScaledMatrix want = moe::quantize_token_groups(rows, row_count, width);
+  const moe_reference::BlockScaledMatrix want = moe_reference::quantize_token_groups(rows, row_count, width);
   const std::vector<std::uint8_t> codes = download(groups.codes->data(), want.values.size(), stream_);
   const std::vector<float> scales = download(groups.scales->data(), want.scales.size(), stream_);
   for (int row = 0; row < row_count; ++row) {
-    if (aligned_rows && gpu_alignment_.sorted_entries[static_cast<std::size_t>(row)] == moe::kPaddingEntry) continue;
+    if (aligned_rows && gpu_alignment_.sorted_entries[static_cast<std::size_t>(row)] == moe_reference::kPaddingEntry) continue;
     const auto first_code = static_cast<std::ptrdiff_t>(row) * width;
     const auto first_scale = static_cast<std::ptrdiff_t>(row) * want.scale_cols();
     const bool same = std::equal(codes.begin() + first_code, codes.begin() + first_code + width,
@@ -168,19 +168,19 @@ std::vector<float> StageRunner::rows_read(const std::vector<float>& rows, int wi
                                  want.scales.begin() + first_scale);
     mismatches += same ? 0 : 1;
   }
-  return moe::dequantize(want);
+  return moe_reference::dequantize(want);
 }
 
 std::vector<std::size_t> StageRunner::valid_elements(int width) const {
   std::vector<std::size_t> elements;
   for (std::size_t row = 0; row < gpu_alignment_.sorted_entries.size(); ++row) {
-    if (gpu_alignment_.sorted_entries[row] == moe::kPaddingEntry) continue;
+    if (gpu_alignment_.sorted_entries[row] == moe_reference::kPaddingEntry) continue;
     for (int feature = 0; feature < width; ++feature) elements.push_back(row * static_cast<std::size_t>(width) + feature);
   }
   return elements;
 }
 
-StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::ExpertWeights& weights,
+StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe_reference::ExpertWeights& weights,
                                                const std::vector<double>& layer_reference) {
   const std::size_t rows = gpu_alignment_.sorted_entries.size();
   const int hidden = layer_.hidden, intermediate = layer_.intermediate;
@@ -195,7 +195,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   const std::vector<float> hidden_read =
       rows_read(host_.hidden_states, hidden, hidden_groups, false, errors.token_group_mismatches);
   const std::vector<double> activation_reference =
-      moe::reference_gate_up_activation(hidden_read, layer_.columns(), gpu_alignment_, weights);
+      moe_reference::reference_gate_up_activation(hidden_read, layer_.columns(), gpu_alignment_, weights);
   errors.gate_up = relative_error(activation, activation_reference, valid_elements(intermediate));
 
   poison(moe_->mutable_expert_rows(), rows * hidden * 2);
@@ -207,7 +207,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   const std::vector<float> activation_read = rows_read(std::vector<float>(activation.begin(), activation.end()),
                                                        intermediate, activation_groups, true,
                                                        errors.token_group_mismatches);
-  const std::vector<double> rows_reference = moe::reference_down_projection(
+  const std::vector<double> rows_reference = moe_reference::reference_down_projection(
       std::vector<double>(activation_read.begin(), activation_read.end()), gpu_alignment_, weights);
   errors.down = relative_error(expert_rows, rows_reference, valid_elements(hidden));
 
@@ -215,7 +215,7 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe::Ex
   moe_->combine(layer_.tokens, output_.data());
   last_output_ = bf16_bits_to_double(download(output_.data(), output_.size(), stream_));
   const std::vector<double> combine_reference =
-      moe::reference_combine(expert_rows, gpu_alignment_, gpu_routing_, layer_.routed_scaling_factor, hidden);
+      moe_reference::reference_combine(expert_rows, gpu_alignment_, gpu_routing_, layer_.routed_scaling_factor, hidden);
   std::vector<std::size_t> all(last_output_.size());
   for (std::size_t index = 0; index < all.size(); ++index) all[index] = index;
   errors.combine = relative_error(last_output_, combine_reference, all);

@@ -8,8 +8,8 @@
 #include "gpu/moe_layer.hpp"
 #include "host_layer.hpp"
 #include "layer_case.hpp"
-#include "moe/alignment.hpp"
-#include "moe/routing.hpp"
+#include "moe_reference/alignment.hpp"
+#include "moe_reference/routing.hpp"
 
 namespace moeplan::bench {
 
@@ -40,10 +40,10 @@ class StageRunner {
   StageRunner(const StageRunner&) = delete;
   StageRunner& operator=(const StageRunner&) = delete;
 
-  RoutingComparison run_routing(const moe::Routing& cpu);
-  const moe::Routing& gpu_routing() const { return gpu_routing_; }
-  AlignmentComparison run_align(const moe::Alignment& cpu);
-  StageErrors run_gemms_and_combine(gpu::GemmPath path, const moe::ExpertWeights& weights,
+  RoutingComparison run_routing(const moe_reference::Routing& cpu);
+  const moe_reference::Routing& gpu_routing() const { return gpu_routing_; }
+  AlignmentComparison run_align(const moe_reference::Alignment& cpu);
+  StageErrors run_gemms_and_combine(gpu::GemmPath path, const moe_reference::ExpertWeights& weights,
                                     const std::vector<double>& layer_reference);
   double layer_error(const std::vector<double>& reference) const;
   bool quantizes_activations() const { return moe_->quantizes_activations(); }
@@ -52,7 +52,7 @@ class StageRunner {
   std::vector<std::size_t> valid_elements(int width) const;
   TokenGroupBuffers poison_token_groups(gpu::DeviceBuffer<std::uint8_t>& codes, gpu::DeviceBuffer<float>& scales);
   // What a GEMM multiplied: `rows`, or with token groups their e4m3 rounding, after comparing the
-  // device's codes and scales with moe::quantize_token_groups bit for bit (the same float divide and
+  // device's codes and scales with moe_reference::quantize_token_groups bit for bit (the same float divide and
   // round-to-nearest-even); aligned_rows: padding rows are not compared.
   std::vector<float> rows_read(const std::vector<float>& rows, int width, const TokenGroupBuffers& groups,
                                bool aligned_rows, int& mismatches) const;
@@ -64,8 +64,8 @@ class StageRunner {
   gpu::DeviceBuffer<std::uint16_t> hidden_states_, output_;
   gpu::DeviceBuffer<float> logits_, bias_;
   std::unique_ptr<gpu::MoeLayer> moe_;
-  moe::Routing gpu_routing_;
-  moe::Alignment gpu_alignment_;
+  moe_reference::Routing gpu_routing_;
+  moe_reference::Alignment gpu_alignment_;
   std::vector<double> last_output_;
 };
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <future>
 
-#include "moe/bfloat16.hpp"
-#include "moe/fp8.hpp"
-#include "moe/shared_fusion.hpp"
+#include "moe_reference/bfloat16.hpp"
+#include "moe_reference/fp8.hpp"
+#include "moe_reference/shared_fusion.hpp"
 
 namespace moeplan::bench {
 namespace {
@@ -30,7 +30,7 @@ class Random {
 
 void fill_bf16(std::vector<float>& values, std::size_t count, double amplitude, Random& random) {
   values.resize(count);
-  for (float& value : values) value = moe::round_to_bf16(static_cast<float>(random.uniform(amplitude)));
+  for (float& value : values) value = moe_reference::round_to_bf16(static_cast<float>(random.uniform(amplitude)));
 }
 
 // Expert 0 takes every token, expert 1 only token 0, the last three none (lowest logits).
@@ -44,7 +44,7 @@ void skew_logits(std::vector<float>& logits, int tokens, int experts) {
 }
 
 // Weights of amplitude sqrt(3 / fan_in) keep each product's output near unit scale.
-void fill_weights(moe::ExpertWeights& weights, int routed_local, int shared_replicas, Random& random) {
+void fill_weights(moe_reference::ExpertWeights& weights, int routed_local, int shared_replicas, Random& random) {
   const std::size_t w13_size = static_cast<std::size_t>(2) * weights.intermediate * weights.hidden;
   const std::size_t w2_size = static_cast<std::size_t>(weights.hidden) * weights.intermediate;
   const int distinct = routed_local + (shared_replicas > 0 ? 1 : 0);
@@ -67,16 +67,16 @@ struct QuantizedStack {
 // Each expert's matrix quantised on its own thread.
 QuantizedStack quantize_stack(const std::vector<float>& stacked, int experts, int rows, int cols) {
   const std::size_t matrix = static_cast<std::size_t>(rows) * cols;
-  std::vector<std::future<moe::BlockScaledMatrix>> jobs;
+  std::vector<std::future<moe_reference::BlockScaledMatrix>> jobs;
   for (int expert = 0; expert < experts; ++expert) {
     jobs.push_back(std::async(std::launch::async, [&, expert] {
-      return moe::quantize_block_scaled(std::span<const float>(stacked).subspan(expert * matrix, matrix), rows, cols);
+      return moe_reference::quantize_block_scaled(std::span<const float>(stacked).subspan(expert * matrix, matrix), rows, cols);
     }));
   }
   QuantizedStack result;
   for (auto& job : jobs) {
-    const moe::BlockScaledMatrix quantized = job.get();
-    const std::vector<float> restored = moe::dequantize(quantized);
+    const moe_reference::BlockScaledMatrix quantized = job.get();
+    const std::vector<float> restored = moe_reference::dequantize(quantized);
     result.values.insert(result.values.end(), quantized.values.begin(), quantized.values.end());
     result.scales.insert(result.scales.end(), quantized.scales.begin(), quantized.scales.end());
     result.dequantized.insert(result.dequantized.end(), restored.begin(), restored.end());
@@ -104,26 +104,26 @@ HostLayer make_host_layer(const LayerCase& layer, std::uint64_t seed) {
   return host;
 }
 
-moe::Routing cpu_routing(const LayerCase& layer, const HostLayer& host) {
-  const moe::Routing routed = layer.router == RouterKind::biased_grouped
-                                  ? moe::route_biased_grouped_topk(host.logits, host.bias, layer.grouped)
-                                  : moe::route_softmax_topk(host.logits, layer.softmax);
-  return layer.parallel.fused_shared > 0 ? moe::fuse_shared_expert(routed, layer.shared()) : routed;
+moe_reference::Routing cpu_routing(const LayerCase& layer, const HostLayer& host) {
+  const moe_reference::Routing routed = layer.router == RouterKind::biased_grouped
+                                  ? moe_reference::route_biased_grouped_topk(host.logits, host.bias, layer.grouped)
+                                  : moe_reference::route_softmax_topk(host.logits, layer.softmax);
+  return layer.parallel.fused_shared > 0 ? moe_reference::fuse_shared_expert(routed, layer.shared()) : routed;
 }
 
 std::vector<std::uint16_t> to_bf16_bits(const std::vector<float>& values) {
   std::vector<std::uint16_t> bits(values.size());
-  for (std::size_t index = 0; index < values.size(); ++index) bits[index] = moe::bf16_bits(values[index]);
+  for (std::size_t index = 0; index < values.size(); ++index) bits[index] = moe_reference::bf16_bits(values[index]);
   return bits;
 }
 
 std::vector<double> bf16_bits_to_double(const std::vector<std::uint16_t>& bits) {
   std::vector<double> values(bits.size());
-  for (std::size_t index = 0; index < bits.size(); ++index) values[index] = moe::bf16_value(bits[index]);
+  for (std::size_t index = 0; index < bits.size(); ++index) values[index] = moe_reference::bf16_value(bits[index]);
   return values;
 }
 
-DeviceWeights upload_bf16_weights(const moe::ExpertWeights& weights) {
+DeviceWeights upload_bf16_weights(const moe_reference::ExpertWeights& weights) {
   DeviceWeights device;
   device.w13_bf16 = gpu::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(to_bf16_bits(weights.w13)));
   device.w2_bf16 = gpu::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(to_bf16_bits(weights.w2)));
@@ -132,7 +132,7 @@ DeviceWeights upload_bf16_weights(const moe::ExpertWeights& weights) {
   return device;
 }
 
-DeviceWeights upload_fp8_weights(const moe::ExpertWeights& weights, moe::ExpertWeights& dequantized) {
+DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights, moe_reference::ExpertWeights& dequantized) {
   const QuantizedStack w13 = quantize_stack(weights.w13, weights.num_experts, 2 * weights.intermediate, weights.hidden);
   const QuantizedStack w2 = quantize_stack(weights.w2, weights.num_experts, weights.hidden, weights.intermediate);
   dequantized = {weights.num_experts, weights.hidden, weights.intermediate, w13.dequantized, w2.dequantized};

@@ -15,7 +15,7 @@ LayerCase softmax_case(std::string name, int hidden, int intermediate, int exper
   return layer;
 }
 
-// doc 001: DeepSeek-V3 routing, 256 experts in 8 groups, 4 groups kept, top-8, factor 2.5.
+// DeepSeek-V3 routing [doc-001]: 256 experts in 8 groups, 4 groups kept, top-8, factor 2.5.
 LayerCase deepseek_case(std::string name, int hidden, int intermediate, int tokens) {
   LayerCase layer;
   layer.name = std::move(name);

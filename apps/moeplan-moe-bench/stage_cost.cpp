@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 #include "spec/dtype.hpp"
 
 namespace moeplan::bench {
@@ -19,7 +19,7 @@ double expert_matrix_bytes(gpu::WeightFormat format, int rows, int cols) {
 
 // A GEMM's input rows of `width`: bf16, or for e4m3 weights token groups (a float scale per 1 x 128 block).
 double input_bytes(gpu::WeightFormat format, double rows, int width) {
-  return rows * static_cast<double>(matrix_bytes(dtype_of(format), 1, width, BlockShape{1, moe::kScaleBlock}));
+  return rows * static_cast<double>(matrix_bytes(dtype_of(format), 1, width, BlockShape{1, moe_reference::kScaleBlock}));
 }
 
 StageCost quantize_cost(double rows, int width) {

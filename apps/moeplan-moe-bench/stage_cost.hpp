@@ -1,5 +1,5 @@
 #pragma once
-// The fewest bytes each stage must move and the FLOPs it must do (kernels.md section 6: bytes =
+// The fewest bytes each stage must move and the FLOPs it must do ([moeplan-kernel-targets]: bytes =
 // active experts' weights + activations), and the roofline fraction of a measured time.
 #include <string>
 

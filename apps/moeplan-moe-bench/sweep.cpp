@@ -72,7 +72,7 @@ void sweep_slice(const SweepModel& model, int local_routed, gpu::WeightFormat fo
   const auto bias = random_floats(model.full.routed_experts(), 0.05f, 24, stream);
   gpu::DeviceBuffer<std::int32_t> model_ids(static_cast<std::size_t>(max_tokens) * model.full.columns());
   gpu::DeviceBuffer<float> model_weights(model_ids.size());
-  const gpu::MoeLayerConfig config{largest.columns(), moe::global_to_local_map(largest.parallel),
+  const gpu::MoeLayerConfig config{largest.columns(), moe_reference::global_to_local_map(largest.parallel),
                                    largest.routed_scaling_factor};
   gpu::MoeLayer layer(config, max_tokens, weights.view, stream);
   const SweepInputs inputs{hidden_states.data(), model_logits.data(), rank_logits.data(), bias.data(),

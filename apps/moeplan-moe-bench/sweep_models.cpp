@@ -6,7 +6,7 @@ namespace moeplan::bench {
 
 std::vector<SweepModel> sweep_models() {
   std::vector<SweepModel> models;
-  LayerCase deepseek;  // DeepSeek-V3: hidden 7168, moe_intermediate 2048, doc 001 routing
+  LayerCase deepseek;  // DeepSeek-V3: hidden 7168, moe_intermediate 2048, routing of [doc-001]
   deepseek.name = "DeepSeek-V3";
   deepseek.hidden = 7168;
   deepseek.intermediate = 2048;

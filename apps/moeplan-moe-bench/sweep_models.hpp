@@ -17,7 +17,7 @@ std::vector<SweepModel> sweep_models();
 
 // The layer one rank runs: its routed slots receive tokens * top_k rows as a balanced EP dispatch
 // delivers them (each token to top_k distinct local slots, uniformly at random), and the fused
-// shared slot every token (doc 000). With all experts local it is the model's own router.
+// shared slot every token [doc-000]. With all experts local it is the model's own router.
 LayerCase rank_layer(const SweepModel& model, int local_routed, int tokens);
 
 }  // namespace moeplan::bench

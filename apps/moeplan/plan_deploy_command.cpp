@@ -12,7 +12,7 @@
 #include "eplb/load_log.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
-#include "plan/simulated_ranking.hpp"
+#include "sim/ranking.hpp"
 #include "plan_tables.hpp"
 #include "report/plan_report.hpp"
 #include "simulation_tables.hpp"
@@ -112,7 +112,7 @@ void run(const PlanOptions& options) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,
                simulated_ranking_table(
-                   rerank_by_simulation(context, result.aggregated, options.simulate, SimulationOptions{})));
+                   sim::rerank_by_simulation(context, result.aggregated, options.simulate, sim::SimulationOptions{})));
   }
   if (!result.disaggregated.empty()) fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}", disaggregated_table(result.disaggregated, options.top));
   fmt::print("\nevaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,

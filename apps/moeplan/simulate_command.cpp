@@ -9,8 +9,8 @@
 #include "inputs.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
-#include "plan/simulation.hpp"
-#include "plan/simulation_output.hpp"
+#include "sim/simulation.hpp"
+#include "sim/output.hpp"
 #include "report/simulation_report.hpp"
 #include "simulation_tables.hpp"
 
@@ -30,18 +30,18 @@ struct SimulateOptions {
   std::int64_t max_batch = 0;
   std::vector<std::int64_t> graph_sizes;
   double duration = 0;
-  std::int64_t seed = static_cast<std::int64_t>(SimulationOptions{}.seed);
+  std::int64_t seed = static_cast<std::int64_t>(sim::SimulationOptions{}.seed);
   std::string csv;
   std::string json;
   std::string report;
   std::vector<std::string> compare;
 };
 
-PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
+sim::PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
                    std::int64_t instances) {
   const Layout layout = parse_layout(text, option);
   validate_layout(layout, context.model, option);
-  return {layout, best_role_options(context, layout, role), instances};
+  return {layout, sim::best_role_options(context, layout, role), instances};
 }
 
 void check_cluster(const Scenario& scenario, std::int64_t gpus) {
@@ -51,22 +51,22 @@ void check_cluster(const Scenario& scenario, std::int64_t gpus) {
   }
 }
 
-SimulationResult simulate(const ServingContext& context, const SimulateOptions& options) {
-  SimulationOptions settings;
+sim::SimulationResult simulate(const ServingContext& context, const SimulateOptions& options) {
+  sim::SimulationOptions settings;
   if (options.max_batch > 0) settings.max_batch = options.max_batch;
   if (!options.graph_sizes.empty()) settings.graph_batch_sizes = options.graph_sizes;
   settings.duration = options.duration;
   settings.seed = static_cast<std::uint64_t>(options.seed);
   if (options.prefill_layout.empty()) {
-    const PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
+    const sim::PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
     check_cluster(context.scenario, pool.layout.world());
-    return simulate_aggregated(context, pool, settings);
+    return sim::simulate_aggregated(context, pool, settings);
   }
-  const PoolSpec prefill =
+  const sim::PoolSpec prefill =
       pool_spec(context, options.prefill_layout, "--prefill-layout", Role::prefill, options.prefill_instances);
-  const PoolSpec decode = pool_spec(context, options.layout, "--layout", Role::decode, options.decode_instances);
+  const sim::PoolSpec decode = pool_spec(context, options.layout, "--layout", Role::decode, options.decode_instances);
   check_cluster(context.scenario, prefill.layout.world() * prefill.instances + decode.layout.world() * decode.instances);
-  return simulate_disaggregated(context, prefill, decode, settings);
+  return sim::simulate_disaggregated(context, prefill, decode, settings);
 }
 
 void run(const SimulateOptions& options) {
@@ -74,10 +74,10 @@ void run(const SimulateOptions& options) {
   const Scenario scenario = load_scenario(options.scenario);
   const StepModel steps(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
   const ServingContext context{model, scenario, steps, SkewModel{}};
-  const SimulationResult result = simulate(context, options);
+  const sim::SimulationResult result = simulate(context, options);
   const std::string& estimates = steps.compute().efficiency().source;
   const std::string run_label = options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
-  std::vector<SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
+  std::vector<sim::SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
   compared.reserve(options.compare.size());
   std::vector<report::SimulationRun> runs{{run_label, result}};
   for (const std::string& other : options.compare) {
@@ -88,8 +88,8 @@ void run(const SimulateOptions& options) {
   }
   const std::string report_html =
       options.report.empty() ? "" : report::simulation_report_html({model.name, scenario.name, estimates, runs});
-  if (!options.csv.empty()) write_file_atomically(options.csv, simulation_csv(result));
-  nlohmann::json json = simulation_json(result);
+  if (!options.csv.empty()) write_file_atomically(options.csv, sim::simulation_csv(result));
+  nlohmann::json json = sim::simulation_json(result);
   json["schema_version"] = 1;
   json["model"] = model.name;
   json["scenario"] = scenario.name;
@@ -144,8 +144,8 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
   command->add_option("--compare", options->compare,
-                      "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. doc 004's "
-                      "OTP1 against OTP4")
+                      "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. OTP1 "
+                      "against OTP4 [doc-004]")
       ->excludes(prefill);
   command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
   command->footer(

@@ -12,15 +12,15 @@ std::string seconds_or_never(const std::optional<double>& time) {
   return time ? fmt::format("{:.1f} s", *time) : std::string("never");
 }
 
-std::string latency_row(const LatencyStats& stats, double scale) {
+std::string latency_row(const sim::LatencyStats& stats, double scale) {
   return fmt::format("mean {:.1f}, p50 {:.1f}, p90 {:.1f}, p99 {:.1f}", stats.mean * scale, stats.p50 * scale,
                      stats.p90 * scale, stats.p99 * scale);
 }
 
 }  // namespace
 
-std::string simulation_summary_text(const SimulationResult& result) {
-  const SimulationSummary& summary = result.summary;
+std::string simulation_summary_text(const sim::SimulationResult& result) {
+  const sim::SimulationSummary& summary = result.summary;
   std::string text = fmt::format(
       "{} requests completed in {:.1f} s: {:.2f} output tokens/s ({:.2f} per GPU), {:.3f} requests/s\n",
       summary.completed, summary.elapsed, summary.output_tokens_per_second, summary.output_tokens_per_gpu,
@@ -29,7 +29,7 @@ std::string simulation_summary_text(const SimulationResult& result) {
   text += fmt::format("memory first binds at {}; {} preemptions (recomputed, {} tokens read back from the "
                       "prefix cache)\n",
                       seconds_or_never(summary.memory_binds_at), summary.preemptions, summary.cached_prefill_tokens);
-  for (const PoolResult& pool : result.pools) {
+  for (const sim::PoolResult& pool : result.pools) {
     text += fmt::format("  {} pool: {} x {}, {} GPUs, {}{}, max batch {} per DP rank, KV {} tokens per DP rank, "
                         "{} steps, memory binds at {}\n",
                         role_name(pool.pool.options.role), pool.pool.instances, layout_label(pool.pool.layout), pool.gpus,
@@ -39,12 +39,12 @@ std::string simulation_summary_text(const SimulationResult& result) {
   return text;
 }
 
-std::string simulation_series_table(const SimulationResult& result, std::size_t rows) {
+std::string simulation_series_table(const sim::SimulationResult& result, std::size_t rows) {
   Table table({"pool", "time s", "out tok/s", "prefill tok/s", "running", "waiting", "KV use", "preempted"});
-  for (const PoolResult& pool : result.pools) {
+  for (const sim::PoolResult& pool : result.pools) {
     const std::size_t stride = std::max<std::size_t>(1, (pool.series.size() + rows - 1) / rows);
     for (std::size_t index = 0; index < pool.series.size(); index += stride) {
-      const SeriesPoint& point = pool.series[index];
+      const sim::SeriesPoint& point = pool.series[index];
       table.add_row({role_name(pool.pool.options.role), fmt::format("{:.1f}", point.time),
                      fmt::format("{:.1f}", point.output_tokens_per_second),
                      fmt::format("{:.1f}", point.prefill_tokens_per_second), fmt::format("{:.1f}", point.running),
@@ -55,12 +55,12 @@ std::string simulation_series_table(const SimulationResult& result, std::size_t 
   return table.render();
 }
 
-std::string simulated_ranking_table(const std::vector<SimulatedCandidate>& ranking) {
+std::string simulated_ranking_table(const std::vector<sim::SimulatedCandidate>& ranking) {
   Table table({"#", "static #", "layout", "static tok/s/GPU", "simulated tok/s/GPU", "req/s", "TTFT p50 ms",
                "TPOT p50 ms", "memory binds s"});
   for (std::size_t index = 0; index < ranking.size(); ++index) {
-    const SimulatedCandidate& entry = ranking[index];
-    const SimulationSummary& simulated = entry.simulated;
+    const sim::SimulatedCandidate& entry = ranking[index];
+    const sim::SimulationSummary& simulated = entry.simulated;
     table.add_row({std::to_string(index + 1), std::to_string(entry.static_rank), layout_label(entry.candidate.layout),
                    fmt::format("{:.0f}", entry.candidate.serving.output_tokens_per_gpu),
                    fmt::format("{:.0f}", simulated.output_tokens_per_gpu),

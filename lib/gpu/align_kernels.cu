@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
-#include "moe/riding_rows.hpp"
+#include "moe_reference/riding_rows.hpp"
 
 namespace moeplan::gpu {
 namespace {

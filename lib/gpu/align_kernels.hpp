@@ -1,11 +1,11 @@
 #pragma once
 // Device dispatch: entries permuted by local expert into block-aligned segments, as
-// lib/moe/alignment.hpp lays them out (the order inside one expert's segment may differ).
+// lib/moe_reference/alignment.hpp lays them out (the order inside one expert's segment may differ).
 #include <cstdint>
 
 #include <cuda_runtime.h>
 
-#include "moe/riding_rows.hpp"
+#include "moe_reference/riding_rows.hpp"
 
 namespace moeplan::gpu {
 
@@ -17,7 +17,7 @@ struct AlignmentBuffers {
   std::int32_t* sorted_entries = nullptr;   // [max_blocks * block_size], padding -1
   std::int32_t* block_experts = nullptr;    // [max_blocks], -1 past the last used block
   std::int32_t* entry_positions = nullptr;  // [entries], -1 for entries other ranks hold
-  moe::RunningBlock* running_blocks = nullptr;  // [max_blocks], the blocks that run a tile (moe/riding_rows.hpp)
+  moe_reference::RunningBlock* running_blocks = nullptr;  // [max_blocks], the blocks that run a tile (moe/riding_rows.hpp)
   std::int32_t* running_count = nullptr;    // [1], how many of them
 };
 

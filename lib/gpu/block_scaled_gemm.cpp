@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "gpu/cuda_check.hpp"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -92,7 +92,7 @@ const cublasLtMatmulAlgo_t& BlockScaledGemm::algorithm(int m, int n, int k) {
 void BlockScaledGemm::multiply(const BlockScaledRows& rows, const BlockScaledWeight& weight, std::uint16_t* output,
                                int m, int n, int k, cudaStream_t stream) {
   if (m <= 0) return;
-  if (m != aligned_scale_run(m) || n % moe::kScaleBlock != 0 || k % moe::kScaleBlock != 0) {
+  if (m != aligned_scale_run(m) || n % moe_reference::kScaleBlock != 0 || k % moe_reference::kScaleBlock != 0) {
     throw std::invalid_argument("block-scaled FP8 GEMM: m must be a multiple of 4, n and k of 128");
   }
   // The heuristic, too, reads the scale pointers of the descriptor.

@@ -12,7 +12,7 @@
 
 #include "gpu/device_buffer.hpp"
 #include "gpu/scale_alignment.hpp"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 
@@ -29,7 +29,7 @@ struct BlockScaledWeight {
 };
 
 // The stride of a weight's rows of 128x128-block scales: k / 128, aligned (gpu/scale_alignment.hpp).
-constexpr int block_scale_stride(int k) { return aligned_scale_run(k / moe::kScaleBlock); }
+constexpr int block_scale_stride(int k) { return aligned_scale_run(k / moe_reference::kScaleBlock); }
 
 // One stream's worth: calls on one instance run one after another (they share its workspace).
 class BlockScaledGemm {

@@ -11,7 +11,7 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/group_timing.hpp"
 #include "gpu/random_fill.hpp"
-#include "moe/bfloat16.hpp"
+#include "moe_reference/bfloat16.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -66,10 +66,10 @@ std::string first_wrong(const CollectiveOp& op, const NcclGroup& group, RankBuff
                         cudaMemcpyDeviceToHost), "download");
   for (std::size_t index = 0; index < count; ++index) {
     const float want = op.expected(rank, index, elements, ranks);
-    if (moe::bf16_value(received[index]) != want) {
+    if (moe_reference::bf16_value(received[index]) != want) {
       return "check failed: " + calib::collective_name(op.kind) + " on " + std::to_string(ranks) + " GPUs, rank " +
              std::to_string(rank) + " element " + std::to_string(index) + (captured ? " (graph)" : " (eager)") +
-             ": got " + std::to_string(moe::bf16_value(received[index])) + ", expected " + std::to_string(want);
+             ": got " + std::to_string(moe_reference::bf16_value(received[index])) + ", expected " + std::to_string(want);
     }
   }
   return "";
@@ -83,7 +83,7 @@ void check_received(const CollectiveOp& op, const NcclGroup& group, RankBuffers&
   for (int rank : group.local_ranks()) {
     const std::size_t count = op.send_elements(elements, ranks);
     std::vector<std::uint16_t> pattern(count);
-    for (std::size_t index = 0; index < count; ++index) pattern[index] = moe::bf16_bits(check_pattern(rank, index));
+    for (std::size_t index = 0; index < count; ++index) pattern[index] = moe_reference::bf16_bits(check_pattern(rank, index));
     check_cuda(cudaSetDevice(group.device(rank)), "cudaSetDevice");
     check_cuda(cudaMemcpy(buffers.send[static_cast<std::size_t>(rank)].data(), pattern.data(), count * kElementBytes,
                           cudaMemcpyHostToDevice), "upload pattern");

@@ -10,7 +10,7 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/random_fill.hpp"
-#include "moe/bfloat16.hpp"
+#include "moe_reference/bfloat16.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -25,7 +25,7 @@ std::vector<float> download_floats(const std::uint16_t* device, std::size_t coun
   std::vector<std::uint16_t> bits(count);
   check_cuda(cudaMemcpy(bits.data(), device, count * kElementBytes, cudaMemcpyDeviceToHost), "download");
   std::vector<float> values(count);
-  std::transform(bits.begin(), bits.end(), values.begin(), moe::bf16_value);
+  std::transform(bits.begin(), bits.end(), values.begin(), moe_reference::bf16_value);
   return values;
 }
 

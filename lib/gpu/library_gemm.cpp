@@ -4,14 +4,14 @@
 
 #include "gpu/elementwise_kernels.hpp"
 #include "gpu/token_group_gather.hpp"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
 
 // [experts][n / 128][k / 128] block scales copied to rows of block_scale_stride(k).
 DeviceBuffer<float> restrided_scales(const float* scales, int experts, int n, int k, cudaStream_t stream) {
-  const int stride = block_scale_stride(k), row_blocks = n / moe::kScaleBlock, blocks = k / moe::kScaleBlock;
+  const int stride = block_scale_stride(k), row_blocks = n / moe_reference::kScaleBlock, blocks = k / moe_reference::kScaleBlock;
   DeviceBuffer<float> restrided(static_cast<std::size_t>(experts) * row_blocks * stride);
   restrided.fill_bytes(0, stream);
   check_cuda(cudaMemcpy2DAsync(restrided.data(), stride * sizeof(float), scales, blocks * sizeof(float),
@@ -40,7 +40,7 @@ LibraryGemm::LibraryGemm(cudaStream_t stream, int max_rows, int block_rows, cons
   for (int lane = 0; lane < lanes_.width(); ++lane) block_scaled_gemms_.push_back(std::make_unique<BlockScaledGemm>());
   permuted_codes_ = DeviceBuffer<std::uint8_t>(rows * weights.hidden);
   expert_major_scales_ =
-      DeviceBuffer<float>(rows * std::max(weights.hidden, weights.intermediate) / moe::kScaleBlock);
+      DeviceBuffer<float>(rows * std::max(weights.hidden, weights.intermediate) / moe_reference::kScaleBlock);
   w13_scales_ = restrided_scales(weights.w13_scales, weights.num_experts, 2 * weights.intermediate, weights.hidden,
                                  stream);
   w2_scales_ = restrided_scales(weights.w2_scales, weights.num_experts, weights.hidden, weights.intermediate, stream);
@@ -60,7 +60,7 @@ void LibraryGemm::read_segments(const AlignmentBuffers& alignment) {
 void LibraryGemm::per_expert(const void* input, const float* expert_major_scales, const void* weights,
                              const DeviceBuffer<float>& weight_scales, std::uint16_t* output, int n, int k) {
   const long matrix = static_cast<long>(n) * k;
-  const long scales_per_expert = static_cast<long>(n / moe::kScaleBlock) * block_scale_stride(k);
+  const long scales_per_expert = static_cast<long>(n / moe_reference::kScaleBlock) * block_scale_stride(k);
   lanes_.fork(stream_);
   int lane = 0;
   for (int expert = 0; expert < weights_.num_experts; ++expert) {
@@ -76,7 +76,7 @@ void LibraryGemm::per_expert(const void* input, const float* expert_major_scales
       continue;
     }
     const BlockScaledRows rows{static_cast<const std::uint8_t*>(input) + first * k,
-                               expert_major_scales + first * (k / moe::kScaleBlock)};
+                               expert_major_scales + first * (k / moe_reference::kScaleBlock)};
     const BlockScaledWeight weight{static_cast<const std::uint8_t*>(weights) + expert * matrix,
                                    weight_scales.data() + expert * scales_per_expert};
     block_scaled_gemms_[at]->multiply(rows, weight, output + first * n, aligned_scale_run(count), n, k,

@@ -5,7 +5,7 @@
 
 #include "gpu/combine_kernel.hpp"
 #include "gpu/streaming_gemm.hpp"
-#include "moe/alignment.hpp"
+#include "moe_reference/alignment.hpp"
 
 namespace moeplan::gpu {
 
@@ -15,7 +15,7 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
       weights_(weights),
       stream_(stream),
       max_tokens_(max_tokens),
-      max_rows_(moe::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
+      max_rows_(moe_reference::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
                 kStreamingBlockRows),
       expert_ids_(static_cast<std::size_t>(max_tokens) * config.columns),
       global_to_local_(std::span<const std::int32_t>(config.global_to_local)),
@@ -44,8 +44,8 @@ MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWei
   arrivals_.fill_bytes(0, stream);
   partial_sums_.fill_bytes(0, stream);
   if (weights.format == WeightFormat::fp8_block_scaled) {
-    const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / moe::kScaleBlock;
-    const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / moe::kScaleBlock;
+    const std::size_t groups_per_token = static_cast<std::size_t>(weights.hidden) / moe_reference::kScaleBlock;
+    const std::size_t groups_per_row = static_cast<std::size_t>(weights.intermediate) / moe_reference::kScaleBlock;
     hidden_codes_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(max_tokens) * weights.hidden);
     hidden_scales_ = DeviceBuffer<float>(static_cast<std::size_t>(max_tokens) * groups_per_token);
     activation_codes_ = DeviceBuffer<std::uint8_t>(activation_.size());
@@ -89,7 +89,7 @@ GemmPath MoeLayer::choose_path(int tokens) const {
 }
 
 int MoeLayer::max_blocks(int tokens) const {
-  return moe::max_aligned_blocks(tokens * config_.columns, weights_.num_experts, kStreamingBlockRows);
+  return moe_reference::max_aligned_blocks(tokens * config_.columns, weights_.num_experts, kStreamingBlockRows);
 }
 
 int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStreamingBlockRows); }

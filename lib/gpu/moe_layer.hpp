@@ -32,7 +32,7 @@ constexpr int kStreamingMostRowsE4m3 = 128;
 
 struct MoeLayerConfig {
   int columns = 0;                             // router columns per token, fused shared included
-  std::vector<std::int32_t> global_to_local;   // moe::global_to_local_map of this rank
+  std::vector<std::int32_t> global_to_local;   // moe_reference::global_to_local_map of this rank
   double routed_scaling_factor = 1.0;          // [doc-000]: applied once, in the combine
 };
 
@@ -88,7 +88,7 @@ class MoeLayer {
   DeviceBuffer<std::int32_t> expert_ids_, global_to_local_;
   DeviceBuffer<float> router_weights_;
   DeviceBuffer<std::int32_t> expert_counts_, expert_offsets_, sorted_entries_, block_experts_, entry_positions_;
-  DeviceBuffer<moe::RunningBlock> running_blocks_;
+  DeviceBuffer<moe_reference::RunningBlock> running_blocks_;
   DeviceBuffer<std::int32_t> running_count_;
   DeviceBuffer<std::uint16_t> activation_, expert_rows_;
   DeviceBuffer<std::int32_t> arrivals_;  // the streaming GEMM's workspace (gpu/streaming_gemm.hpp)

@@ -17,9 +17,9 @@
 #include "gpu/random_fill.hpp"
 #include "gpu/streaming_gemm.hpp"
 #include "spec/dtype.hpp"
-#include "moe/bfloat16.hpp"
-#include "moe/expert_parallel.hpp"
-#include "moe/fp8.hpp"
+#include "moe_reference/bfloat16.hpp"
+#include "moe_reference/expert_parallel.hpp"
+#include "moe_reference/fp8.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -64,11 +64,11 @@ struct ModelRouter {
         weights_(ids_.size()) {}
 
   void launch(int tokens, bool fused, cudaStream_t stream) {
-    const moe::SharedFusion shared{static_cast<int>(shape_.experts), fused ? 1 : 0, shape_.routed_scaling_factor};
+    const moe_reference::SharedFusion shared{static_cast<int>(shape_.experts), fused ? 1 : 0, shape_.routed_scaling_factor};
     const RouterOutput output{ids_.data(), weights_.data()};
     const int experts = static_cast<int>(shape_.experts), top_k = static_cast<int>(shape_.top_k);
     if (shape_.grouped_router) {
-      const moe::GroupedTopkConfig config{experts, top_k, static_cast<int>(shape_.groups),
+      const moe_reference::GroupedTopkConfig config{experts, top_k, static_cast<int>(shape_.groups),
                                           static_cast<int>(shape_.topk_groups), true};
       launch_grouped_topk(logits_.data(), bias_.data(), tokens, config, shared, output, stream);
     } else {
@@ -119,9 +119,9 @@ double relative_error(const DeviceBuffer<std::uint16_t>& got_buffer, const Devic
   const std::vector<std::uint16_t> got = got_buffer.download(), want = want_buffer.download();
   double difference = 0, norm = 0;
   for (std::size_t index = 0; index < count; ++index) {
-    const double delta = moe::bf16_value(got[index]) - moe::bf16_value(want[index]);
+    const double delta = moe_reference::bf16_value(got[index]) - moe_reference::bf16_value(want[index]);
     difference += delta * delta;
-    norm += double(moe::bf16_value(want[index])) * moe::bf16_value(want[index]);
+    norm += double(moe_reference::bf16_value(want[index])) * moe_reference::bf16_value(want[index]);
   }
   const double error = std::sqrt(difference / norm);
   return std::isnan(error) ? INFINITY : error;
@@ -136,14 +136,14 @@ class SliceRun {
         top_k_(std::min(static_cast<int>(shape.top_k), local_experts)),
         stream_(stream),
         parallel_{local_experts, 0, variant == Variant::fused_shared ? 1 : 0, 1, 0},
-        weights_(random_experts(moe::local_expert_count(parallel_), static_cast<int>(shape.hidden),
+        weights_(random_experts(moe_reference::local_expert_count(parallel_), static_cast<int>(shape.hidden),
                                 static_cast<int>(shape.intermediate),
                                 shape.fp8 ? WeightFormat::fp8_block_scaled : WeightFormat::bf16, 11, stream)),
         hidden_states_(static_cast<std::size_t>(max_tokens) * shape.hidden),
         output_(hidden_states_.size()),
         reference_(hidden_states_.size()),
         logits_(random_floats(static_cast<std::size_t>(max_tokens) * local_experts, 2.0f, 23, stream)),
-        layer_({top_k_ + parallel_.fused_shared, moe::global_to_local_map(parallel_), shape.routed_scaling_factor},
+        layer_({top_k_ + parallel_.fused_shared, moe_reference::global_to_local_map(parallel_), shape.routed_scaling_factor},
                max_tokens, weights_.view, stream) {
     fill_random_bf16(hidden_states_.data(), static_cast<long>(hidden_states_.size()), 1.0f, 21, stream);
     if (variant == Variant::unfused_shared) shared_ = std::make_unique<SharedExpert>(shape, max_tokens, stream);
@@ -151,7 +151,7 @@ class SliceRun {
 
   // A balanced EP dispatch: each token sends top_k rows to distinct local slots, uniformly at random.
   void dispatch(int tokens) {
-    const moe::SharedFusion shared{local_, parallel_.fused_shared, shape_.routed_scaling_factor};
+    const moe_reference::SharedFusion shared{local_, parallel_.fused_shared, shape_.routed_scaling_factor};
     launch_softmax_topk(logits_.data(), tokens, {local_, top_k_, true}, shared, layer_.router_output(), stream_);
   }
 
@@ -172,7 +172,7 @@ class SliceRun {
     const double error = relative_error(output_, reference_, static_cast<std::size_t>(kCheckTokens) * shape_.hidden);
     // e4m3 weights: both paths round the activation to e4m3 token groups, but from gate-up sums taken in
     // another order, so a code can land one e4m3 step apart.
-    const double bound = shape_.fp8 ? moe::kE4m3LayerBound : kPathBound;
+    const double bound = shape_.fp8 ? moe_reference::kE4m3LayerBound : kPathBound;
     if (!(error <= bound)) {
       throw std::runtime_error("check failed: MoE layer E_local " + std::to_string(local_) + " " +
                                variant_name(variant_) + ": streaming and cuBLAS paths differ by " + std::to_string(error));
@@ -249,7 +249,7 @@ class SliceRun {
   Variant variant_;
   int top_k_;
   cudaStream_t stream_;
-  moe::ExpertParallelConfig parallel_;
+  moe_reference::ExpertParallelConfig parallel_;
   RandomExperts weights_;
   DeviceBuffer<std::uint16_t> hidden_states_, output_, reference_;
   DeviceBuffer<float> logits_;

@@ -2,7 +2,7 @@
 // The fused-MoE layer (lib/gpu/moe_layer) on GPU 0 over tokens per rank and E_local, with the shared
 // expert fused as one more expert and unfused as a dense FFN: the model's own router, align, both grouped
 // GEMMs, combine and the whole layer timed; each slice first checked path against path (the streaming
-// kernel against per-expert cuBLAS, itself checked against lib/moe by moeplan-moe-bench check).
+// kernel against per-expert cuBLAS, itself checked against lib/moe_reference by moeplan-moe-bench check).
 #include <cstdint>
 #include <vector>
 

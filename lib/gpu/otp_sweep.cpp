@@ -13,7 +13,7 @@
 #include "gpu/nccl_check.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/transpose_kernel.hpp"
-#include "moe/bfloat16.hpp"
+#include "moe_reference/bfloat16.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -166,8 +166,8 @@ double OtpRun::rank_error(int rank, std::size_t tokens) {
   check_cuda(cudaMemcpy(got.data(), state.output.data(), got.size() * kElementBytes, cudaMemcpyDeviceToHost), "download");
   double difference = 0, norm = 0;
   for (std::size_t index = 0; index < got.size(); ++index) {
-    const double want = moe::bf16_value(expected[index]);
-    const double delta = moe::bf16_value(got[index]) - want;
+    const double want = moe_reference::bf16_value(expected[index]);
+    const double delta = moe_reference::bf16_value(got[index]) - want;
     difference += delta * delta;
     norm += want * want;
   }

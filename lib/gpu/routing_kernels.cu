@@ -46,7 +46,7 @@ __device__ void warp_top(float* values, int size, int count, int* chosen) {
 }
 
 __device__ void write_token(int token, const int* chosen, const float* scores, int top_k, bool renormalize,
-                            moe::SharedFusion shared, RouterOutput output) {
+                            moe_reference::SharedFusion shared, RouterOutput output) {
   if (threadIdx.x % 32 != 0) return;
   const int columns = top_k + (shared.replicas > 0 ? 1 : 0);
   float total = 0;
@@ -71,7 +71,7 @@ struct WarpScratch {
 };
 
 __global__ void grouped_topk_kernel(const float* logits, const float* bias, int num_tokens,
-                                    moe::GroupedTopkConfig config, moe::SharedFusion shared, RouterOutput output) {
+                                    moe_reference::GroupedTopkConfig config, moe_reference::SharedFusion shared, RouterOutput output) {
   __shared__ WarpScratch scratch[kWarpsPerBlock];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int token = blockIdx.x * kWarpsPerBlock + warp;
@@ -111,8 +111,8 @@ __global__ void grouped_topk_kernel(const float* logits, const float* bias, int 
   write_token(token, mine.chosen, mine.scores, config.top_k, config.renormalize, shared, output);
 }
 
-__global__ void softmax_topk_kernel(const float* logits, int num_tokens, moe::SoftmaxTopkConfig config,
-                                    moe::SharedFusion shared, RouterOutput output) {
+__global__ void softmax_topk_kernel(const float* logits, int num_tokens, moe_reference::SoftmaxTopkConfig config,
+                                    moe_reference::SharedFusion shared, RouterOutput output) {
   __shared__ WarpScratch scratch[kWarpsPerBlock];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int token = blockIdx.x * kWarpsPerBlock + warp;
@@ -141,7 +141,7 @@ __global__ void softmax_topk_kernel(const float* logits, int num_tokens, moe::So
 // lane l holds experts l * PerLane .. l * PerLane + PerLane - 1, so a group is a run of lanes.
 template <int PerLane>
 __global__ void grouped_topk_registers_kernel(const float* logits, const float* bias, int num_tokens,
-                                              moe::GroupedTopkConfig config, moe::SharedFusion shared,
+                                              moe_reference::GroupedTopkConfig config, moe_reference::SharedFusion shared,
                                               RouterOutput output) {
   __shared__ float scores[kWarpsPerBlock][32 * PerLane];
   __shared__ int chosen[kWarpsPerBlock][32];
@@ -196,8 +196,8 @@ __global__ void grouped_topk_registers_kernel(const float* logits, const float* 
 }
 
 template <int PerLane>
-bool try_registers_path(const float* logits, const float* bias, int num_tokens, const moe::GroupedTopkConfig& config,
-                        const moe::SharedFusion& shared, RouterOutput output, cudaStream_t stream, int blocks) {
+bool try_registers_path(const float* logits, const float* bias, int num_tokens, const moe_reference::GroupedTopkConfig& config,
+                        const moe_reference::SharedFusion& shared, RouterOutput output, cudaStream_t stream, int blocks) {
   const int width = config.num_experts / config.num_groups;
   const int lanes_per_group = width / PerLane;
   if (config.num_experts != 32 * PerLane || width % PerLane != 0 || (lanes_per_group & (lanes_per_group - 1)) != 0) {
@@ -219,7 +219,7 @@ void require_router_shape(int num_experts, int top_k, int num_groups) {
 }  // namespace
 
 void launch_grouped_topk(const float* logits, const float* correction_bias, int num_tokens,
-                         const moe::GroupedTopkConfig& config, const moe::SharedFusion& shared,
+                         const moe_reference::GroupedTopkConfig& config, const moe_reference::SharedFusion& shared,
                          RouterOutput output, cudaStream_t stream) {
   require_router_shape(config.num_experts, config.top_k, config.num_groups);
   if (num_tokens == 0) return;
@@ -234,8 +234,8 @@ void launch_grouped_topk(const float* logits, const float* correction_bias, int 
   check_launch("grouped_topk_kernel");
 }
 
-void launch_softmax_topk(const float* logits, int num_tokens, const moe::SoftmaxTopkConfig& config,
-                         const moe::SharedFusion& shared, RouterOutput output, cudaStream_t stream) {
+void launch_softmax_topk(const float* logits, int num_tokens, const moe_reference::SoftmaxTopkConfig& config,
+                         const moe_reference::SharedFusion& shared, RouterOutput output, cudaStream_t stream) {
   require_router_shape(config.num_experts, config.top_k, 1);
   if (num_tokens == 0) return;
   softmax_topk_kernel<<<router_blocks(num_tokens), kWarpsPerBlock * 32, 0, stream>>>(logits, num_tokens, config, shared,

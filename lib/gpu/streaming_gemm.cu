@@ -15,7 +15,7 @@
 #include "gpu/tensor_map.hpp"
 #include "gpu/tma_copy.cuh"
 #include "gpu/wgmma.cuh"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -284,7 +284,7 @@ void launch_shape(StreamingParams params, cudaStream_t stream) {
     throw std::runtime_error("streaming GEMM: no CTA fits on a multiprocessor, or no workspace slot");
   }
   const long max_tiles = static_cast<long>(params.blocks.max_blocks) * (params.weight_rows / S::kWeightRows);
-  const long ctas = moe::tail_split_ctas(max_tiles, params.wave);
+  const long ctas = moe_reference::tail_split_ctas(max_tiles, params.wave);
   kernel<<<static_cast<unsigned>(ctas), S::kCtaThreads, shared_bytes, stream>>>(params);
   check_launch("streaming_kernel");
 }
@@ -321,8 +321,8 @@ int staged_rows(int block_rows) {
 }
 
 void require_inputs(const ExpertWeightsView& weights, const GemmRows& rows, const StreamingBlocks& blocks) {
-  if (weights.hidden <= 0 || weights.intermediate <= 0 || weights.hidden % moe::kScaleBlock != 0 ||
-      weights.intermediate % moe::kScaleBlock != 0) {
+  if (weights.hidden <= 0 || weights.intermediate <= 0 || weights.hidden % moe_reference::kScaleBlock != 0 ||
+      weights.intermediate % moe_reference::kScaleBlock != 0) {
     throw std::invalid_argument("streaming GEMM: hidden and intermediate must be positive multiples of 128");
   }
   if ((weights.format == WeightFormat::fp8_block_scaled) != (rows.group_scales != nullptr)) {

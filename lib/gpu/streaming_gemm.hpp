@@ -13,7 +13,7 @@
 
 #include "gpu/expert_weights_view.hpp"
 #include "gpu/gemm_rows.hpp"
-#include "moe/riding_rows.hpp"
+#include "moe_reference/riding_rows.hpp"
 
 namespace moeplan::gpu {
 
@@ -30,7 +30,7 @@ struct StreamingBlocks {
   const std::int32_t* sorted_entries = nullptr;
   const std::int32_t* block_experts = nullptr;
   const std::int32_t* padded_rows = nullptr;
-  const moe::RunningBlock* running_blocks = nullptr;  // [max_blocks], running_count of them in use
+  const moe_reference::RunningBlock* running_blocks = nullptr;  // [max_blocks], running_count of them in use
   const std::int32_t* running_count = nullptr;
   int max_blocks = 0;
   int block_rows = 0;

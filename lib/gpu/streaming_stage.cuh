@@ -11,7 +11,7 @@
 #include "gpu/streaming_gemm.hpp"
 #include "gpu/tma_copy.cuh"
 #include "gpu/wgmma.cuh"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -56,7 +56,7 @@ struct Stage {
   static constexpr int kCtaThreads = kThreads + kProducerThreads;
   static constexpr int kWeightRows = Warpgroups * kWarpgroupRows;
   static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
-  static constexpr int kLines = moe::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
+  static constexpr int kLines = moe_reference::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
   static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
   static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
   static constexpr int kBlocksPerSm = 4 / Warpgroups;  // CTAs per SM: 80 (bf16) or 96 registers a thread (ptxas -v)
@@ -77,7 +77,7 @@ struct Stage {
   // e4m3 weight scales of the segment's k blocks, after the token scales: a row of them for the CTA's
   // gate (or only) rows and one for its up rows.
   __host__ __device__ static constexpr int segment_scale_bytes(int reduction) {
-    return kScaledTokens ? 2 * (reduction / moe::kScaleBlock) * static_cast<int>(sizeof(float)) : 0;
+    return kScaledTokens ? 2 * (reduction / moe_reference::kScaleBlock) * static_cast<int>(sizeof(float)) : 0;
   }
 };
 
@@ -138,7 +138,7 @@ __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const
   if (lane == 0) arrive_expecting(landed, S::kWeightBytes);
   __syncwarp();
   if (lane >= S::kLines) return;
-  const int k = scale_block * moe::kScaleBlock + lane * kSwizzleBytes / S::kElementBytes;
+  const int k = scale_block * moe_reference::kScaleBlock + lane * kSwizzleBytes / S::kElementBytes;
   copy_box(buffer + lane * S::kWeightRows * kSwizzleBytes, &params.weight_map, k,
            row_tile * kWarpgroupRows / kGroupRows, expert, landed);
 }
@@ -155,7 +155,7 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
   using S = Stage<Format, Warpgroups>;
   if (producer < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
-  const std::uint8_t* tokens = params.source + static_cast<long>(scale_block) * moe::kScaleBlock * S::kElementBytes +
+  const std::uint8_t* tokens = params.source + static_cast<long>(scale_block) * moe_reference::kScaleBlock * S::kElementBytes +
                                kChunkBytes * (producer % S::kChunks);
   std::uint8_t* const token_region = buffer + S::kWeightBytes;
 #pragma unroll
@@ -165,7 +165,7 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
     }
   }
   if constexpr (S::kScaledTokens) {
-    const int groups = params.reduction / moe::kScaleBlock;
+    const int groups = params.reduction / moe_reference::kScaleBlock;
     for (int row = producer; row < valid; row += S::kProducerThreads) {
       copy_async_4(token_scales + row, params.source_scales + static_cast<long>(source_rows[row]) * groups + scale_block);
     }
@@ -176,8 +176,8 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
 // The scales of the 128x128 weight blocks holding `row`, one per block of k: scales are
 // [experts][rows / 128][K / 128].
 __device__ const float* weight_scales(const StreamingParams& params, int expert, int row) {
-  const int blocks = params.reduction / moe::kScaleBlock;
-  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe::kScaleBlock) + row / moe::kScaleBlock;
+  const int blocks = params.reduction / moe_reference::kScaleBlock;
+  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe_reference::kScaleBlock) + row / moe_reference::kScaleBlock;
   return params.scales + block_row * blocks;
 }
 

@@ -3,7 +3,7 @@
 // token rows it multiplies. Internal to streaming_gemm.cu, its only includer.
 #include "gpu/streaming_gemm.hpp"
 #include "gpu/streaming_stage.cuh"
-#include "moe/tail_split.hpp"
+#include "moe_reference/tail_split.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 // against aligned block `block`.
 struct Segment {
   int block, row_tile;
-  moe::TileWork work;
+  moe_reference::TileWork work;
 };
 
 // Tiles run in groups of kRowTileGroup row tiles: a group's tiles of one block next to each other, then
@@ -23,7 +23,7 @@ struct Segment {
 constexpr int kRowTileGroup = 32;
 
 // `block` counts the launch's blocks in order: every used block, or the running ones.
-__device__ Segment segment_of(const moe::TileWork& work, int used_blocks, int row_tiles) {
+__device__ Segment segment_of(const moe_reference::TileWork& work, int used_blocks, int row_tiles) {
   const int group_tiles = used_blocks * kRowTileGroup;
   const int group = work.tile / group_tiles;
   const int width = min(kRowTileGroup, row_tiles - group * kRowTileGroup);
@@ -52,14 +52,14 @@ __device__ bool find_segment(const StreamingParams& params, Segment& segment, in
   const int used_blocks = Riding ? *blocks.running_count : *blocks.padded_rows / kStreamingBlockRows;
   if (used_blocks > blocks.max_blocks) __trap();  // the launcher promised fewer blocks
   const int row_tiles = params.weight_rows / WeightRows;
-  moe::TileWork work;
-  if (!moe::tail_split_work(blockIdx.x, used_blocks * row_tiles, params.wave, params.reduction / moe::kScaleBlock,
+  moe_reference::TileWork work;
+  if (!moe_reference::tail_split_work(blockIdx.x, used_blocks * row_tiles, params.wave, params.reduction / moe_reference::kScaleBlock,
                             work)) {
     return false;
   }
   segment = segment_of(work, used_blocks, row_tiles);
   if constexpr (Riding) {
-    const moe::RunningBlock running = blocks.running_blocks[segment.block];
+    const moe_reference::RunningBlock running = blocks.running_blocks[segment.block];
     segment.block = running.block;
     expert = running.expert;
     valid = running.rows;

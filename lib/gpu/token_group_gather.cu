@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) gather_token_groups_kernel(GatherPar
   const int entry = params.alignment.sorted_entries[row];
   if (entry < 0) return;
   const long source = params.top_k > 0 ? entry / params.top_k : row;
-  const int groups = params.width / moe::kScaleBlock;
+  const int groups = params.width / moe_reference::kScaleBlock;
   const int expert = params.alignment.block_experts[row / params.block_rows];
   const int first = params.alignment.expert_offsets[expert];
   const int stride = aligned_scale_run(params.alignment.expert_counts[expert]);
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) gather_token_groups_kernel(GatherPar
 void launch_gather_token_groups(GemmRows source, int width, int top_k, const AlignmentBuffers& alignment,
                                 int block_rows, int rows, std::uint8_t* gathered_codes, float* expert_major_scales,
                                 cudaStream_t stream) {
-  if (width <= 0 || width % moe::kScaleBlock != 0) {
+  if (width <= 0 || width % moe_reference::kScaleBlock != 0) {
     throw std::invalid_argument("gather token groups: width must be a positive multiple of 128");
   }
   if (source.values == nullptr || source.group_scales == nullptr || block_rows <= 0 || top_k < 0) {

@@ -23,7 +23,7 @@ __device__ std::uint16_t e4m3_pair(float first, float second) {
 // One group of 128 columns by one warp: each lane holds four, the warp agrees on the largest.
 __device__ void quantize_group(const std::uint16_t* rows, long group, std::uint8_t* codes, float* scales) {
   const int lane = threadIdx.x % 32;
-  const long first = group * moe::kScaleBlock + lane * 4;
+  const long first = group * moe_reference::kScaleBlock + lane * 4;
   const uint2 packed = *reinterpret_cast<const uint2*>(rows + first);
   const float2 low = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&packed.x));
   const float2 high = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&packed.y));
@@ -31,7 +31,7 @@ __device__ void quantize_group(const std::uint16_t* rows, long group, std::uint8
   for (int distance = 16; distance > 0; distance /= 2) {
     largest = fmaxf(largest, __shfl_xor_sync(0xFFFFFFFFu, largest, distance));
   }
-  const float scale = largest > 0 ? largest / moe::kE4m3Max : 1.0f;
+  const float scale = largest > 0 ? largest / moe_reference::kE4m3Max : 1.0f;
   const std::uint32_t packed_codes = e4m3_pair(low.x / scale, low.y / scale) |
                                      static_cast<std::uint32_t>(e4m3_pair(high.x / scale, high.y / scale)) << 16;
   *reinterpret_cast<std::uint32_t*>(codes + first) = packed_codes;
@@ -57,17 +57,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 void launch_token_group_quantize(const std::uint16_t* rows, int row_count, const std::int32_t* used_rows, int width,
                                  const std::int32_t* sorted_entries, std::uint8_t* codes, float* scales,
                                  cudaStream_t stream) {
-  if (width % moe::kScaleBlock != 0) {
+  if (width % moe_reference::kScaleBlock != 0) {
     throw std::invalid_argument("token group quantize: width must be a multiple of 128");
   }
   if (row_count <= 0) return;
   // Enough warps to fill every SM, not one per group: with used_rows the rows in use are counted on the
   // device, and an aligned layout's bound (every slot's last block partly padding) can be several times them.
-  const long groups = static_cast<long>(row_count) * (width / moe::kScaleBlock);
+  const long groups = static_cast<long>(row_count) * (width / moe_reference::kScaleBlock);
   const long most_blocks = static_cast<long>(multiprocessors()) * kBlocksPerSm;
   const auto blocks = static_cast<unsigned>(std::min(divide_rounding_up(groups, kWarpsPerBlock), most_blocks));
   token_group_quantize_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, row_count, used_rows,
-                                                                           width / moe::kScaleBlock, sorted_entries,
+                                                                           width / moe_reference::kScaleBlock, sorted_entries,
                                                                            codes, scales);
   check_launch("token_group_quantize_kernel");
 }

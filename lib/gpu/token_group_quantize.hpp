@@ -1,12 +1,12 @@
 #pragma once
 // bf16 rows to e4m3 token groups (one scale per row and 128 columns), the form FP8 GEMMs read their
-// activations in ([vllm-fused-moe], [deepgemm]). moe::quantize_token_groups is
+// activations in ([vllm-fused-moe], [deepgemm]). moe_reference::quantize_token_groups is
 // the host twin the checks compare with: the same scale (largest magnitude / 448) and rounding.
 #include <cstdint>
 
 #include <cuda_runtime.h>
 
-#include "moe/fp8_format.hpp"
+#include "moe_reference/fp8_format.hpp"
 
 namespace moeplan::gpu {
 

@@ -12,19 +12,19 @@ namespace {
 constexpr double kPercent = 100;
 
 // One value of a time-series row, the quantity a chart plots.
-using Quantity = double (*)(const SeriesPoint&);
+using Quantity = double (*)(const sim::SeriesPoint&);
 
-std::string pool_label(const SimulationRun& run, const PoolResult& pool) {
+std::string pool_label(const SimulationRun& run, const sim::PoolResult& pool) {
   if (run.result.pools.size() == 1) return run.label;
   return fmt::format("{} {}", role_name(pool.pool.options.role), layout_label(pool.pool.layout));
 }
 
 // Each row plotted at the middle of its interval, where its mean holds.
-Series time_series(const SimulationRun& run, const PoolResult& pool, Quantity quantity, std::size_t colour, bool dashed,
+Series time_series(const SimulationRun& run, const sim::PoolResult& pool, Quantity quantity, std::size_t colour, bool dashed,
                    const std::string& suffix) {
   Series series = line_series(pool_label(run, pool) + suffix, category_colour(colour), dashed ? "series secondary" : "series");
   series.dashed = dashed;
-  for (const SeriesPoint& point : pool.series) series.data.push_back({point.time + point.interval / 2, quantity(point), "", ""});
+  for (const sim::SeriesPoint& point : pool.series) series.data.push_back({point.time + point.interval / 2, quantity(point), "", ""});
   return series;
 }
 
@@ -52,9 +52,9 @@ HtmlTable summary_table(const std::vector<SimulationRun>& runs) {
   HtmlTable table({"run", "GPUs", "output tok/s", "tok/s/GPU", "requests/s", "completed", "TTFT p50 s", "TTFT p99 s",
                    "TPOT p50 ms", "TPOT p99 ms", "KV binds at s", "preemptions"});
   for (const SimulationRun& run : runs) {
-    const SimulationSummary& summary = run.result.summary;
+    const sim::SimulationSummary& summary = run.result.summary;
     std::int64_t gpus = 0;
-    for (const PoolResult& pool : run.result.pools) gpus += pool.gpus;
+    for (const sim::PoolResult& pool : run.result.pools) gpus += pool.gpus;
     table.rows.push_back({run.label, fmt::format("{}", gpus), fmt::format("{:.0f}", summary.output_tokens_per_second),
                           fmt::format("{:.1f}", summary.output_tokens_per_gpu), fmt::format("{:.3f}", summary.requests_per_second),
                           fmt::format("{}", summary.completed), fmt::format("{:.1f}", summary.ttft.p50), fmt::format("{:.1f}", summary.ttft.p99),
@@ -70,12 +70,12 @@ HtmlTable summary_table(const std::vector<SimulationRun>& runs) {
 XyChart throughput_over_time(const std::vector<SimulationRun>& runs) {
   XyChart chart = over_time(runs, "Throughput over time", "tokens/s");
   for (std::size_t index = 0; index < runs.size(); ++index) {
-    for (const PoolResult& pool : runs[index].result.pools) {
+    for (const sim::PoolResult& pool : runs[index].result.pools) {
       if (pool.pool.options.role == Role::prefill) {
-        chart.series.push_back(time_series(runs[index], pool, [](const SeriesPoint& point) { return point.prefill_tokens_per_second; },
+        chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.prefill_tokens_per_second; },
                                            index, true, " input tok/s"));
       } else {
-        chart.series.push_back(time_series(runs[index], pool, [](const SeriesPoint& point) { return point.output_tokens_per_second; },
+        chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.output_tokens_per_second; },
                                            index, false, " output tok/s"));
       }
     }
@@ -86,9 +86,9 @@ XyChart throughput_over_time(const std::vector<SimulationRun>& runs) {
 XyChart sequences_over_time(const std::vector<SimulationRun>& runs) {
   XyChart chart = over_time(runs, "Batch over time", "sequences (summed over DP ranks)");
   for (std::size_t index = 0; index < runs.size(); ++index) {
-    for (const PoolResult& pool : runs[index].result.pools) {
-      chart.series.push_back(time_series(runs[index], pool, [](const SeriesPoint& point) { return point.running; }, index, false, " running"));
-      chart.series.push_back(time_series(runs[index], pool, [](const SeriesPoint& point) { return point.waiting; }, index, true, " waiting"));
+    for (const sim::PoolResult& pool : runs[index].result.pools) {
+      chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.running; }, index, false, " running"));
+      chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.waiting; }, index, true, " waiting"));
     }
   }
   return chart;
@@ -98,9 +98,9 @@ XyChart kv_use_over_time(const std::vector<SimulationRun>& runs) {
   XyChart chart = over_time(runs, "KV cache use over time", "KV cache in use (%)");
   chart.y.high = kPercent;
   for (std::size_t index = 0; index < runs.size(); ++index) {
-    for (const PoolResult& pool : runs[index].result.pools) {
+    for (const sim::PoolResult& pool : runs[index].result.pools) {
       chart.series.push_back(
-          time_series(runs[index], pool, [](const SeriesPoint& point) { return point.kv_use * kPercent; }, index, false, ""));
+          time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.kv_use * kPercent; }, index, false, ""));
     }
   }
   return chart;

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "plan/simulation.hpp"
+#include "sim/simulation.hpp"
 #include "report/xy_chart.hpp"
 
 namespace moeplan::report {
 
 struct SimulationRun {
   std::string label;  // what tells the runs apart, e.g. the layout
-  const SimulationResult& result;
+  const sim::SimulationResult& result;
 };
 
 struct SimulationReportInput {

@@ -3,7 +3,7 @@
 
 #include "io/reporter.hpp"
 #include "plan/search.hpp"
-#include "simulation_fixtures.hpp"
+#include "sim/simulation_fixtures.hpp"
 
 using namespace moeplan;
 

@@ -11,8 +11,8 @@ namespace moeplan::report {
 
 namespace {
 
-PoolResult pool(Role role, std::vector<SeriesPoint> series) {
-  PoolResult result;
+sim::PoolResult pool(Role role, std::vector<sim::SeriesPoint> series) {
+  sim::PoolResult result;
   result.pool.options.role = role;
   result.pool.layout.dp = 4;
   result.gpus = 4;
@@ -20,8 +20,8 @@ PoolResult pool(Role role, std::vector<SeriesPoint> series) {
   return result;
 }
 
-SimulationResult aggregated_run() {
-  SimulationResult result;
+sim::SimulationResult aggregated_run() {
+  sim::SimulationResult result;
   result.pools.push_back(pool(Role::aggregated, {{0, 10, 100, 400, 8, 0, 0.5, 0}, {10, 10, 300, 0, 16, 4, 1.0, 2}}));
   result.summary.memory_binds_at = 12.4;
   result.summary.output_tokens_per_second = 200;
@@ -32,7 +32,7 @@ SimulationResult aggregated_run() {
 }  // namespace
 
 TEST_CASE("series points sit at the middle of their intervals, KV use in percent") {
-  const SimulationResult result = aggregated_run();
+  const sim::SimulationResult result = aggregated_run();
   const std::vector<SimulationRun> runs = {{"otp4", result}};
   const XyChart throughput = throughput_over_time(runs);
   REQUIRE(throughput.series.size() == 1);
@@ -52,7 +52,7 @@ TEST_CASE("series points sit at the middle of their intervals, KV use in percent
 }
 
 TEST_CASE("a disaggregated run draws the prefill pool's input rate and the decode pool's output rate") {
-  SimulationResult result;
+  sim::SimulationResult result;
   result.pools.push_back(pool(Role::prefill, {{0, 2, 10, 800, 1, 0, 0.1, 0}}));
   result.pools.push_back(pool(Role::decode, {{0, 2, 120, 0, 6, 0, 0.3, 0}}));
   const XyChart chart = throughput_over_time({{"pd", result}});
@@ -64,8 +64,8 @@ TEST_CASE("a disaggregated run draws the prefill pool's input rate and the decod
 }
 
 TEST_CASE("the simulate report compares runs on one well-formed page") {
-  const SimulationResult first = aggregated_run();
-  SimulationResult second = aggregated_run();
+  const sim::SimulationResult first = aggregated_run();
+  sim::SimulationResult second = aggregated_run();
   second.summary.memory_binds_at.reset();
   const std::string html = simulation_report_html({"Test-MoE", "test", "uncalibrated: datasheet roofline", {{"otp1", first}, {"otp4", second}}});
   CHECK(testing::page_problems(html) == "");
