@@ -42,7 +42,7 @@ nlohmann::json streaming_moe_document(const std::function<void(MoeFit&)>& adjust
 TEST_CASE("a calibration survives a JSON round trip field for field") {
   const Calibration original = test::small_calibration();
   const nlohmann::json document = calibration_to_json(original);
-  // The DESIGN.md contract's keys.
+  // The keys of the calibration file format (calib/calibration_json.hpp).
   CHECK(document["device"]["name"] == "NVIDIA H200");
   CHECK(document["device"]["count"] == 2);
   CHECK(document["heldout_mape"]["collectives"] == 0.04);

@@ -12,8 +12,8 @@ using namespace moeplan::calib;
 
 namespace {
 
-// A curve shaped like kernels.md §1.3's 4 x H200 graph-captured all-gather: a 12 us floor up to 256 KiB,
-// then a 20 us + w / 340 GB/s line from 16 MiB, with the log-log ramp between.
+// A curve shaped like the 4 x H200 graph-captured all-gather of [moeplan-h200-measurements]: a 12 us floor
+// up to 256 KiB, then a 20 us + w / 340 GB/s line from 16 MiB, with the log-log ramp between.
 CollectiveCurve known_curve() {
   CollectiveCurve curve;
   curve.kind = Collective::all_gather;

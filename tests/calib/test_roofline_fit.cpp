@@ -10,7 +10,7 @@ using namespace moeplan::calib;
 
 namespace {
 
-// H200 datasheet ceilings (kernels.md §1.1): 4.8 TB/s HBM, 989 TFLOP/s dense BF16.
+// H200 datasheet ceilings [h200-datasheet]: 4.8 TB/s HBM, 989 TFLOP/s dense BF16.
 const RooflineReference kH200{4.8e12, 989e12};
 
 // Points of a known roofline: 70 % of peak, 60 % of HBM, a 6 us floor, over projection-like shapes.

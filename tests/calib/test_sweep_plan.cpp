@@ -8,7 +8,7 @@
 using namespace moeplan;
 using namespace moeplan::calib;
 
-TEST_CASE("doc 004's Qwen3-235B shapes: O [8192 -> 4096] and QKV [4096 -> 64 x 128 + 2 x 4 x 128]") {
+TEST_CASE("the Qwen3-235B shapes of [doc-004]: O [8192 -> 4096] and QKV [4096 -> 64 x 128 + 2 x 4 x 128]") {
   const std::vector<OtpShape> shapes = otp_shapes(test::qwen3_235b());
   REQUIRE(shapes.size() == 2);
   CHECK(shapes[0].label == "o_proj");
@@ -29,7 +29,7 @@ TEST_CASE("DeepSeek-V3's MLA has two head-split inputs: q_b from the 1536 query 
   CHECK(shapes[2].output_width == 128 * (128 + 64));
 }
 
-TEST_CASE("the full sweep covers 1 KiB .. 1 GiB, every group size and doc 004's batches") {
+TEST_CASE("the full sweep covers 1 KiB .. 1 GiB, every group size and the batches of [doc-004]") {
   const SweepPlan plan = sweep_plan(test::qwen3_235b(), 4, false);
   CHECK(plan.collective_bytes.size() == 21);
   CHECK(plan.collective_bytes.front() == 1024);

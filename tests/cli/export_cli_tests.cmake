@@ -11,7 +11,7 @@ function(expect_same_file name written hand_written)
   endif()
 endfunction()
 
-# doc 003 on SGLang main, the decode role reading a placement.
+# [doc-003] on SGLang main, the decode role reading a placement.
 set(out ${WORK_DIR}/export-sglang)
 file(REMOVE_RECURSE ${out})
 expect_success(export-sglang "wrote 15 files" export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang
@@ -30,7 +30,7 @@ if(NOT decode_nodes EQUAL 9)
   message(FATAL_ERROR "export-sglang: deployment.json lists ${decode_nodes} decode nodes, expected 9")
 endif()
 
-# doc 003 on vLLM main, doc 004's decode node on vllm-ascend main.
+# [doc-003] on vLLM main, the decode node of [doc-004] on vllm-ascend main.
 set(out ${WORK_DIR}/export-vllm)
 file(REMOVE_RECURSE ${out})
 expect_success(export-vllm "uncalibrated" export --plan ${plans}/deepseek-v3-pd-h100.json --engine vllm

@@ -54,7 +54,8 @@ endif()
 
 set(plan ${WORK_DIR}/plan.json)
 # A scenario's tuned efficiencies are what the estimates rest on, and the output says so.
-expect_success(plan-deploy-tuned "at the scenario's efficiencies (GEMMs fitted to doc 004" plan-deploy
+expect_success(plan-deploy-tuned
+               "at the scenario's efficiencies (GEMMs fitted to the 910B O-projection timings of [doc-004]" plan-deploy
                --model ${models}/qwen3-235b-a22b.yaml --scenario ${scenarios}/qwen3-235b-rl-910b.yaml --top 1)
 expect_success(plan-deploy "evaluated" plan-deploy --model ${models}/deepseek-v3.yaml
                --scenario ${scenarios}/deepseek-v3-8xh200.yaml --json ${plan})

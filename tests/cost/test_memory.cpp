@@ -1,5 +1,5 @@
 // Memory per rank against hand-worked byte counts (shapes from the model configs, formulas in
-// engines.md 3.1-3.2, doc 002 and doc 004).
+// [moeplan-model-arithmetic], [doc-002] and [doc-004]).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -40,7 +40,7 @@ moeplan::MemorySettings one_gib_reserve() {
 
 TEST_CASE("Qwen3-235B O projection: 8192 x 4096 bf16 over 94 layers, divided by OTP") {
   const auto model = model_file("qwen3-235b-a22b.yaml");
-  const std::uint64_t whole = 8192ull * 4096 * 2 * 94;  // doc 004: 5.875 GiB
+  const std::uint64_t whole = 8192ull * 4096 * 2 * 94;  // [doc-004]: 5.875 GiB
   CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=16,ep=16"))[Component::attention_o] == whole);
   CHECK(moeplan::weight_bytes_per_rank(model, layout("dp=16,ep=16,otp=4"))[Component::attention_o] == whole / 4);
   // QKV-TP splits Q by heads and K/V down to one of the 4 KV heads: (8192 + 2*512) x 4096 x 2 x 94 at qkvtp=4.
@@ -84,7 +84,7 @@ TEST_CASE("DeepSeek-V3 FP8 experts carry one fp32 scale per 128 x 128 block") {
   CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=8"))[Component::routed_experts] == slice * 256 * 58);
 }
 
-TEST_CASE("redundant and fused shared slots add whole experts per EP rank (doc 002)") {
+TEST_CASE("redundant and fused shared slots add whole experts per EP rank [doc-002]") {
   const auto model = model_file("deepseek-v3.yaml");
   const std::uint64_t expert = 3ull * 7168 * 2048 + (32 * 56 + 56 * 16) * 4;
   const auto base = moeplan::weight_bytes_per_rank(model, layout("dp=8,ep=8"));

@@ -8,7 +8,7 @@
 using namespace moeplan;
 
 namespace {
-// doc 004: Qwen3-235B O [8192 -> 4096] and QKV [4096 -> 64*128 + 2*4*128 = 9216], BF16.
+// [doc-004]: Qwen3-235B O [8192 -> 4096] and QKV [4096 -> 64*128 + 2*4*128 = 9216], BF16.
 const OtpProjection kOutput{8192, 4096, DType::bf16, {}};
 const OtpProjection kQkv{4096, 9216, DType::bf16, {}};
 
@@ -19,7 +19,7 @@ struct Models {
 };
 }  // namespace
 
-TEST_CASE("doc 004 volumes, worked by hand") {
+TEST_CASE("the volumes of [doc-004], worked by hand") {
   // X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)) = 8 (8192 x 3/4 + 4096 x 3) = 8 (6144 + 12288)
   CHECK(otp_volume(OtpScheme::x1, 8, 8192, 4096, 4) == approx(147456));
   // X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP) = 8 (8192 x 3 + 4096 x 3/4) = 8 (24576 + 3072)
@@ -30,13 +30,13 @@ TEST_CASE("doc 004 volumes, worked by hand") {
   CHECK(otp_volume(OtpScheme::x1, 48, 4096, 9216, 1) == 0.0);
 }
 
-TEST_CASE("doc 004 volume rule: down-projection X1, up-projection X2") {
+TEST_CASE("the volume rule of [doc-004]: down-projection X1, up-projection X2") {
   CHECK(otp_volume_rule(8192, 4096) == OtpScheme::x1);
   CHECK(otp_volume_rule(4096, 9216) == OtpScheme::x2);
   CHECK(otp_volume_rule(4096, 4096) == OtpScheme::x1);
 }
 
-TEST_CASE("the collectives of each scheme move exactly doc 004's volume") {
+TEST_CASE("the collectives of each scheme move exactly the volume of [doc-004]") {
   const Models models;
   for (std::int64_t otp : {2, 4, 8}) {
     for (double tokens : {8.0, 48.0}) {

@@ -51,7 +51,7 @@ TEST_CASE("decode time grows with batch and context") {
   CHECK(model.decode(layout, {8, 1000}, options).dispatch_combine > 0);
 }
 
-TEST_CASE("OTP trades O-projection weight streaming for doc 004's collectives") {
+TEST_CASE("OTP trades O-projection weight streaming for the collectives of [doc-004]") {
   const StepModel model(test::qwen3_235b(), hardware_preset("H200", "test", "hardware"));
   Layout layout = layout_of(1, 16, 16);
   const StepOptions options;

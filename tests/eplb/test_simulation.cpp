@@ -1,4 +1,4 @@
-// doc 003's scale study: sampled routing and utilisation against EP size.
+// The scale study of [doc-003]: sampled routing and utilisation against EP size.
 #include <doctest/doctest.h>
 
 #include <numeric>
@@ -20,7 +20,7 @@ TEST_CASE("a sampled batch routes every token to k distinct experts") {
   for (const auto count : counts) CHECK(count <= 1000);  // distinct experts per token
 }
 
-TEST_CASE("doc 003: utilisation falls as EP grows, and EPLB with redundant experts recovers much of it") {
+TEST_CASE("[doc-003]: utilisation falls as EP grows, and EPLB with redundant experts recovers much of it") {
   SkewModel skew;
   skew.layers = 2;
   skew.experts = 256;
@@ -36,5 +36,5 @@ TEST_CASE("doc 003: utilisation falls as EP grows, and EPLB with redundant exper
   CHECK(rows[0].trivial > rows[1].trivial);
   CHECK(rows[1].trivial > rows[2].trivial);
   for (const auto& row : rows) CHECK(row.eplb_redundant > row.trivial);
-  CHECK(rows[2].slots_with_redundant == 512);  // ceil((256 + 32) / 256) * 256 (eplb.md §4)
+  CHECK(rows[2].slots_with_redundant == 512);  // ceil((256 + 32) / 256) * 256 [moeplan-eplb-study]
 }

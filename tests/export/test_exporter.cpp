@@ -42,7 +42,7 @@ ExportRequest request_for(Engine engine, const std::string& model_path) {
 
 }  // namespace
 
-TEST_CASE("doc 003 on SGLang: 13 scripts, the decode placement, the deployment JSON") {
+TEST_CASE("[doc-003] on SGLang: 13 scripts, the decode placement, the deployment JSON") {
   const PlanFile plan = read_plan("deepseek-v3-pd-h100.json");
   ExportRequest request = request_for(Engine::sglang, "deepseek-ai/DeepSeek-V3");
   request.placements = {parse_placement_choice("decode=" + kPlacement)};
@@ -89,7 +89,7 @@ TEST_CASE("SGLang's expert-location file: 61 rows, the 3 dense ones trivial, the
   for (std::size_t layer = 0; layer < 61; ++layer) {
     REQUIRE(rows[layer].size() == 288);
     if (layer < 3) {
-      // engines.md §1.5 trivial: slot p holds expert p % 256, so slots 256..287 repeat experts 0..31.
+      // `trivial` [sglang-expert-location]: slot p holds expert p % 256, so slots 256..287 repeat experts 0..31.
       CHECK(rows[layer][0] == 0);
       CHECK(rows[layer][255] == 255);
       CHECK(rows[layer][256] == 0);
@@ -105,7 +105,7 @@ TEST_CASE("SGLang's expert-location file: 61 rows, the 3 dense ones trivial, the
         std::string::npos);
 }
 
-TEST_CASE("doc 003 on vLLM and doc 004 on vllm-ascend match the hand-written scripts") {
+TEST_CASE("[doc-003] on vLLM and [doc-004] on vllm-ascend match the hand-written scripts") {
   const ExportResult vllm = export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::vllm, "deepseek-ai/DeepSeek-V3"));
   CHECK(file_named(vllm, "decode-0-node1.sh").contents == read_text(data_path("export/deepseek-v3-pd-vllm/decode-0-node1.sh")));
   const ExportResult ascend =

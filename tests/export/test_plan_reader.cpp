@@ -15,7 +15,7 @@ std::string rejected_key(const nlohmann::json& document) {
 
 }  // namespace
 
-TEST_CASE("doc 003's plan reads into a prefill and a decode role") {
+TEST_CASE("the plan of [doc-003] reads into a prefill and a decode role") {
   const PlanFile plan = read_plan_file(export_test::data_path("plans/deepseek-v3-pd-h100.json"));
   CHECK(plan.model.name == "DeepSeek-V3");
   CHECK(plan.model.moe_layers() == 58);
@@ -126,7 +126,7 @@ TEST_CASE("roles must match the mode and fit the cluster") {
     document["plans"][0]["mode"] = "aggregated";
     CHECK(rejected_key(document) == "plans[0].roles");
   }
-  SUBCASE("4 prefill + 9 decode nodes on doc 003's 12 nodes") {
+  SUBCASE("4 prefill + 9 decode nodes on the 12 nodes of [doc-003]") {
     document["scenario"]["nodes"] = 12;
     const auto refusal = refusal_of([&] { plan_from(document); });
     CHECK(refusal.key == "plans[0].roles");

@@ -1,4 +1,5 @@
-// SGLang launch arguments, written by hand from engines.md §1.1-§1.3, §1.6, §1.8 and §6.
+// SGLang launch arguments, written by hand from [sglang-server-args], [sglang-server-args-docs],
+// [sglang-parallel-state] and [sglang-ep-docs].
 #include "export/sglang.hpp"
 #include "export/sglang_rules.hpp"
 #include "export_fixtures.hpp"
@@ -20,13 +21,13 @@ Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_r
   return export_test::tokens(sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
 }
 
-// doc 000's TP8 plan with the shared expert unfused, on SGLang main.
+// The TP8 plan of [doc-000] with the shared expert unfused, on SGLang main.
 const Tokens kUnfusedTp8Main = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                                 "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
                                 "--max-running-requests", "256", "--chunked-prefill-size", "8192",
                                 "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
 
-// The refusal of role `role` of the edited doc 003 plan: its key relative to the role.
+// The refusal of role `role` of the edited plan of [doc-003]: its key relative to the role.
 std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
   const PlanFile plan = plan_from(document);
   const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[role], release); }).key;
@@ -36,7 +37,7 @@ std::string refused_key(const nlohmann::json& document, std::size_t role, Sglang
 
 }  // namespace
 
-TEST_CASE("doc 003 prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundant experts, TBO") {
+TEST_CASE("[doc-003] prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundant experts, TBO") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   // --chunked-prefill-size is divided by dp_size under DP attention: 16384 per rank x 32 = 524288.
   const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
@@ -52,7 +53,7 @@ TEST_CASE("doc 003 prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundant 
   CHECK(sglang_tokens(plan, 0, 2, SglangRelease::main) == expected);
 }
 
-TEST_CASE("doc 003 decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the expert-location file") {
+TEST_CASE("[doc-003] decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the expert-location file") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                            "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
@@ -68,7 +69,7 @@ TEST_CASE("doc 003 decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the 
   CHECK(sglang_tokens(plan, 1, 0, SglangRelease::v0_5, 0, "expert-location-decode.json") == expected);
 }
 
-TEST_CASE("doc 003 decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets EP to the TP size") {
+TEST_CASE("[doc-003] decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets EP to the TP size") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                            "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
@@ -83,7 +84,7 @@ TEST_CASE("doc 003 decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets E
   CHECK(sglang_tokens(plan, 1, 8, SglangRelease::v0_4) == expected);
 }
 
-TEST_CASE("doc 000: TP8 on one H200 node, the shared expert fused as SGLang does by default") {
+TEST_CASE("[doc-000]: TP8 on one H200 node, the shared expert fused as SGLang does by default") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-tp8-h200.json");
   const Tokens fused = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                         "--tp-size", "8", "--mem-fraction-static", "0.8", "--max-running-requests", "256",
@@ -92,7 +93,7 @@ TEST_CASE("doc 000: TP8 on one H200 node, the shared expert fused as SGLang does
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
 }
 
-TEST_CASE("doc 000 on SGLang 0.4.6: one fused replica per TP rank is --n-share-experts-fusion 8") {
+TEST_CASE("[doc-000] on SGLang 0.4.6: one fused replica per TP rank is --n-share-experts-fusion 8") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][0]["roles"][0]["layout"]["fused_shared"] = 8;
   document["plans"][0]["roles"][0]["kv_cache_dtype"] = "fp8_e4m3";
@@ -132,7 +133,7 @@ TEST_CASE("DeepEP with fusion needs --enforce-shared-experts-fusion, main only")
   CHECK(refused_key(document, 1, SglangRelease::v0_5) == "layout.fused_shared");
 }
 
-TEST_CASE("SGLang refuses what it would reject (engines.md §1.3)") {
+TEST_CASE("SGLang refuses what it would reject [sglang-server-args]") {
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   SUBCASE("rule 1: DeepEP forces ep = tp") {
@@ -198,9 +199,9 @@ TEST_CASE("rule 9: redundant experts need ep > 1") {
   CHECK(refusal.key == "plans[1].roles[0].layout.redundant");
 }
 
-// kv_block_tokens 64 and graph sizes {8, 16, 24} on the unfused doc 000 plan: --page-size 64 (64 divides the
+// kv_block_tokens 64 and graph sizes {8, 16, 24} on the unfused plan of [doc-000]: --page-size 64 (64 divides the
 // 8192-token chunk), the list under its release's name, and the graph max set to the list's largest, 24.
-TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command (engines.md §1.1, §1.8)") {
+TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command [sglang-server-args]") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   nlohmann::json& role = document["plans"][1]["roles"][0];
   role["kv_block_tokens"] = 64;
@@ -271,10 +272,10 @@ TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the p
   }
 }
 
-// engines.md §1.3 rule 8, on the chunk per DP rank: doc 003 decode holds 4096 tokens per rank, 294912 over
+// [sglang-server-args], on the chunk per DP rank: [doc-003] decode holds 4096 tokens per rank, 294912 over
 // dp 72. A page of 3 divides 294912 (72 = 3 x 24) but not 4096 (3 x 1365 = 4095), so SGLang, which checks
 // after dividing by dp_size, would reject it; a page of 64 divides both (4096 = 64 x 64).
-TEST_CASE("rule 8: the chunked prefill size must be a multiple of the page size") {
+TEST_CASE("the chunked prefill size must be a multiple of the page size") {
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   decode["kv_block_tokens"] = 3;
@@ -287,7 +288,7 @@ TEST_CASE("rule 8: the chunked prefill size must be a multiple of the page size"
   CHECK(refused_key(document, 1) == "");
 }
 
-TEST_CASE("flag names per SGLang release (engines.md §1.8)") {
+TEST_CASE("flag names per SGLang release [sglang-server-args-docs]") {
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_4) == "--enable-ep-moe");
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_5) == "--ep-size");
   CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::v0_4) == "--enable-deepep-moe");
@@ -306,7 +307,7 @@ TEST_CASE("flag names per SGLang release (engines.md §1.8)") {
   CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.3.6", "x")); }).key == "--engine-version");
 }
 
-TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and DeepEP's limits (engines.md §1.6, §1.7)") {
+TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and DeepEP's limits [sglang-ep-docs]") {
   nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   decode["layout"]["otp"] = 1;

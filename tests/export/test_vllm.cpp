@@ -1,4 +1,5 @@
-// vLLM engine arguments, written by hand from engines.md §2.1-§2.3, §2.5 and §6.
+// vLLM engine arguments, written by hand from [vllm-parallel-config], [vllm-cache-config], [vllm-ep-docs] and
+// [vllm-engine-args-docs].
 #include "export/vllm.hpp"
 #include "export_fixtures.hpp"
 
@@ -30,9 +31,10 @@ std::string refused_key(const nlohmann::json& document, std::size_t role, std::s
 
 }  // namespace
 
-TEST_CASE("doc 003 prefill on vLLM: DP32 over 4 nodes, 8 local DP ranks each, DeepEP high throughput") {
+TEST_CASE("[doc-003] prefill on vLLM: DP32 over 4 nodes, 8 local DP ranks each, DeepEP high throughput") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
-  // engines.md §2.3: node 0 leads (no start rank); §2.2: EPLB config JSON; §6: --max-num-seqs per DP rank.
+  // Node 0 leads, with no start rank [vllm-ep-docs]; the EPLB config as JSON [vllm-parallel-config];
+  // --max-num-seqs per DP rank [vllm-engine-args-docs].
   const Tokens expected = {"vllm", "serve", "deepseek-ai/DeepSeek-V3",
                            "--tensor-parallel-size", "1", "--data-parallel-size", "32",
                            "--data-parallel-size-local", "8", "--data-parallel-address", "node0",
@@ -47,7 +49,7 @@ TEST_CASE("doc 003 prefill on vLLM: DP32 over 4 nodes, 8 local DP ranks each, De
   CHECK(command.environment.empty());
 }
 
-TEST_CASE("doc 003 decode node 3 on vLLM 0.10: the all-to-all backend is an environment variable") {
+TEST_CASE("[doc-003] decode node 3 on vLLM 0.10: the all-to-all backend is an environment variable") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   document["plans"][0]["roles"][1]["two_batch_overlap"] = false;
@@ -68,7 +70,7 @@ TEST_CASE("doc 003 decode node 3 on vLLM 0.10: the all-to-all backend is an envi
   CHECK(refused_key(plan_document("deepseek-v3-pd-h100.json"), 1, 0, release(0, 10, 1)) == "two_batch_overlap");
 }
 
-TEST_CASE("doc 000 unfused on vLLM: plain TP8, no expert parallelism") {
+TEST_CASE("[doc-000] unfused on vLLM: plain TP8, no expert parallelism") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-tp8-h200.json");
   const Tokens expected = {"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "8",
                            "--gpu-memory-utilization", "0.88", "--max-num-seqs", "256",
@@ -157,7 +159,7 @@ TEST_CASE("vLLM refuses what it cannot express") {
     decode["layout"]["lm_head_tp"] = 3;
     CHECK(refused_key(document, 1) == "layout.tp");
   }
-  SUBCASE("a release older than engines.md documents") {
+  SUBCASE("a release older than those documented [vllm-engine-args-docs]") {
     CHECK(refused_key(document, 1, 0, release(0, 8, 5)) == "--engine-version");
   }
 }

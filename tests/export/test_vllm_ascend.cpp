@@ -1,5 +1,6 @@
-// vllm-ascend: the O-projection TP of doc 004 through --additional-config, written by hand from
-// engines.md §2.4 (finegrained_tp_config from 0.12, top-level keys from 0.10.2 to 0.11).
+// vllm-ascend: the O-projection TP of [doc-004] through --additional-config, written by hand from
+// [vllm-ascend-finegrained-tp] (finegrained_tp_config from 0.12) and [vllm-ascend-pr-2167] (top-level keys
+// from 0.10.2 to 0.11).
 #include "export/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
@@ -23,7 +24,7 @@ std::string refused_key(const nlohmann::json& document, std::size_t role, Engine
 
 }  // namespace
 
-TEST_CASE("doc 004 decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
+TEST_CASE("[doc-004] decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
   const PlanFile plan = export_test::plan_named("qwen3-235b-pd-otp4-910b.json");
   const RolePlan& decode = plan.plans[0].roles[1];
   check_vllm_role(plan, decode, kMainBranch, VllmPlatform::ascend);
@@ -44,7 +45,7 @@ TEST_CASE("the additional-config schema follows the release") {
   const RolePlan& decode = plan.plans[0].roles[1];
   CHECK(vllm_ascend_additional_config(plan, decode, parse_engine_version("v0.12.0rc1", "x")) ==
         nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4}})"));
-  // engines.md §2.4: 0.10.2-0.11 put the key at the top level and required the torchair graph.
+  // [vllm-ascend-pr-2167]: 0.10.2-0.11 put the key at the top level and required the torchair graph.
   CHECK(vllm_ascend_additional_config(plan, decode, release(0, 11)) ==
         nlohmann::json::parse(R"({"oproj_tensor_parallel_size": 4, "torchair_graph_config": {"enabled": true}})"));
   CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[0], kMainBranch).empty());
@@ -61,15 +62,15 @@ TEST_CASE("LM-head and dense-FFN splits at TP 1 go into finegrained_tp_config") 
   CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], kMainBranch) ==
         nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4,
                                    "lmhead_tensor_parallel_size": 8, "mlp_tensor_parallel_size": 2}})"));
-  // engines.md §2.4: the legacy schema has no mlp_tensor_parallel_size.
+  // [vllm-ascend-pr-2167]: the legacy schema has no mlp_tensor_parallel_size.
   CHECK(refused_key(document, 1, release(0, 11)) == "layout.dense_tp");
 }
 
-TEST_CASE("vllm-ascend refuses what its rules reject (engines.md §2.4)") {
+TEST_CASE("vllm-ascend refuses what its rules reject [vllm-ascend-finegrained-tp]") {
   nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   SUBCASE("the accepted plan") { CHECK(refused_key(document, 1).empty()); }
-  SUBCASE("O-projection TP outside a decode role: doc 004's mixed RL deployment") {
+  SUBCASE("O-projection TP outside a decode role: the mixed RL deployment of [doc-004]") {
     const PlanFile plan = export_test::plan_named("qwen3-235b-rl-otp4-910b.json");
     const auto refusal = export_test::refusal_of([&] { check_vllm_ascend_role(plan, plan.plans[0].roles[0], kMainBranch); });
     CHECK(refusal.key == "plans[0].roles[0].layout.otp");
@@ -111,7 +112,7 @@ TEST_CASE("vllm-ascend refuses what its rules reject (engines.md §2.4)") {
   }
 }
 
-// doc 004's launch command: --block-size is vllm-ascend's 128 and the torchair graph lists its sizes
+// The launch command of [doc-004]: --block-size is vllm-ascend's 128 and the torchair graph lists its sizes
 // ("graph_batch_sizes_init": false, "graph_batch_sizes": [8, 16, 24, 48]).
 TEST_CASE("the plan's KV block and captured graph sizes reach the launch command") {
   nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");

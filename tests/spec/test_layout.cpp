@@ -51,7 +51,7 @@ TEST_CASE("divisibility rules name the offending key") {
   CHECK(rejected_key("tp=8", deepseek) == "");
   CHECK(rejected_key("dp=16,ep=16,otp=4", qwen) == "");
   CHECK(rejected_key("dp=12,ep=12", deepseek) == "layout.ep");           // 256 experts over 12 ranks
-  CHECK(rejected_key("dp=12,ep=12,redundant=32", deepseek) == "");       // doc 003: 288 slots allow EP 12
+  CHECK(rejected_key("dp=12,ep=12,redundant=32", deepseek) == "");       // [doc-003]: 288 slots allow EP 12
   CHECK(rejected_key("tp=3", qwen) == "layout.tp");                      // 64 heads
   CHECK(rejected_key("tp=1,dp=16,otp=3,ep=16", qwen) == "layout.otp");  // OTP must divide DP
   CHECK(rejected_key("tp=2,dp=8,otp=2,ep=16", qwen) == "layout.otp");   // OTP only inside pure DP

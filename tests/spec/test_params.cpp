@@ -1,5 +1,5 @@
-// Parameter totals against the hand counts in the reference notes (engines.md 3.1 and the per-model
-// notes under reference/models, each checked there against the publisher's figure).
+// Parameter totals against counts worked by hand from each model's config with the formulas of
+// [moeplan-model-arithmetic], each checked there against the publisher's figure.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -20,7 +20,7 @@ struct HandCount {
   std::int64_t expert;
 };
 
-// reference/models/*.yaml `derived:` blocks: total_params, active_params_incl_embed_and_head, per_expert_params.
+// Hand counts [moeplan-model-arithmetic]: total_params, active_params_incl_embed_and_head, per_expert_params.
 constexpr HandCount kHandCounts[] = {
     {"deepseek-v3.yaml", 671026419200, 37552297472, 44040192},
     {"kimi-k2-instruct.yaml", 1026408232448, 32861500928, 44040192},

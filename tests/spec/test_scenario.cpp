@@ -75,12 +75,12 @@ TEST_CASE("a scenario tunes the efficiencies, with a source and fractions in (0,
 name: efficiency
 cluster:
   gpu: Ascend-910B
-  efficiency: {source: "doc 004", gemm: additive, gemm_memory: 1.0, gemm_compute: 0.3, attention_memory: 0.25,
+  efficiency: {source: "[doc-004]", gemm: additive, gemm_memory: 1.0, gemm_compute: 0.3, attention_memory: 0.25,
                gemm_floor_us: 9.5, kernel_floor_us: 4}
 workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
 )");
   const auto efficiency = moeplan::load_scenario_yaml(path).cluster.efficiency;
-  CHECK(efficiency.source == "doc 004");
+  CHECK(efficiency.source == "[doc-004]");
   CHECK(efficiency.additive_gemm == true);
   CHECK(efficiency.gemm_memory == 1.0);
   CHECK(efficiency.attention_memory == 0.25);
