@@ -1,7 +1,7 @@
 // moeplan-bench-eplb: the speed and balance figures issue 5 asks for, on synthetic load logs
 // (lib/eplb/synthetic_loads.hpp, fixed seeds). Speed: one core, median of 5 runs. Quality: per
 // layer, the maximum GPU load of our solver, of DeepSeek's EPLB (our re-implementation of
-// eplb.md §1) and the lower bound; the gap is max / bound - 1.
+// [deepseek-eplb]) and the lower bound; the gap is max / bound - 1.
 #include <fmt/format.h>
 
 #include <algorithm>

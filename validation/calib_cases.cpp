@@ -1,6 +1,6 @@
 // The committed calibration files re-fitted without a GPU: the held-out error per family against issue 7's
-// target (at most 10 %), and, where OTP paths were measured, doc 004's X1/X2 winner on the GPUs against the
-// cost model's pick before and after calibration.
+// target (at most 10 %), and, where OTP paths were measured, the X1/X2 winner [doc-004] on the GPUs against
+// the cost model's pick before and after calibration.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,7 +34,7 @@ void add_family(CaseList& cases, const std::string& stem, const std::string& sou
   cases.push_back(entry);
 }
 
-// doc 004 / kernels.md §5.2: which scheme the GPUs ran faster, beside the calibrated model's pick. A row
+// [doc-004], [moeplan-otp-paths]: which scheme the GPUs ran faster, beside the calibrated model's pick. A row
 // decides only where the slower measured scheme is behind by more than both sides' held-out error
 // together (and at least 10 %): there the calibrated model must pick the winner every time. The X2/X1
 // ratio is checked on average.

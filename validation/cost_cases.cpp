@@ -1,4 +1,5 @@
-// The communication and compute models against doc 004 and kernels.md's measured collective times.
+// The communication and compute models against [doc-004], the collective times measured on H200
+// [moeplan-h200-measurements] and DeepEP's published low-latency times [deepep].
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,7 +23,7 @@ namespace {
 constexpr double kMicrosecond = 1e-6;
 constexpr double kMiB = 1048576.0;
 
-// doc 004: Qwen3-235B O [8192 -> 4096] and QKV [4096 -> 64*128 + 2*4*128], BF16.
+// [doc-004]: Qwen3-235B O [8192 -> 4096] and QKV [4096 -> 64*128 + 2*4*128], BF16.
 const OtpProjection kOutput{8192, 4096, DType::bf16, {}};
 const OtpProjection kQkv{4096, 64 * 128 + 2 * 4 * 128, DType::bf16, {}};
 
@@ -34,7 +35,8 @@ struct AscendModels {
 
 void add_volume_cases(CaseList& cases) {
   const AscendModels models;
-  // Expected element counts worked by hand from doc 004's formulas; the model counts each collective's wire bytes.
+  // Expected element counts worked by hand from the formulas of [doc-004]; the model counts each collective's wire
+  // bytes.
   struct Volume {
     const char* matrix;
     const OtpProjection& projection;
@@ -59,14 +61,14 @@ void add_volume_cases(CaseList& cases) {
     cases.push_back(relative_case(
         fmt::format("doc004.volume.{}.{}.bs{}.otp{}", volume.matrix, volume.scheme == OtpScheme::x1 ? "x1" : "x2",
                     volume.tokens, volume.otp),
-        "doc 004 §方案逻辑流程: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)), X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP)", "elements",
+        "[doc-004] §方案逻辑流程: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)), X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP)", "elements",
         volume.expected, cost.volume_bytes / 2.0, 1e-9, "sum of the two collectives' nccl-tests wire bytes, BF16"));
   }
 }
 
 void add_selection_cases(CaseList& cases) {
   const AscendModels models;
-  // doc 004 §方案选择策略: down-projection (O) -> X1, up-projection (QKV) -> X2. 1 = X1, 2 = X2.
+  // [doc-004] §方案选择策略: down-projection (O) -> X1, up-projection (QKV) -> X2. 1 = X1, 2 = X2.
   for (const auto& [matrix, projection] : {std::pair{"o", kOutput}, std::pair{"qkv", kQkv}}) {
     for (double tokens : {8.0, 48.0}) {
       for (std::int64_t otp : {2, 4}) {
@@ -75,7 +77,7 @@ void add_selection_cases(CaseList& cases) {
         const double chosen = choice.chosen == OtpScheme::x1 ? 1.0 : 2.0;
         cases.push_back(absolute_case(
             fmt::format("doc004.selection.{}.bs{}.otp{}", matrix, tokens, otp),
-            "doc 004 §方案选择策略 (h1 > h2 -> X1; h2 > h1 -> X2), Ascend-910B preset", "scheme", rule, chosen, 0,
+            "[doc-004] §方案选择策略 (h1 > h2 -> X1; h2 > h1 -> X2), Ascend-910B preset", "scheme", rule, chosen, 0,
             fmt::format("by time X1 {:.1f} us, X2 {:.1f} us{}", choice.x1.total() / kMicrosecond,
                         choice.x2.total() / kMicrosecond,
                         choice.latency_disagrees() ? "; latency overturns the volume rule" : "")));
@@ -84,7 +86,7 @@ void add_selection_cases(CaseList& cases) {
   }
 }
 
-// doc 004's O-projection operator table (Ascend 910B, input 4K, output 1.5K): per-op microseconds.
+// The O-projection operator table of [doc-004] (Ascend 910B, input 4K, output 1.5K): per-op microseconds.
 struct OperatorRow {
   double tokens;
   std::int64_t otp;
@@ -105,7 +107,7 @@ ValidationCase mark_known_gaps(ValidationCase entry) {
                                             "the datasheet defaults cannot see that, the 910B scenarios' additive "
                                             "GEMMs fitted to these timings do (doc004.910b_gemm)");
   }
-  if (entry.id == "kernels13.all_gather.n2.64MiB" || entry.id == "kernels13.reduce_scatter.n2.64MiB") {
+  if (entry.id == "h200_measured.all_gather.n2.64MiB" || entry.id == "h200_measured.reduce_scatter.n2.64MiB") {
     return with_known_gap(std::move(entry), "at 2 ranks the bus bandwidth is still climbing at 64 MiB; one "
                                             "straight large-message line cannot follow it until calibrated");
   }
@@ -114,7 +116,7 @@ ValidationCase mark_known_gaps(ValidationCase entry) {
 
 void add_operator_cases(CaseList& cases) {
   const AscendModels models;
-  const std::string source = "doc 004 §引入通信开销 operator table (O matrix, X1 path, Ascend 910B)";
+  const std::string source = "[doc-004] §引入通信开销 operator table (O matrix, X1 path, Ascend 910B)";
   for (const OperatorRow& row : kOperatorTable) {
     const OtpSchemeCost cost = output_cost(models, row.tokens, row.otp);
     cases.push_back(mark_known_gaps(relative_case(fmt::format("doc004.op.matmul.bs{}.otp{}", row.tokens, row.otp),
@@ -150,9 +152,10 @@ void add_operator_cases(CaseList& cases) {
   }
 }
 
-// kernels.md §1.3, eager times on 4 x H200 and 2 x H200 (NVLS off). The default curve takes its floor and
-// large-message bandwidth from the 4 GB rows and the small-size rows of the 4-GPU table (through kernels.md §0
-// and §4.4); the points below were not used and are held out.
+// [moeplan-h200-measurements], eager times on 4 x H200 and 2 x H200 (NVLS off). The default curve takes its
+// floor and large-message bandwidth from the 4 GB rows and the small-size rows of the 4-GPU table (through
+// NCCL's ring constants [nccl-tuning] and the alpha-beta costs of [thakur-collectives-2005]); the points below
+// were not used and are held out.
 struct MeasuredCollective {
   Collective kind;
   const char* name;
@@ -191,18 +194,20 @@ void add_collective_cases(CaseList& cases) {
   const CollectiveModel model(hardware_preset("H200", "validation", "hardware"));
   for (const MeasuredCollective& point : kHeldOut) {
     const double got = model.time(point.kind, {point.ranks, 8}, point.mebibytes * kMiB) / kMicrosecond;
-    // kernels.md §6 row 12: mid-size messages within ±15 % is a calibration target; an uncalibrated default gets 25 %.
+    // Mid-size messages within ±15 % is a calibration target [moeplan-kernel-targets]; an uncalibrated default
+    // gets 25 %.
     const double tolerance = point.mebibytes >= 1024 ? 0.15 : 0.25;
     cases.push_back(mark_known_gaps(
-        relative_case(fmt::format("kernels13.{}.n{}.{}MiB", point.name, point.ranks, point.mebibytes),
-                      "kernels.md §1.3 (H200, NVLS off, eager, one sample)", "us", point.microseconds, got, tolerance,
+        relative_case(fmt::format("h200_measured.{}.n{}.{}MiB", point.name, point.ranks, point.mebibytes),
+                      "[moeplan-h200-measurements] (H200, NVLS off, eager, one sample)", "us", point.microseconds, got,
+                      tolerance,
                       "held out: default curve from the H200 preset and NCCL's ring constants")));
   }
 }
 
-// kernels.md §4.5, DeepEP V1 low-latency on H800 (~160 GB/s NVLink, CX7 ~50 GB/s): 128 tokens per rank,
-// hidden 7168, top-8, FP8 dispatch, BF16 combine. The kernel floor comes from pplx-kernels' 1-token figure and
-// the RDMA efficiency from DeepEP normal EP16; these low-latency points are held out.
+// [deepep], DeepEP V1 low-latency on H800 (~160 GB/s NVLink, CX7 ~50 GB/s): 128 tokens per rank, hidden 7168,
+// top-8, FP8 dispatch, BF16 combine. The kernel floor comes from the 1-token figure of [pplx-kernels] and the
+// RDMA efficiency from DeepEP normal EP16; these low-latency points are held out.
 void add_deepep_cases(CaseList& cases) {
   Hardware h800 = hardware_preset("H100-SXM", "validation", "hardware");
   h800.name = "H800 (DeepEP test set-up)";
@@ -220,8 +225,8 @@ void add_deepep_cases(CaseList& cases) {
     const DispatchTimes times = dispatch_times(input, collectives);
     for (const auto& [stage, expected, got] :
          {std::tuple{"dispatch", row.dispatch, times.dispatch}, std::tuple{"combine", row.combine, times.combine}}) {
-      cases.push_back(relative_case(fmt::format("kernels45.deepep_ll.{}.ep{}", stage, row.ep),
-                                    "kernels.md §4.5 (DeepEP docs/legacy.md, H800, 128 tokens per rank)", "us",
+      cases.push_back(relative_case(fmt::format("deepep.low_latency.{}.ep{}", stage, row.ep),
+                                    "[deepep] (DeepEP docs/legacy.md, H800, 128 tokens per rank)", "us",
                                     expected, got / kMicrosecond, 0.20, "uniform routing; RDMA share (ep - 8) / ep"));
     }
   }
@@ -230,9 +235,9 @@ void add_deepep_cases(CaseList& cases) {
 }  // namespace
 
 // The 910B scenarios' GEMM model (additive: floor + bytes / rate + FLOPs / rate, fitted to these
-// timings) against each of doc 004's six O-projection matmul timings.
+// timings) against each of the six O-projection matmul timings of [doc-004].
 void add_ascend_gemm_cases(CaseList& cases) {
-  const std::string source = "doc 004 §引入通信开销 operator table: O-projection matmul on Ascend 910B";
+  const std::string source = "[doc-004] §引入通信开销 operator table: O-projection matmul on Ascend 910B";
   for (const char* name :
        {"qwen3-235b-rl-910b.yaml", "qwen3-235b-mixed-128-4k-910b.yaml", "qwen3-235b-decode-3k-910b.yaml"}) {
     const Scenario scenario = load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/" + name);

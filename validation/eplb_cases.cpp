@@ -1,6 +1,6 @@
-// Expert-placement figures published in the sources: EPLB's README example (eplb.md §1), the
-// deployment units of doc 001 and doc 003, eplb.md's measured EP320 optimality, and issue 5's
-// balance target against DeepSeek's EPLB.
+// Expert-placement figures published in the sources: EPLB's README example [deepseek-eplb], the
+// deployment units of [doc-001] and [doc-003], the EP320 optimality measured by running EPLB
+// [moeplan-eplb-study], and issue 5's balance target against DeepSeek's EPLB.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,7 +23,7 @@ using eplb::DeploymentShape;
 
 std::string data_file(const std::string& name) { return std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/" + name; }
 
-// deepseek-ai/EPLB README: the published phy2log for its 2 x 12 example (eplb.md §1, worked example).
+// deepseek-ai/EPLB README: the published phy2log for its 2 x 12 example [deepseek-eplb].
 void add_readme_cases(CaseList& cases) {
   const auto log = eplb::read_load_log(data_file("eplb_readme_example.json"), {});
   const DeploymentShape shape{2, 8, 16, 12, 4};
@@ -46,7 +46,7 @@ void add_readme_cases(CaseList& cases) {
   }
 }
 
-// doc 001 / doc 003: the slots per GPU of DeepSeek's deployment units with 288 = 256 + 32 slots.
+// [doc-001], [doc-003]: the slots per GPU of DeepSeek's deployment units with 288 = 256 + 32 slots.
 void add_deployment_unit_cases(CaseList& cases) {
   const struct {
     const char* id;
@@ -54,10 +54,10 @@ void add_deployment_unit_cases(CaseList& cases) {
     DeploymentShape shape;
     double published;
   } units[] = {
-      {"doc001.prefill.ep32.slots_per_gpu", "doc 001: prefill EP32, 4 nodes, 32 redundant experts, 9 routed experts per GPU", {4, 32, 288, 256, 8}, 9},
-      {"doc001.decode.ep144.slots_per_gpu", "doc 001: decode EP144, 18 nodes, 32 redundant experts, 2 routed experts per GPU", {18, 144, 288, 256, 8}, 2},
-      {"doc003.ep72.slots_per_gpu", "doc 003: 288 experts allow EP sizes such as 12 or 72 (here 72)", {9, 72, 288, 256, 8}, 4},
-      {"doc003.ep12.slots_per_gpu", "doc 003: 288 experts allow EP sizes such as 12 or 72 (here 12)", {3, 12, 288, 256, 8}, 24},
+      {"doc001.prefill.ep32.slots_per_gpu", "[doc-001]: prefill EP32, 4 nodes, 32 redundant experts, 9 routed experts per GPU", {4, 32, 288, 256, 8}, 9},
+      {"doc001.decode.ep144.slots_per_gpu", "[doc-001]: decode EP144, 18 nodes, 32 redundant experts, 2 routed experts per GPU", {18, 144, 288, 256, 8}, 2},
+      {"doc003.ep72.slots_per_gpu", "[doc-003]: 288 experts allow EP sizes such as 12 or 72 (here 72)", {9, 72, 288, 256, 8}, 4},
+      {"doc003.ep12.slots_per_gpu", "[doc-003]: 288 experts allow EP sizes such as 12 or 72 (here 12)", {3, 12, 288, 256, 8}, 24},
   };
   for (const auto& unit : units) {
     eplb::validate_shape(unit.shape, unit.id);
@@ -65,8 +65,8 @@ void add_deployment_unit_cases(CaseList& cases) {
   }
 }
 
-// eplb.md §1: with one slot per GPU (EP320) the apportionment is optimal; "every EP320 row has
-// max/LB = 1.0000" in the runs of the original code. Checked on our synthetic DeepSeek-V3 log.
+// [moeplan-eplb-study]: with one slot per GPU (EP320) the apportionment of [deepseek-eplb] is optimal; every
+// EP320 row has max/LB = 1.0000 in the runs of the original code. Checked on our synthetic DeepSeek-V3 log.
 void add_ep320_case(CaseList& cases) {
   const auto log = eplb::read_load_log(data_file("eplb_deepseek_v3_synthetic.json"), {});
   const DeploymentShape shape{40, 320, 320, 256, 8};
@@ -76,7 +76,8 @@ void add_ep320_case(CaseList& cases) {
     const double reached = eplb::max_load(eplb::gpu_loads(weights, eplb::place_layer(weights, shape, eplb::Policy::global), shape));
     worst = std::max(worst, reached / eplb::pool_lower_bound(weights, shape.slots, shape.gpus));
   }
-  cases.push_back(relative_case("eplbmd.ep320.max_over_bound", "eplb.md §1: EP320 with one expert per GPU, every layer at max/LB = 1.0000",
+  cases.push_back(relative_case("eplb_study.ep320.max_over_bound",
+                                "[moeplan-eplb-study]: EP320 with one expert per GPU, every layer at max/LB = 1.0000",
                                 "max/bound", 1.0, worst, 1e-9, "58 layers of validation/data/eplb_deepseek_v3_synthetic.json"));
 }
 

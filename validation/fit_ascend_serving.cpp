@@ -1,8 +1,8 @@
-// moeplan-fit-ascend-serving: the two 910B serving figures doc 004 does not give, fitted to two of its RL
+// moeplan-fit-ascend-serving: the two 910B serving figures [doc-004] does not give, fitted to two of its RL
 // run's three measured throughputs. Decode attention's share of HBM bandwidth and the memory vllm-ascend
 // holds beside weights and KV (its profile run's peak and runtime buffers) are searched on a grid; each point
 // simulates OTP1 and OTP4+QKVTP4 (517.66 and 631.67 TPS) and the least squared log error wins. The third
-// figure, OTP4's 602.16 TPS (its +16 % over OTP1), and doc 004's mixed table are left out of the fit, so
+// figure, OTP4's 602.16 TPS (its +16 % over OTP1), and the mixed table of [doc-004] are left out of the fit, so
 // moeplan-validate can test them (cases doc004.rl.*, doc004.mixed.*).
 #include <cmath>
 #include <cstdio>
@@ -14,8 +14,8 @@
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr std::int64_t kMaxNumSeqs = 48;  // doc 004's --max-num-seqs
-constexpr double kOtp1Tps = 517.66;       // doc 004 RL场景, DP16+TP1+OTP1
+constexpr std::int64_t kMaxNumSeqs = 48;  // --max-num-seqs of [doc-004]
+constexpr double kOtp1Tps = 517.66;       // [doc-004] RL场景, DP16+TP1+OTP1
 constexpr double kOtp4Tps = 602.16;       // DP16+TP1+OTP4: not fitted
 constexpr double kQkvTps = 631.67;        // DP16+TP1+OTP4+QKVTP4
 
@@ -49,7 +49,7 @@ int main() {
   using moeplan::validation::source_path;
   const moeplan::Model model = moeplan::load_model_yaml(source_path("models/qwen3-235b-a22b.yaml"));
   const moeplan::Scenario scenario = moeplan::load_scenario_yaml(source_path("scenarios/qwen3-235b-rl-910b.yaml"));
-  std::printf("fit to doc 004's RL run: OTP1 %.2f and OTP4+QKVTP4 %.2f output tokens/s (OTP4 %.2f held out)\n",
+  std::printf("fit to the RL run of [doc-004]: OTP1 %.2f and OTP4+QKVTP4 %.2f output tokens/s (OTP4 %.2f held out)\n",
               kOtp1Tps, kQkvTps, kOtp4Tps);
   std::printf("attention_memory  reserve GiB   OTP1 TPS  QKVTP4 TPS  error\n");
   Point best;

@@ -26,7 +26,7 @@ WeightBytes weights(const Model& model, const std::string& text) {
 
 void add_doc004_cases(CaseList& cases) {
   const Model qwen = model_file("qwen3-235b-a22b.yaml");
-  const std::string doc = "doc 004 (Smart Move), 节省显存: Qwen3-235B DP16 EP16";
+  const std::string doc = "[doc-004] (Smart Move), 节省显存: Qwen3-235B DP16 EP16";
   const double o_whole = static_cast<double>(weights(qwen, "dp=16,ep=16")[Component::attention_o]);
   cases.push_back(relative_case("doc004.o_matrix", doc + ", O matrix 8192x4096 bf16 x 94 layers", "GiB", 5.875, o_whole / kGiB, 1e-9));
   const double published_saving[] = {2.9375, 4.40625, 5.140625, 5.5078125};
@@ -54,8 +54,8 @@ void add_doc004_cases(CaseList& cases) {
 
 void add_doc000_cases(CaseList& cases) {
   const Model deepseek = model_file("deepseek-v3.yaml");
-  const std::string doc = "doc 000 (shared-expert fusion), 0x3";
-  // One more fused shared slot per EP rank, at expert TP 1 (doc 002's local-expert count).
+  const std::string doc = "[doc-000] (shared-expert fusion), 0x3";
+  // One more fused shared slot per EP rank, at expert TP 1 (the local-expert count of [doc-002]).
   const double one = static_cast<double>(weights(deepseek, "dp=8,ep=8,fused_shared=1")[Component::shared_experts]);
   const double two = static_cast<double>(weights(deepseek, "dp=8,ep=8,fused_shared=2")[Component::shared_experts]);
   const double per_layer = (two - one) / static_cast<double>(deepseek.moe_layers());
@@ -74,7 +74,7 @@ void add_vllm_cases(CaseList& cases) {
   const Model deepseek = model_file("deepseek-v3.yaml");
   const double base = static_cast<double>(weights(deepseek, "dp=8,ep=8")[Component::routed_experts]);
   const double redundant = static_cast<double>(weights(deepseek, "dp=8,ep=8,redundant=8")[Component::routed_experts]);
-  cases.push_back(relative_case("vllm.redundant_expert", "vLLM EPLB docs (engines.md 2.2): ~2.4 GB per rank for one redundant expert per EP rank on DeepSeek-V3",
+  cases.push_back(relative_case("vllm.redundant_expert", "vLLM EPLB docs [vllm-ep-docs]: ~2.4 GB per rank for one redundant expert per EP rank on DeepSeek-V3",
                    "GiB", 2.4, (redundant - base) / kGiB, 0.02,
                    "2 significant digits published; 58 x 44.05 MB = 2.38 GiB (2.55 decimal GB)"));
 }

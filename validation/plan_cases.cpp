@@ -28,14 +28,14 @@ double decode_step(const StepModel& steps, const Model& model, const std::string
   return steps.decode(layout, {batch, context}, options).total;
 }
 
-// doc 000 0x1, qps 1 on 8 x H200 TP8: mean ITL 35.95 ms unfused, 32.32 ms fused (concurrency ~7, 318 in / 201 out).
+// [doc-000] 0x1, qps 1 on 8 x H200 TP8: mean ITL 35.95 ms unfused, 32.32 ms fused (concurrency ~7, 318 in / 201 out).
 void add_fusion_cases(CaseList& cases) {
   const Model deepseek = model_file("deepseek-v3.yaml");
   const StepModel steps(deepseek, hardware_preset("H200", "validation", "hardware"));
   const double context = 318 + 100;
   const double unfused = decode_step(steps, deepseek, "tp=8", 7, context, DispatchMode::gather_scatter);
   const double fused = decode_step(steps, deepseek, "tp=8,fused_shared=1", 7, context, DispatchMode::gather_scatter);
-  const std::string source = "doc 000 0x1: DeepSeek-V3 8 x H200 TP8, qps 1, mean ITL 35.95 -> 32.32 ms with fusion";
+  const std::string source = "[doc-000] 0x1: DeepSeek-V3 8 x H200 TP8, qps 1, mean ITL 35.95 -> 32.32 ms with fusion";
   cases.push_back(absolute_case("doc000.fusion.itl_falls", source, "holds", 1, fused < unfused ? 1 : 0, 0,
                                 "fused: one grouped GEMM over 257 experts with top-9; unfused: a separate dense MLP"));
   cases.push_back(with_known_gap(
@@ -44,7 +44,7 @@ void add_fusion_cases(CaseList& cases) {
       "block occupancy); a roofline sees only the same weight bytes"));
 }
 
-// doc 003: EPLB speeds decode 2.54x at large EP; DeepSeek-V3 decode, 256 sequences per rank, 2000-token prompts.
+// [doc-003]: EPLB speeds decode 2.54x at large EP; DeepSeek-V3 decode, 256 sequences per rank, 2000-token prompts.
 void add_eplb_effect_cases(CaseList& cases) {
   const Model deepseek = model_file("deepseek-v3.yaml");
   const StepModel steps(deepseek, hardware_preset("H100-SXM", "validation", "hardware"));
@@ -52,16 +52,16 @@ void add_eplb_effect_cases(CaseList& cases) {
   const double plain = decode_step(steps, deepseek, "dp=32,ep=32", 256, context, DispatchMode::deepep_low_latency);
   const double balanced =
       decode_step(steps, deepseek, "dp=32,ep=32,redundant=32", 256, context, DispatchMode::deepep_low_latency);
-  const std::string source = "doc 003: EPLB gives 1.49x prefill and 2.54x decode throughput (12 x 8 H100)";
+  const std::string source = "[doc-003]: EPLB gives 1.49x prefill and 2.54x decode throughput (12 x 8 H100)";
   cases.push_back(absolute_case("doc003.eplb.decode_faster", source, "holds", 1, balanced < plain ? 1 : 0, 0,
-                                "EP32, 256 + 32 redundant slots (9 per GPU, doc 001) against 256 plain"));
+                                "EP32, 256 + 32 redundant slots (9 per GPU [doc-001]) against 256 plain"));
   cases.push_back(with_known_gap(
       relative_case("doc003.eplb.decode_speedup", source, "x", 2.54, plain / balanced, 0.15),
-      "without a load log the skew model assumes a 0.5 load variation across experts; doc 003's production "
-      "distribution was far more skewed, which a real log fed to eplb-solve would show"));
+      "without a load log the skew model assumes a 0.5 load variation across experts; the production "
+      "distribution of [doc-003] was far more skewed, which a real log fed to eplb-solve would show"));
 }
 
-// doc 000 0x1: mean ITL at request rates 1/4/8 on 8 x H200 TP8, unfused (--disable-shared-experts-fusion).
+// [doc-000] 0x1: mean ITL at request rates 1/4/8 on 8 x H200 TP8, unfused (--disable-shared-experts-fusion).
 void add_itl_cases(CaseList& cases) {
   const Model deepseek = model_file("deepseek-v3.yaml");
   const double published_itl[] = {35.95, 101.44, 150.65};
@@ -76,7 +76,7 @@ void add_itl_cases(CaseList& cases) {
         estimate_serving(context, layout, memory, {Role::aggregated, DispatchMode::gather_scatter, false});
     cases.push_back(with_known_gap(
         relative_case(fmt::format("doc000.itl.qps{}", *scenario.workload.request_rate),
-                      "doc 000 0x1: mean ITL, DeepSeek-V3 8 x H200 TP8 unfused, bench_serving 300 prompts", "ms",
+                      "[doc-000] 0x1: mean ITL, DeepSeek-V3 8 x H200 TP8 unfused, bench_serving 300 prompts", "ms",
                       published_itl[index], estimate.load_tpot * 1e3, 0.25,
                       "TPOT at the offered rate by Little's law; the measured mean also carries prefill stalls"),
         "an uncalibrated roofline misses the per-kernel and per-collective floors that dominate a small-batch "

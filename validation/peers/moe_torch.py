@@ -15,7 +15,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-# doc 001: DeepSeek-V3 routing; doc 000: one fused shared expert; kernels.md shapes.
+# DeepSeek-V3 routing [doc-001]; one fused shared expert [doc-000]; shapes from the model configs
+# [deepseek-v3-config], [qwen3-235b-a22b-config], [mixtral-8x7b-config].
 MODELS = [
     dict(name="DeepSeek-V3", hidden=7168, intermediate=2048, experts=256, top_k=8, groups=8, topk_groups=4,
          scoring="sigmoid", scale=2.5, fused_shared=1, local=[8, 16, 32, 64, 256]),
@@ -28,7 +29,7 @@ TOKENS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 
 
 def grouped_topk(logits, bias, model):
-    """doc 001: sigmoid scores, bias for selection only, groups by the sum of their top-2."""
+    """[doc-001]: sigmoid scores, bias for selection only, groups by the sum of their top-2."""
     scores = logits.sigmoid()
     selection = scores + bias
     tokens = logits.shape[0]
@@ -48,7 +49,7 @@ def softmax_topk(logits, top_k):
 
 
 def with_shared(ids, weights, first_shared_id, fused_shared, scale):
-    """doc 000: the shared expert as an always-selected column, weight 1 / routed_scaling_factor."""
+    """[doc-000]: the shared expert as an always-selected column, weight 1 / routed_scaling_factor."""
     if fused_shared == 0:
         return ids, weights
     shared = torch.full((ids.shape[0], 1), first_shared_id, dtype=ids.dtype, device=ids.device)
@@ -56,7 +57,7 @@ def with_shared(ids, weights, first_shared_id, fused_shared, scale):
 
 
 def core(x, ids, weights, w13, w2, scale):
-    """doc 002: dispatch (sort by expert) -> grouped w13 -> SiLU-and-mul -> grouped w2 -> combine."""
+    """[doc-002]: dispatch (sort by expert) -> grouped w13 -> SiLU-and-mul -> grouped w2 -> combine."""
     tokens, columns = ids.shape
     experts, intermediate = w13.shape[0], w2.shape[2]
     flat = ids.flatten()
