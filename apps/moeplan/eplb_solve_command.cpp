@@ -258,7 +258,7 @@ void run_simulation(SimulateOptions options) {
   if (routing.topk_groups > routing.groups) {
     throw InputError("command line", "--topk-groups", fmt::format("at most --groups ({}), got {}", routing.groups, routing.topk_groups));
   }
-  // doc 001: a token's experts come from its kept groups only.
+  // [doc-001]: a token's experts come from its kept groups only.
   const std::int64_t reachable = routing.topk_groups * (log.num_experts / routing.groups);
   if (routing.experts_per_token > reachable) {
     throw InputError("command line", "--top-k",
@@ -277,7 +277,7 @@ void run_simulation(SimulateOptions options) {
                          {"eplb_redundant", number(row.eplb_redundant)}});
   }
   write_json_output(options.json, {{"utilisation", json_rows}, {"tokens_per_gpu", options.simulation.tokens_per_gpu}});
-  fmt::print("GPU utilisation (mean / max tokens per GPU, doc 003) with grouped top-{} routing over {} of {} groups, "
+  fmt::print("GPU utilisation (mean / max tokens per GPU [doc-003]) with grouped top-{} routing over {} of {} groups, "
              "{} tokens per GPU per batch, {} batches x {} layers; slowdown = max / mean\n\n{}",
              routing.experts_per_token, routing.topk_groups, routing.groups, options.simulation.tokens_per_gpu,
              options.simulation.batches, std::min(options.simulation.layers, log.num_layers), table.render());
@@ -324,7 +324,7 @@ void add_eplb_solve_command(CLI::App& app) {
   command->add_option("--slots", options->slots, "physical expert slots per MoE layer: experts + redundant, a multiple of --gpus")->required();
   command->add_option("--groups", options->groups, "expert groups (default: the model's, else the load log's num_groups, else 1)");
   command->add_option("--dense-layers", options->dense_layers, "dense layers before the MoE ones (default: the model's)");
-  command->add_option("--policy", options->policy, "auto: hierarchical when groups divide by nodes (doc 001), else global; "
+  command->add_option("--policy", options->policy, "auto: hierarchical when groups divide by nodes [doc-001], else global; "
                                                     "deepseek: DeepSeek's EPLB itself, for comparison")
       ->check(CLI::IsMember({"auto", "hierarchical", "global", "deepseek"}))->capture_default_str();
   command->add_option("--window-objective", options->window_objective, "with several windows, optimise the worst or the mean window")

@@ -122,7 +122,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
     }
   }
   if (layout.otp > 1 || layout.qkvtp > 1) {
-    text += "  OTP schemes (doc 004):\n" + otp_text(steps, layout, 8) + otp_text(steps, layout, 48);
+    text += "  OTP schemes [doc-004]:\n" + otp_text(steps, layout, 8) + otp_text(steps, layout, 48);
   }
   return text;
 }
