@@ -10,7 +10,7 @@
 #include "eplb/evaluation.hpp"
 #include "eplb/placement_json.hpp"
 #include "eplb/replacement.hpp"
-#include "eplb/simulation.hpp"
+#include "eplb/routing_study.hpp"
 #include "eplb/solve.hpp"
 #include "eplb/synthetic_loads.hpp"
 #include "inputs.hpp"
@@ -210,8 +210,8 @@ void run(const SolveOptions& options) {
 struct SimulateOptions {
   std::string loads;
   ModelInput model;
-  eplb::SkewModel skew;
-  eplb::SimulationOptions simulation;
+  eplb::SyntheticLoadShape skew;
+  eplb::RoutingStudyOptions simulation;
   std::int64_t experts_per_token = 8;
   std::int64_t topk_groups = 4;
   // Flags given on the command line: they override the model's values and are checked, never narrowed.
@@ -264,7 +264,7 @@ void run_simulation(SimulateOptions options) {
     throw InputError("command line", "--top-k",
                      fmt::format("at most the {} experts of the kept groups, got {}", reachable, routing.experts_per_token));
   }
-  const auto rows = eplb::simulate_utilisation(log, routing, options.simulation);
+  const auto rows = eplb::run_routing_study(log, routing, options.simulation);
   Table table({"EP", "slots +red.", "no EPLB", "no EPLB +red.", "EPLB", "EPLB +red.", "MoE slowdown no EPLB", "with EPLB +red."});
   nlohmann::json json_rows = nlohmann::json::array();
   for (const auto& row : rows) {

@@ -9,15 +9,15 @@
 namespace moeplan::eplb {
 
 LoadLog skewed_loads(const SkewedCase& skewed, std::int64_t layers, std::uint64_t seed) {
-  SkewModel model;
-  model.layers = layers;
-  model.experts = skewed.shape.experts;
-  model.groups = skewed.shape.groups;
-  model.dispatches_per_layer = 65536 * 8;  // 65536 tokens, each routed to 8 experts
-  model.expert_sigma = skewed.expert_sigma;
-  model.group_sigma = skewed.group_sigma;
-  model.seed = seed;
-  return synthetic_load_log(model);
+  SyntheticLoadShape loads;
+  loads.layers = layers;
+  loads.experts = skewed.shape.experts;
+  loads.groups = skewed.shape.groups;
+  loads.dispatches_per_layer = 65536 * 8;  // 65536 tokens, each routed to 8 experts
+  loads.expert_sigma = skewed.expert_sigma;
+  loads.group_sigma = skewed.group_sigma;
+  loads.seed = seed;
+  return synthetic_load_log(loads);
 }
 
 std::vector<SkewedCase> quality_cases() {

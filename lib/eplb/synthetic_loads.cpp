@@ -21,33 +21,33 @@ double next_normal(std::uint64_t& state) {
   return radius * std::cos(2.0 * std::numbers::pi * next_uniform(state));
 }
 
-std::vector<double> synthetic_popularity(const SkewModel& model, std::int64_t layer) {
-  std::uint64_t state = model.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(layer);
-  std::vector<double> group_factor(static_cast<std::size_t>(model.groups));
-  for (auto& factor : group_factor) factor = std::exp(model.group_sigma * next_normal(state));
-  std::vector<double> shares(static_cast<std::size_t>(model.experts));
-  const auto group_size = model.experts / model.groups;
-  for (std::int64_t expert = 0; expert < model.experts; ++expert) {
-    shares[expert] = group_factor[expert / group_size] * std::exp(model.expert_sigma * next_normal(state));
+std::vector<double> synthetic_popularity(const SyntheticLoadShape& shape, std::int64_t layer) {
+  std::uint64_t state = shape.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(layer);
+  std::vector<double> group_factor(static_cast<std::size_t>(shape.groups));
+  for (auto& factor : group_factor) factor = std::exp(shape.group_sigma * next_normal(state));
+  std::vector<double> shares(static_cast<std::size_t>(shape.experts));
+  const auto group_size = shape.experts / shape.groups;
+  for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
+    shares[expert] = group_factor[expert / group_size] * std::exp(shape.expert_sigma * next_normal(state));
   }
   const double total = std::accumulate(shares.begin(), shares.end(), 0.0);
   for (auto& share : shares) share /= total;
   return shares;
 }
 
-LoadLog synthetic_load_log(const SkewModel& model) {
+LoadLog synthetic_load_log(const SyntheticLoadShape& shape) {
   LoadLog log;
   log.file = "synthetic";
-  log.num_layers = model.layers;
-  log.num_experts = model.experts;
-  log.num_groups = model.groups;
-  for (std::int64_t layer = 0; layer < model.layers; ++layer) {
-    const auto shares = synthetic_popularity(model, layer);
+  log.num_layers = shape.layers;
+  log.num_experts = shape.experts;
+  log.num_groups = shape.groups;
+  for (std::int64_t layer = 0; layer < shape.layers; ++layer) {
+    const auto shares = synthetic_popularity(shape, layer);
     std::vector<double> remainders(shares.size());
     TokenCount assigned = 0;
     const auto first = log.counts.size();
     for (std::size_t expert = 0; expert < shares.size(); ++expert) {
-      const double expected = shares[expert] * static_cast<double>(model.dispatches_per_layer);
+      const double expected = shares[expert] * static_cast<double>(shape.dispatches_per_layer);
       log.counts.push_back(static_cast<TokenCount>(std::floor(expected)));
       remainders[expert] = expected - std::floor(expected);
       assigned += log.counts.back();
@@ -55,7 +55,7 @@ LoadLog synthetic_load_log(const SkewModel& model) {
     std::vector<std::size_t> order(shares.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
-    for (std::size_t index = 0; assigned < model.dispatches_per_layer; ++index, ++assigned) {
+    for (std::size_t index = 0; assigned < shape.dispatches_per_layer; ++index, ++assigned) {
       ++log.counts[first + order[index % order.size()]];
     }
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Synthetic load logs from a skew model, for the simulation, the benchmark and tests: expert
+// Synthetic load logs of a given shape and skew, for the routing study, the benchmark and tests: expert
 // popularity log-normal, times a log-normal factor per group. Reproducible on every platform: the
 // generator is splitmix64 and Box-Muller written out here, not the standard library's distributions.
 #include <cstdint>
@@ -8,7 +8,8 @@
 
 namespace moeplan::eplb {
 
-struct SkewModel {
+// The size of a synthetic load log and the skew of its counts.
+struct SyntheticLoadShape {
   std::int64_t layers = 1;
   std::int64_t experts = 256;
   std::int64_t groups = 8;
@@ -20,10 +21,10 @@ struct SkewModel {
 
 // Counts [layers][experts] (one window), each layer summing exactly to dispatches_per_layer: the
 // expected counts rounded down, the remainder handed out by largest fraction (lower index on ties).
-LoadLog synthetic_load_log(const SkewModel& model);
+LoadLog synthetic_load_log(const SyntheticLoadShape& shape);
 
 // Popularity shares of one layer [experts], summing to 1: the distribution synthetic_load_log draws.
-std::vector<double> synthetic_popularity(const SkewModel& model, std::int64_t layer);
+std::vector<double> synthetic_popularity(const SyntheticLoadShape& shape, std::int64_t layer);
 
 // splitmix64: the next 64 random bits from `state` (advanced in place).
 std::uint64_t next_random(std::uint64_t& state);

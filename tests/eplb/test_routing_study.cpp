@@ -3,7 +3,7 @@
 
 #include <numeric>
 
-#include "eplb/simulation.hpp"
+#include "eplb/routing_study.hpp"
 #include "eplb/synthetic_loads.hpp"
 
 using namespace moeplan::eplb;
@@ -21,17 +21,17 @@ TEST_CASE("a sampled batch routes every token to k distinct experts") {
 }
 
 TEST_CASE("[doc-003]: utilisation falls as EP grows, and EPLB with redundant experts recovers much of it") {
-  SkewModel skew;
+  SyntheticLoadShape skew;
   skew.layers = 2;
   skew.experts = 256;
   skew.groups = 8;
   skew.expert_sigma = 1.0;
   const auto log = synthetic_load_log(skew);
-  SimulationOptions options;
+  RoutingStudyOptions options;
   options.ep_sizes = {8, 64, 256};
   options.batches = 2;
   options.layers = 2;
-  const auto rows = simulate_utilisation(log, RoutingModel{}, options);
+  const auto rows = run_routing_study(log, RoutingModel{}, options);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].trivial > rows[1].trivial);
   CHECK(rows[1].trivial > rows[2].trivial);

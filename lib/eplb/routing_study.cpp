@@ -1,4 +1,4 @@
-#include "eplb/simulation.hpp"
+#include "eplb/routing_study.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -76,12 +76,12 @@ std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const Ro
   return counts;
 }
 
-std::vector<SimulationRow> simulate_utilisation(const LoadLog& log, const RoutingModel& routing, const SimulationOptions& options) {
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options) {
   const auto experts = log.num_experts;
   const auto sampled_layers = std::min(options.layers, log.num_layers);
-  std::vector<SimulationRow> rows;
+  std::vector<RoutingStudyRow> rows;
   for (const auto ep : options.ep_sizes) {
-    SimulationRow row;
+    RoutingStudyRow row;
     row.ep_size = ep;
     row.slots_with_redundant = (experts + options.redundant + ep - 1) / ep * ep;
     const auto nodes = std::max<std::int64_t>(1, ep / options.gpus_per_node);

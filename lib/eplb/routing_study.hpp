@@ -15,7 +15,7 @@ struct RoutingModel {
   std::int64_t topk_groups = 4;        // [doc-001]: a token's experts come from 4 groups
 };
 
-struct SimulationOptions {
+struct RoutingStudyOptions {
   std::vector<std::int64_t> ep_sizes = {8, 16, 32, 64, 72, 128, 144, 256, 288, 320};
   std::int64_t gpus_per_node = 8;
   std::int64_t tokens_per_gpu = 256;   // each GPU contributes this many tokens to a batch (DP attention)
@@ -27,7 +27,7 @@ struct SimulationOptions {
 
 // One EP size. Utilisation is NaN where the configuration does not exist (the experts do not
 // divide over the GPUs without redundant slots).
-struct SimulationRow {
+struct RoutingStudyRow {
   std::int64_t ep_size = 0;
   std::int64_t slots_with_redundant = 0;  // ceil((E + redundant) / ep) * ep [moeplan-eplb-study]
   double trivial = 0;                     // slot p holds expert p % E, no redundant slots
@@ -39,7 +39,7 @@ struct SimulationRow {
 // Placements are solved on the log's counts; batches are sampled from the same counts as
 // popularity, so sampling noise at small batches per GPU shows as it does in serving. `log`
 // [windows][layers][experts] (windows summed).
-std::vector<SimulationRow> simulate_utilisation(const LoadLog& log, const RoutingModel& routing, const SimulationOptions& options);
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options);
 
 // Tokens routed to each expert in one sampled batch of `tokens` tokens: shares [experts] -> counts [experts].
 std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing, std::int64_t tokens,
