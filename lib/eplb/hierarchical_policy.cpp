@@ -43,9 +43,6 @@ GroupAssignment assign_groups_like_eplb(const std::vector<TokenCount>& sums, std
   return assignment;
 }
 
-// [moeplan-eplb-bounds]: the node can only be balanced with whole groups, so improve the assignment: move a
-// group off the heaviest node, or swap it for a lighter one, while the heavier of the two nodes
-// gets lighter. A node may hold any number of groups that fits its slots, but at least one.
 // A change of the group assignment: `group` goes to `node`, and `partner` (if >= 0) comes back.
 struct GroupMove {
   std::int64_t group = -1;
