@@ -56,12 +56,12 @@ __device__ int local_expert_of(const std::int32_t* expert_ids, const std::int32_
 __device__ void list_running_blocks(int expert, int count, int first_block, int block_size, int riding_rows,
                                     int* warp_totals, AlignmentBuffers out) {
   __syncthreads();  // warp_totals is free again
-  const int running = moeplan::moe::running_blocks_of(count, block_size, riding_rows);
+  const int running = moeplan::moe_reference::running_blocks_of(count, block_size, riding_rows);
   int total = 0;
   const int before = block_exclusive_scan(running, warp_totals, total);
   for (int index = 0; index < running; ++index) {
     out.running_blocks[before + index] = {first_block + index, expert,
-                                          moeplan::moe::rows_of_block(count, index, block_size, riding_rows)};
+                                          moeplan::moe_reference::rows_of_block(count, index, block_size, riding_rows)};
   }
   if (expert == 0) *out.running_count = total;
 }
