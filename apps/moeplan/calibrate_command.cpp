@@ -7,11 +7,11 @@
 
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
-#include "calibrate_summary.hpp"
 #include "calibrate_sweep.hpp"
 #include "commands.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "report/calibration_summary.hpp"
 #include "report/calibration_report.hpp"
 #include "report/calibration_report_input.hpp"
 
@@ -26,7 +26,7 @@ std::string report_html(const CalibrateOptions& options, const calib::Calibratio
 
 // Prints the fit and writes the report, whose page is built before any file is written.
 void finish(const CalibrateOptions& options, const calib::Calibration& calibration, const std::string& html) {
-  fmt::print("{}\n", calibration_summary(calibration));
+  fmt::print("{}\n", report::calibration_summary(calibration));
   if (!options.out.empty()) {
     fmt::print("wrote {} ({} measurements, {})\n", options.out, calibration.measurements.size(), calibration.measured_on);
   }

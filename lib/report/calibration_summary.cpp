@@ -1,4 +1,4 @@
-#include "calibrate_summary.hpp"
+#include "report/calibration_summary.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "calib/fit_calibration.hpp"
 #include "calib/otp_comparison.hpp"
 
-namespace moeplan::cli {
+namespace moeplan::report {
 namespace {
 
 constexpr double kTarget = 0.10;  // issue 7: held-out MAPE at most 10 % (aim for 5 %)
@@ -89,7 +89,7 @@ std::string otp_table(const calib::Calibration& calibration) {
   const calib::CalibratedModels models = calib::calibrated_models(calibration, reference, "this file");
   const std::vector<calib::OtpRow> rows = calib::otp_comparison(calibration, models, reference, reference);
   if (rows.empty()) return "";
-  std::string text = "OTP (doc 004), graph-captured; winner by measured time, beside the model's pick\n"
+  std::string text = "OTP ([doc-004]), graph-captured; winner by measured time, beside the model's pick\n"
                      "  projection   h1 -> h2      GPUs  bs   X1 us   X2 us  won by   calibrated  uncalibrated  volume rule\n";
   for (const calib::OtpRow& row : rows) {
     const double margin = std::max(row.measured_x1, row.measured_x2) / std::min(row.measured_x1, row.measured_x2) - 1;
@@ -111,4 +111,4 @@ std::string calibration_summary(const calib::Calibration& calibration) {
          otp_table(calibration);
 }
 
-}  // namespace moeplan::cli
+}  // namespace moeplan::report

@@ -6,8 +6,8 @@
 
 #include "calib/calibration.hpp"
 
-namespace moeplan::cli {
+namespace moeplan::report {
 
 std::string calibration_summary(const calib::Calibration& calibration);
 
-}  // namespace moeplan::cli
+}  // namespace moeplan::report
