@@ -18,8 +18,8 @@
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
 #include "calib/sweep_plan.hpp"
-#include "gpu/calibration_sweep.hpp"
-#include "gpu/processes.hpp"
+#include "gpu/sweep/calibration_sweep.hpp"
+#include "gpu/sweep/processes.hpp"
 #include "io/reporter.hpp"
 #endif
 

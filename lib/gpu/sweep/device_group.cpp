@@ -1,4 +1,4 @@
-#include "gpu/device_group.hpp"
+#include "gpu/sweep/device_group.hpp"
 
 #include <utility>
 

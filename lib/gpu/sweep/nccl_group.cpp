@@ -1,11 +1,11 @@
-#include "gpu/nccl_group.hpp"
+#include "gpu/sweep/nccl_group.hpp"
 
 #include <exception>
 #include <numeric>
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 namespace moeplan::gpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpu/calibration_sweep.hpp"
+#include "gpu/sweep/calibration_sweep.hpp"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,12 @@
 
 #include <cuda_runtime.h>
 
-#include "gpu/collective_sweep.hpp"
-#include "gpu/device_inventory.hpp"
-#include "gpu/gemm_sweep.hpp"
-#include "gpu/moe_sweep.hpp"
-#include "gpu/otp_sweep.hpp"
-#include "gpu/processes.hpp"
+#include "gpu/sweep/collective_sweep.hpp"
+#include "gpu/sweep/device_inventory.hpp"
+#include "gpu/sweep/gemm_sweep.hpp"
+#include "gpu/sweep/moe_sweep.hpp"
+#include "gpu/sweep/otp_sweep.hpp"
+#include "gpu/sweep/processes.hpp"
 
 namespace moeplan::gpu {
 

@@ -1,4 +1,4 @@
-#include "gpu/otp_sweep.hpp"
+#include "gpu/sweep/otp_sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include "gpu/cublas_gemm.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/group_timing.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/group_timing.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/transpose_kernel.hpp"
 #include "moe_reference/bfloat16.hpp"

@@ -1,4 +1,4 @@
-#include "gpu/random_experts.hpp"
+#include "gpu/sweep/random_experts.hpp"
 
 #include <cmath>
 

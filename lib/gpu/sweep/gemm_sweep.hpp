@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "calib/sweep_plan.hpp"
-#include "gpu/sweep_context.hpp"
+#include "gpu/sweep/sweep_context.hpp"
 
 namespace moeplan::gpu {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu/nccl_group.hpp"
-#include "gpu/sweep_context.hpp"
+#include "gpu/sweep/nccl_group.hpp"
+#include "gpu/sweep/sweep_context.hpp"
 
 namespace moeplan::gpu {
 

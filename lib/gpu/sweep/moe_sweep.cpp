@@ -1,4 +1,4 @@
-#include "gpu/moe_sweep.hpp"
+#include "gpu/sweep/moe_sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "gpu/elementwise_kernels.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/moe_layer.hpp"
-#include "gpu/random_experts.hpp"
+#include "gpu/sweep/random_experts.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/streaming_gemm.hpp"
 #include "spec/dtype.hpp"

@@ -1,7 +1,7 @@
 // All-to-all: rank q's block r (S / n of its buffer) lands as block q on rank r (nccl-tests S = the
 // per-rank buffer).
-#include "gpu/collective_op.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/collective_op.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 namespace moeplan::gpu {
 namespace {

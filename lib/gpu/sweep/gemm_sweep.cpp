@@ -1,4 +1,4 @@
-#include "gpu/gemm_sweep.hpp"
+#include "gpu/sweep/gemm_sweep.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 #include <stdexcept>
 #include <string>

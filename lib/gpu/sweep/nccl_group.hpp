@@ -8,8 +8,8 @@
 
 #include <nccl.h>
 
-#include "gpu/device_group.hpp"
-#include "gpu/processes.hpp"
+#include "gpu/sweep/device_group.hpp"
+#include "gpu/sweep/processes.hpp"
 
 namespace moeplan::gpu {
 

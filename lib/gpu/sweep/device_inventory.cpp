@@ -1,11 +1,11 @@
-#include "gpu/device_inventory.hpp"
+#include "gpu/sweep/device_inventory.hpp"
 
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_attribute.hpp"
 #include "gpu/device_ceilings.hpp"
-#include "gpu/nccl_group.hpp"
+#include "gpu/sweep/nccl_group.hpp"
 
 namespace moeplan::gpu {
 

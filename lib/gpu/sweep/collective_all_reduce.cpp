@@ -1,6 +1,6 @@
 // All-reduce: every rank's full buffer summed on every rank (nccl-tests S = the tensor).
-#include "gpu/collective_op.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/collective_op.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 namespace moeplan::gpu {
 namespace {

@@ -1,6 +1,6 @@
 // Reduce-scatter: block r of the sum over ranks lands on rank r (nccl-tests S = the input).
-#include "gpu/collective_op.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/collective_op.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 namespace moeplan::gpu {
 namespace {

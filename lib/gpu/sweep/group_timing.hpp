@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "gpu/event_timer.hpp"
-#include "gpu/nccl_group.hpp"
+#include "gpu/sweep/nccl_group.hpp"
 
 namespace moeplan::gpu {
 

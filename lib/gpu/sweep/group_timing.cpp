@@ -1,4 +1,4 @@
-#include "gpu/group_timing.hpp"
+#include "gpu/sweep/group_timing.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 // All-gather: rank r's S / n block lands at offset r x S / n on every rank (nccl-tests S = the output).
-#include "gpu/collective_op.hpp"
-#include "gpu/nccl_check.hpp"
+#include "gpu/sweep/collective_op.hpp"
+#include "gpu/sweep/nccl_check.hpp"
 
 namespace moeplan::gpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpu/collective_sweep.hpp"
+#include "gpu/sweep/collective_sweep.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,10 +6,10 @@
 #include <string>
 
 #include "calib/collective_fit.hpp"
-#include "gpu/collective_op.hpp"
+#include "gpu/sweep/collective_op.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/group_timing.hpp"
+#include "gpu/sweep/group_timing.hpp"
 #include "gpu/random_fill.hpp"
 #include "moe_reference/bfloat16.hpp"
 

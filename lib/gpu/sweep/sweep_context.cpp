@@ -1,4 +1,4 @@
-#include "gpu/sweep_context.hpp"
+#include "gpu/sweep/sweep_context.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "gpu/processes.hpp"
+#include "gpu/sweep/processes.hpp"
 
 #include <fmt/format.h>
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "calib/otp_comparison.hpp"
-#include "gpu/nccl_group.hpp"
-#include "gpu/sweep_context.hpp"
+#include "gpu/sweep/nccl_group.hpp"
+#include "gpu/sweep/sweep_context.hpp"
 
 namespace moeplan::gpu {
 
