@@ -4,29 +4,26 @@
 
 #include <cstdio>
 
+#include "calibrate_handoff.hpp"
 #include "commands.hpp"
 #include "completion.hpp"
 #include "io/input_error.hpp"
 #include "terminal.hpp"
 
-#ifndef MOEPLAN_HAVE_CUDA
-#define MOEPLAN_HAVE_CUDA 0
-#endif
-
 namespace {
 
 constexpr int kBadInputExit = 2;
 
+// moeplan itself loads no GPU library; the GPU half of calibrate is a separate executable beside it.
 std::string version_text() {
-  return fmt::format("moeplan {} (CUDA support: {})", MOEPLAN_VERSION,
-                     MOEPLAN_HAVE_CUDA ? "compiled in, sm_90a" : "not compiled in");
+  return fmt::format("moeplan {} (GPU calibration: {})", MOEPLAN_VERSION, moeplan::cli::gpu_calibration_status());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"moeplan: plan, place and calibrate Mixture-of-Experts LLM deployments"};
-  app.set_version_flag("--version", version_text());
+  app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   moeplan::cli::add_terminal_options(app);
   app.footer("Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml");

@@ -69,3 +69,20 @@ expect_failure(calibrate-from-with-quick 2 "--quick excludes --from" ${report}
                calibrate --from ${two_h200} --quick --report ${report})
 expect_failure(calibrate-live-without-out 2 "--out: expected the calibration JSON to write" ${report}
                calibrate --model ${models}/deepseek-v3.yaml --report ${report})
+
+# A measuring run is checked before any GPU executable is looked for: a bad model exits 2 in every build,
+# and --out may not name the model (a copy here: a failed check must leave it as it was).
+set(model_copy ${calibrate_dir}/deepseek-v3.yaml)
+file(COPY_FILE ${models}/deepseek-v3.yaml ${model_copy})
+expect_failure(calibrate-live-out-is-model 2 "--out: expected a file other than --model (${model_copy})" ${report}
+               calibrate --model ${model_copy} --out ${model_copy} --report ${report})
+file(SIZE ${model_copy} copy_size)
+file(SIZE ${models}/deepseek-v3.yaml model_size)
+if(NOT copy_size EQUAL model_size)
+  message(FATAL_ERROR "calibrate-live-out-is-model: the model file was changed")
+endif()
+set(live ${calibrate_dir}/live.json)
+expect_failure(calibrate-live-report-is-out 2 "--report: expected a file other than --out" ${live}
+               calibrate --model ${models}/deepseek-v3.yaml --out ${calibrate_dir}/./live.json --report ${live})
+expect_failure(calibrate-live-missing-model 2 "no-such-model.yaml: expected an existing, readable file" ${live}
+               calibrate --model ${bad}/no-such-model.yaml --out ${live})

@@ -33,7 +33,7 @@ function(expect_failure name expected_code expected_text output_file)
   endif()
 endfunction()
 
-expect_success(version "CUDA support" --version)
+expect_success(version "GPU calibration" --version)
 foreach(command plan-deploy memory eplb-solve eplb-simulate calibrate export)
   expect_success(help-${command} "Example:" ${command} --help)
 endforeach()

@@ -1,10 +1,8 @@
 // The calibration sweep on this node's GPUs: progress on stderr, a checkpoint file after each stage,
 // and Ctrl-C stopping after the point in flight.
-#include "calibrate_sweep.hpp"
+#include "measure.hpp"
 
 #include <CLI/CLI.hpp>
-
-#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
 #include <fmt/format.h>
 
 #include <atomic>
@@ -21,15 +19,10 @@
 #include "gpu/sweep/calibration_sweep.hpp"
 #include "gpu/sweep/processes.hpp"
 #include "io/reporter.hpp"
-#endif
 
 namespace moeplan::cli {
 
 namespace {
-
-constexpr int kUnavailableExit = 3;
-
-#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
 
 std::atomic<bool> stop_requested{false};
 
@@ -121,11 +114,7 @@ calib::Calibration fitted(const calib::Calibration& measured, bool complete) {
   return calibration;
 }
 
-#endif
-
 }  // namespace
-
-#if defined(MOEPLAN_HAVE_CUDA) && defined(MOEPLAN_HAVE_NCCL)
 
 // Under mpirun this picks the process's GPU, so it runs first; a node with fewer GPUs than processes says so.
 gpu::Processes& started_processes() {
@@ -138,7 +127,7 @@ gpu::Processes& started_processes() {
 
 SweepResult measure_and_fit(const CalibrateOptions& options) {
   gpu::Processes& processes = started_processes();
-  const Model model = load_model(options.model);
+  const Model model = checked_model(options);
   const int gpus = usable_gpus(options);
   const bool writer = processes.rank() == 0;
   calib::Calibration measured;
@@ -181,23 +170,5 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
   calib::write_calibration(options.out, result.calibration);
   return result;
 }
-
-#else
-
-SweepResult measure_and_fit(const CalibrateOptions& options) {
-  load_model(options.model);  // a bad model file is reported before anything else
-#ifdef MOEPLAN_HAVE_CUDA
-  throw CLI::RuntimeError(
-      "moeplan: calibrate: this build has no NCCL (nccl.h or libnccl was not found when it was configured); install "
-      "NCCL and reconfigure", kUnavailableExit);
-#else
-  throw CLI::RuntimeError(
-      "moeplan: calibrate: this build has no GPU support (no CUDA compiler was found when it was configured); "
-      "rebuild on a machine with nvcc 13 (e.g. cmake -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)",
-      kUnavailableExit);
-#endif
-}
-
-#endif
 
 }  // namespace moeplan::cli

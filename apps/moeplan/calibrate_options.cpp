@@ -1,0 +1,82 @@
+#include "calibrate_options.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "io/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "report/calibration_report.hpp"
+#include "report/calibration_report_input.hpp"
+#include "report/calibration_summary.hpp"
+
+namespace moeplan::cli {
+
+namespace {
+
+// Two names of one file, whether or not it exists yet ("a.json" and "./a.json").
+bool same_path(const std::string& first, const std::string& second) {
+  if (first.empty() || second.empty()) return false;
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(first, ignored) == std::filesystem::weakly_canonical(second, ignored);
+}
+
+void check_distinct(const std::string& key, const std::string& path, const std::string& other_key,
+                    const std::string& other) {
+  if (same_path(path, other)) {
+    throw InputError("command line", key,
+                     fmt::format("a file other than {} ({}), which it would overwrite", other_key, other));
+  }
+}
+
+}  // namespace
+
+void add_measuring_options(CLI::App& command, CalibrateOptions& options) {
+  add_model_options(command, options.model);
+  command.add_option("--out", options.out, "calibration JSON to write");
+  command.add_option("--gpus", options.gpus, "GPUs to use (default: all visible)")->check(CLI::PositiveNumber);
+  command.add_flag("--quick", options.quick, "a short sweep (under a minute)");
+  command.add_option("--report", options.report, "also write an HTML report: measured against fitted, held-out error");
+}
+
+Model checked_model(const CalibrateOptions& options) {
+  if (options.out.empty()) throw InputError("command line", "--out", "the calibration JSON to write (or --from FILE)");
+  check_distinct("--out", options.out, "--model", options.model.model_file);
+  check_distinct("--out", options.out, "--hf-config", options.model.hf_config_file);
+  check_distinct("--report", options.report, "--out", options.out);
+  check_distinct("--report", options.report, "--model", options.model.model_file);
+  check_distinct("--report", options.report, "--hf-config", options.model.hf_config_file);
+  return load_model(options.model);
+}
+
+std::vector<std::string> measuring_arguments(const CalibrateOptions& options) {
+  std::vector<std::string> arguments;
+  if (!options.model.model_file.empty()) arguments.insert(arguments.end(), {"--model", options.model.model_file});
+  if (!options.model.hf_config_file.empty()) {
+    arguments.insert(arguments.end(), {"--hf-config", options.model.hf_config_file});
+  }
+  arguments.insert(arguments.end(), {"--out", options.out});
+  if (options.gpus > 0) arguments.insert(arguments.end(), {"--gpus", std::to_string(options.gpus)});
+  if (options.quick) arguments.emplace_back("--quick");
+  if (!options.report.empty()) arguments.insert(arguments.end(), {"--report", options.report});
+  return arguments;
+}
+
+std::string report_html(const std::string& report, const calib::Calibration& calibration) {
+  if (report.empty()) return "";
+  return report::calibration_report_html(report::calibration_report_input(calibration));
+}
+
+void finish(const std::string& out, const std::string& report, const calib::Calibration& calibration,
+            const std::string& html) {
+  fmt::print("{}\n", report::calibration_summary(calibration));
+  if (!out.empty()) {
+    fmt::print("wrote {} ({} measurements, {})\n", out, calibration.measurements.size(), calibration.measured_on);
+  }
+  if (html.empty()) return;
+  write_file_atomically(report, html);
+  fmt::print("wrote {}\n", report);
+}
+
+}  // namespace moeplan::cli
