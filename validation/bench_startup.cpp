@@ -1,0 +1,162 @@
+// Whole-process cost of a moeplan command, as a shell or a script pays it: fork, exec, dynamic loading,
+// the work, exit. Runs the binary N times per command (no shell between), prints the median wall time
+// (the floors below apply to it) beside the median CPU time, which a loaded machine does not inflate,
+// and the peak resident set of the children (wait4's rusage); then the CUDA, NCCL or MPI libraries the
+// binary would load (from ldd, where it is installed).
+//   moeplan-bench-startup [MOEPLAN] [RUNS]   (default: apps/moeplan/moeplan of this build, 30 runs)
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+  double milliseconds = 0;
+  double cpu_milliseconds = 0;  // user + system: what the run costs with no other process competing
+  double peak_mebibytes = 0;
+  bool succeeded = false;
+};
+
+struct Command {
+  std::string label;
+  std::vector<std::string> arguments;  // after the program name
+  double floor_milliseconds = 0;
+  double floor_mebibytes = 0;  // 0: no memory floor
+};
+
+// The child: stdin and stderr from /dev/null, stdout to `output_fd` (or /dev/null), then the program.
+[[noreturn]] void exec_child(const std::vector<std::string>& program, int output_fd) {
+  const int null_fd = open("/dev/null", O_RDWR);
+  dup2(null_fd, STDIN_FILENO);
+  dup2(output_fd >= 0 ? output_fd : null_fd, STDOUT_FILENO);
+  dup2(null_fd, STDERR_FILENO);
+  std::vector<char*> pointers;
+  for (const std::string& argument : program) pointers.push_back(const_cast<char*>(argument.c_str()));
+  pointers.push_back(nullptr);
+  execv(pointers[0], pointers.data());
+  _exit(127);
+}
+
+Run run_once(const std::vector<std::string>& program) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child == 0) exec_child(program, -1);
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double cpu =
+      (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
+  return {elapsed, cpu, usage.ru_maxrss / 1024.0, WIFEXITED(status) && WEXITSTATUS(status) == 0};
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// Median wall time and the largest peak RSS over `runs`; false when any run failed.
+bool measure(const std::string& binary, const Command& command, int runs) {
+  std::vector<std::string> program{binary};
+  program.insert(program.end(), command.arguments.begin(), command.arguments.end());
+  std::vector<double> times, cpu_times;
+  double peak = 0;
+  bool succeeded = true;
+  for (int index = 0; index < runs; ++index) {
+    const Run run = run_once(program);
+    times.push_back(run.milliseconds);
+    cpu_times.push_back(run.cpu_milliseconds);
+    peak = std::max(peak, run.peak_mebibytes);
+    succeeded = succeeded && run.succeeded;
+  }
+  const double time = median(times);
+  const bool memory_ok = command.floor_mebibytes == 0 || peak < command.floor_mebibytes;
+  const bool passed = succeeded && time < command.floor_milliseconds && memory_ok;
+  const std::string memory_floor =
+      command.floor_mebibytes > 0 ? fmt::format(" (< {:.0f})", command.floor_mebibytes) : "";
+  fmt::print("{:<12} median {:7.2f} ms (< {:.0f}), CPU {:6.2f} ms   peak RSS {:6.1f} MiB{}   {}{}\n", command.label,
+             time, command.floor_milliseconds, median(cpu_times), peak, memory_floor, passed ? "PASS" : "FAIL",
+             succeeded ? "" : " (a run exited non-zero)");
+  return passed;
+}
+
+// ldd's output for `binary`, read through a pipe; "" when ldd cannot be run.
+std::string ldd_output(const std::string& binary) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return "";
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    exec_child({"/usr/bin/ldd", binary}, pipe_fds[1]);
+  }
+  close(pipe_fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t count; (count = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, count);
+  close(pipe_fds[0]);
+  waitpid(child, nullptr, 0);
+  return text;
+}
+
+// The libraries ldd lists whose names look like CUDA, cuBLAS, NCCL or MPI.
+std::vector<std::string> gpu_libraries(const std::string& binary) {
+  static const std::regex pattern(R"(^\s*(lib(cuda|cublas|nccl|mpi|open-pal|open-rte|nvrtc|nvidia)\S*))",
+                                  std::regex::icase);
+  std::vector<std::string> found;
+  std::istringstream lines(ldd_output(binary));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, pattern)) found.push_back(match[1]);
+  }
+  return found;
+}
+
+std::string default_binary() {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  return (self.parent_path().parent_path() / "apps" / "moeplan" / "moeplan").string();
+}
+
+// The floors: --version under 10 ms and 20 MiB; eplb-solve on the DeepSeek-V3 prefill shape under 15 ms.
+std::vector<Command> commands(const std::string& output) {
+  const std::string source = MOEPLAN_SOURCE_DIR;
+  const std::string loads = source + "/validation/data/eplb_deepseek_v3_synthetic.json";
+  const std::string model = source + "/models/deepseek-v3.yaml";
+  const std::vector<std::string> solve{"eplb-solve", "--loads", loads, "--model", model, "--nodes", "4",
+                                       "--gpus", "32", "--slots", "288", "--out", output};
+  return {{"--version", {"--version"}, 10, 20}, {"eplb-solve", solve, 15, 0}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string binary = argc > 1 ? argv[1] : default_binary();
+  const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 30;
+  if (access(binary.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "moeplan-bench-startup: %s: expected an executable moeplan\n", binary.c_str());
+    return 2;
+  }
+  const std::string output =
+      (std::filesystem::temp_directory_path() / fmt::format("moeplan-bench-startup-{}.json", getpid())).string();
+  fmt::print("{}: {} runs each, whole process (fork, exec, load, run, exit)\n", binary, runs);
+  bool passed = true;
+  for (const Command& command : commands(output)) passed = measure(binary, command, runs) && passed;
+  std::filesystem::remove(output);
+  const std::vector<std::string> libraries = gpu_libraries(binary);
+  std::string listed;
+  for (const std::string& library : libraries) listed += " " + library;
+  fmt::print("CUDA/NCCL/MPI libraries it loads (ldd):{}\n", libraries.empty() ? " none" : listed);
+  return passed && libraries.empty() ? 0 : 1;
+}
