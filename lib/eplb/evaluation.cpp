@@ -55,6 +55,8 @@ double PlacementEvaluation::mean_cross_node_share() const {
   return layers.empty() ? 0.0 : sum / static_cast<double>(layers.size());
 }
 
+double PlacementEvaluation::mean_cross_node_percent() const { return 100 * mean_cross_node_share(); }
+
 PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, Policy bound_policy,
                                        WindowObjective objective) {
   PlacementEvaluation evaluation;

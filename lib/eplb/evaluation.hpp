@@ -24,7 +24,8 @@ struct PlacementEvaluation {
   std::vector<LayerEvaluation> layers;
   double mean_balancedness() const;   // SGLang's logged figure: the mean over layers
   double worst_max_over_bound() const;
-  double mean_cross_node_share() const;
+  double mean_cross_node_share() const;    // in [0, 1)
+  double mean_cross_node_percent() const;  // the same in percent: 100 x mean_cross_node_share
 };
 
 // Scores `placement` on every layer of `log`; the bound is the hierarchical one (groups kept on

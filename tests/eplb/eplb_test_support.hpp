@@ -1,15 +1,18 @@
 #pragma once
-// Helpers shared by the eplb tests: random load rows, placement invariants and exhaustive optima.
+// Helpers shared by the eplb tests: random load rows, small logs and models, placement invariants
+// and exhaustive optima.
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "eplb/deployment_shape.hpp"
 #include "eplb/load_log.hpp"
 #include "eplb/placement.hpp"
 #include "eplb/synthetic_loads.hpp"
+#include "spec/model.hpp"
 
 namespace moeplan::eplb::testing {
 
@@ -19,6 +22,26 @@ inline std::vector<TokenCount> random_weights(std::int64_t experts, double sigma
   std::vector<TokenCount> weights(static_cast<std::size_t>(experts));
   for (auto& weight : weights) weight = static_cast<TokenCount>(static_cast<double>(scale) * std::exp(sigma * next_normal(state)));
   return weights;
+}
+
+// A one-window log read from "loads.json": counts [layers][experts].
+inline LoadLog one_window_log(std::int64_t layers, std::int64_t experts, std::vector<TokenCount> counts) {
+  return LoadLog{"loads.json", 1, layers, experts, 0, std::move(counts)};
+}
+
+// A model read from "m.yaml" with what the eplb commands read of it: layers (the dense ones first),
+// experts, groups, and top-k routing over kept groups.
+inline moeplan::Model moe_model(std::int64_t layers, std::int64_t dense_layers, std::int64_t experts, std::int64_t groups,
+                                std::int64_t experts_per_token, std::int64_t topk_groups) {
+  moeplan::Model model;
+  model.file = "m.yaml";
+  model.num_layers = layers;
+  model.dense_layers = dense_layers;
+  model.moe.num_experts = experts;
+  model.moe.num_groups = groups;
+  model.moe.experts_per_token = experts_per_token;
+  model.moe.topk_groups = topk_groups;
+  return model;
 }
 
 // Groups per node hold every replica of their experts: no expert appears on two nodes, and all
