@@ -36,6 +36,10 @@ SlotRow trivial_row(const DeploymentShape& shape) {
   return row;
 }
 
+Placement trivial_placement(const DeploymentShape& shape, std::int64_t layers) {
+  return {shape, std::vector<SlotRow>(static_cast<std::size_t>(layers), trivial_row(shape))};
+}
+
 void order_slots_within_gpus(SlotRow& row, const DeploymentShape& shape) {
   for (auto first = row.begin(); first != row.end(); first += shape.slots_per_gpu()) {
     std::sort(first, first + shape.slots_per_gpu());

@@ -30,6 +30,9 @@ std::int64_t max_replicas(const Placement& placement);
 // SGLang's "trivial" placement [sglang-expert-location]: slot p holds expert p % experts, in every layer.
 SlotRow trivial_row(const DeploymentShape& shape);
 
+// `layers` trivial rows: the placement [layers][slots] an engine starts from without a placement file.
+Placement trivial_placement(const DeploymentShape& shape, std::int64_t layers);
+
 // Sorts each GPU's slots by expert id: the order inside a GPU does not change any load, so one
 // canonical order makes results reproducible and comparable. row [slots], in place.
 void order_slots_within_gpus(SlotRow& row, const DeploymentShape& shape);

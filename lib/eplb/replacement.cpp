@@ -1,6 +1,7 @@
 #include "eplb/replacement.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "eplb/metrics.hpp"
@@ -112,6 +113,22 @@ Replacement replace_with_few_moves(std::span<const TokenCount> weights, const Sl
     if (step.slots.empty()) break;
     for (const auto slot : step.slots) result.row[slot] = target[slot];
     result.moves += static_cast<std::int64_t>(step.slots.size());
+  }
+  return result;
+}
+
+std::int64_t PlacementReplacement::total_moves() const {
+  return std::accumulate(moves.begin(), moves.end(), std::int64_t{0});
+}
+
+PlacementReplacement replace_all_layers(const LoadLog& log, const Placement& previous, Policy policy,
+                                        std::int64_t max_moves, double target_balancedness) {
+  PlacementReplacement result{{previous.shape, {}}, {}};
+  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
+    auto step = replace_with_few_moves(log.layer_total(layer), previous.physical_to_logical[layer], previous.shape,
+                                       policy, max_moves, target_balancedness);
+    result.placement.physical_to_logical.push_back(std::move(step.row));
+    result.moves.push_back(step.moves);
   }
   return result;
 }

@@ -4,7 +4,9 @@
 // from the current placement towards a freshly solved one, one slot at a time, best step first.
 #include <cstdint>
 #include <span>
+#include <vector>
 
+#include "eplb/load_log.hpp"
 #include "eplb/placement.hpp"
 #include "eplb/solve.hpp"
 
@@ -30,5 +32,18 @@ void keep_previous_slots(SlotRow& row, const SlotRow& previous, const Deployment
 // A partial walk keeps groups on their nodes when the fresh placement keeps them where they were.
 Replacement replace_with_few_moves(std::span<const TokenCount> weights, const SlotRow& previous, const DeploymentShape& shape,
                                    Policy policy, std::int64_t max_moves, double target_balancedness);
+
+// Every layer re-placed from a previous placement.
+struct PlacementReplacement {
+  Placement placement;              // [layers][slots]
+  std::vector<std::int64_t> moves;  // [layers]: slots changed in each layer
+
+  std::int64_t total_moves() const;  // summed over the layers
+};
+
+// replace_with_few_moves on every layer of `log` (each layer's counts summed over the windows), from
+// the row of the same layer in `previous` [layers][slots], on previous.shape; the limits hold per layer.
+PlacementReplacement replace_all_layers(const LoadLog& log, const Placement& previous, Policy policy,
+                                        std::int64_t max_moves, double target_balancedness);
 
 }  // namespace moeplan::eplb

@@ -88,6 +88,43 @@ TEST_CASE("re-placement: at most K moves, each improving, and kept slots do not 
   CHECK(balancedness(gpu_loads(weights, targeted.row, shape)) >= 0.5);
 }
 
+TEST_CASE("re-placing every layer: one move each where one is allowed, the fresh placement without a limit") {
+  // One node of 2 GPUs with 2 slots each, 2 experts. Layer 0 weighs [7, 1], layer 1 [1, 7]; before,
+  // GPU 0 held expert 0 twice and GPU 1 expert 1 twice, so the heavy expert's GPU carried 7.
+  // The fresh placement puts one replica of each expert on each GPU: 3.5 + 0.5 = 4 per GPU, two moves.
+  // With one move, the light expert's GPU takes a third replica of the heavy one: the heavy
+  // expert's GPU keeps 2 x 7/3 = 14/3, the other carries 7/3 + 1 = 10/3.
+  const DeploymentShape shape{1, 2, 4, 2, 1};
+  const auto log = testing::one_window_log(2, 2, {7, 1, 1, 7});
+  const Placement previous{shape, {{0, 0, 1, 1}, {0, 0, 1, 1}}};
+  const auto limited = replace_all_layers(log, previous, Policy::global, 1, 0);
+  CHECK(limited.moves == std::vector<std::int64_t>{1, 1});
+  CHECK(limited.total_moves() == 2);
+  CHECK(limited.placement.shape.slots == 4);
+  CHECK(replica_counts(limited.placement.physical_to_logical[0], 2) == std::vector<std::int64_t>{3, 1});
+  CHECK(replica_counts(limited.placement.physical_to_logical[1], 2) == std::vector<std::int64_t>{1, 3});
+  const auto heavy_first = gpu_loads(log.row(0, 0), limited.placement.physical_to_logical[0], shape);
+  CHECK(heavy_first[0] == approx(14.0 / 3));
+  CHECK(heavy_first[1] == approx(10.0 / 3));
+  const auto heavy_second = gpu_loads(log.row(0, 1), limited.placement.physical_to_logical[1], shape);
+  CHECK(heavy_second[0] == approx(10.0 / 3));
+  CHECK(heavy_second[1] == approx(14.0 / 3));
+  const auto free = replace_all_layers(log, previous, Policy::global, -1, 0);
+  CHECK(free.total_moves() == 4);
+  for (const auto load : gpu_loads(log.row(0, 0), free.placement.physical_to_logical[0], shape)) {
+    CHECK(load == approx(4));
+  }
+  const auto none = replace_all_layers(log, previous, Policy::global, 0, 0);
+  CHECK(none.placement.physical_to_logical == previous.physical_to_logical);
+  CHECK(none.total_moves() == 0);
+}
+
+TEST_CASE("the trivial placement repeats the trivial row in every layer") {
+  const auto placement = trivial_placement({1, 2, 4, 3, 1}, 2);
+  CHECK(placement.shape.slots == 4);
+  CHECK(placement.physical_to_logical == std::vector<SlotRow>{{0, 1, 2, 0}, {0, 1, 2, 0}});
+}
+
 TEST_CASE("keeping previous slots: an expert staying on its GPU keeps its slot") {
   const DeploymentShape shape{1, 2, 4, 4, 1};
   SlotRow row = {1, 0, 3, 2};
