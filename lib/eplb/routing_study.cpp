@@ -76,9 +76,16 @@ std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const Ro
   return counts;
 }
 
-std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options) {
+std::int64_t sampled_layer_count(const LoadLog& log, const RoutingStudyOptions& options) {
+  return std::min(options.layers, log.num_layers);
+}
+
+double moe_slowdown(double utilisation) { return 1 / utilisation; }
+
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
+                                               const RoutingStudyOptions& options) {
   const auto experts = log.num_experts;
-  const auto sampled_layers = std::min(options.layers, log.num_layers);
+  const auto sampled_layers = sampled_layer_count(log, options);
   std::vector<RoutingStudyRow> rows;
   for (const auto ep : options.ep_sizes) {
     RoutingStudyRow row;

@@ -39,7 +39,15 @@ struct RoutingStudyRow {
 // Placements are solved on the log's counts; batches are sampled from the same counts as
 // popularity, so sampling noise at small batches per GPU shows as it does in serving. `log`
 // [windows][layers][experts] (windows summed).
-std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options);
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
+                                               const RoutingStudyOptions& options);
+
+// The MoE layers the study samples: options.layers, at most the log's layers.
+std::int64_t sampled_layer_count(const LoadLog& log, const RoutingStudyOptions& options);
+
+// How much longer the MoE step takes than with perfect balance: max / mean tokens per GPU, the
+// inverse of a utilisation (mean / max, in (0, 1]). NaN stays NaN.
+double moe_slowdown(double utilisation);
 
 // Tokens routed to each expert in one sampled batch of `tokens` tokens: shares [experts] -> counts [experts].
 std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing, std::int64_t tokens,

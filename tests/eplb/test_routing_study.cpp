@@ -1,6 +1,7 @@
 // The scale study of [doc-003]: sampled routing and utilisation against EP size.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "eplb/routing_study.hpp"
@@ -37,4 +38,21 @@ TEST_CASE("[doc-003]: utilisation falls as EP grows, and EPLB with redundant exp
   CHECK(rows[1].trivial > rows[2].trivial);
   for (const auto& row : rows) CHECK(row.eplb_redundant > row.trivial);
   CHECK(rows[2].slots_with_redundant == 512);  // ceil((256 + 32) / 256) * 256 [moeplan-eplb-study]
+}
+
+TEST_CASE("the study samples at most the log's layers") {
+  LoadLog log;
+  log.num_layers = 3;
+  RoutingStudyOptions options;
+  options.layers = 4;
+  CHECK(sampled_layer_count(log, options) == 3);
+  options.layers = 2;
+  CHECK(sampled_layer_count(log, options) == 2);
+}
+
+TEST_CASE("the MoE slowdown is max over mean, the inverse of the utilisation") {
+  CHECK(moe_slowdown(0.8) == doctest::Approx(1.25));
+  CHECK(moe_slowdown(0.25) == doctest::Approx(4));
+  CHECK(moe_slowdown(1) == 1);
+  CHECK(std::isnan(moe_slowdown(std::nan(""))));
 }
