@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "moe/riding_rows.hpp"
+#include "moe_reference/riding_rows.hpp"
 
 namespace moeplan {
 namespace {
@@ -22,7 +22,7 @@ SlotExpectation expected_slot(double trials, double probability, int riding_rows
   const long count = std::lround(trials);
   if (count <= 0 || probability <= 0) return {};
   const auto blocks = [&](long rows) {
-    return static_cast<double>(moe::running_blocks_of(static_cast<int>(rows), kBlockRows, riding_rows));
+    return static_cast<double>(moe_reference::running_blocks_of(static_cast<int>(rows), kBlockRows, riding_rows));
   };
   if (probability >= 1.0) return {blocks(count), 1.0};
   const double log_p = std::log(probability), log_q = std::log1p(-probability);
