@@ -156,8 +156,7 @@ double ComputeModel::mla_decode(double sequences, double context, std::int64_t h
   const double flops = 2.0 * static_cast<double>(heads) * sequences * context * (width + static_cast<double>(latent));
   // MLA caches (kv_lora_rank + qk_rope_head_dim) elements per token, shared by all heads [moeplan-model-arithmetic].
   const double bytes = sequences * context * width * element_bytes(kv);
-  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
-                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+  return attention_time({flops, bytes});
 }
 
 double ComputeModel::gqa_decode(double sequences, double context, std::int64_t heads, std::int64_t kv_heads,
@@ -168,8 +167,7 @@ double ComputeModel::gqa_decode(double sequences, double context, std::int64_t h
   const double flops = 4.0 * static_cast<double>(heads) * sequences * context * dim;
   // [moeplan-model-arithmetic]: GQA caches 2 x kv_heads x head_dim elements per token.
   const double bytes = sequences * context * 2.0 * static_cast<double>(kv_heads) * dim * element_bytes(kv);
-  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
-                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+  return attention_time({flops, bytes});
 }
 
 double ComputeModel::prefill_attention(double sequences, double length, double prefix, std::int64_t heads,
@@ -180,8 +178,12 @@ double ComputeModel::prefill_attention(double sequences, double length, double p
   const auto widths = static_cast<double>(qk_dim + v_dim);
   const double flops = 2.0 * static_cast<double>(heads) * sequences * pairs * widths;
   const double bytes = sequences * (length + prefix) * static_cast<double>(heads) * widths * kActivationBytes;
-  return std::max({efficiency_.kernel_floor, flops / (hardware_.bf16_flops * efficiency_.attention_compute),
-                   bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
+  return attention_time({flops, bytes});
+}
+
+double ComputeModel::attention_time(const Work& work) const {
+  return std::max({efficiency_.kernel_floor, work.flops / (hardware_.bf16_flops * efficiency_.attention_compute),
+                   work.bytes / (hardware_.hbm_bandwidth * efficiency_.attention_memory)});
 }
 
 double ComputeModel::elementwise(double bytes) const {

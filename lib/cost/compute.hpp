@@ -157,6 +157,8 @@ class ComputeModel {
   double peak(DType weight) const;
   ExpertTimes calibrated_experts(const ExpertLoad& load, double prefetched_bytes) const;
   double compute_efficiency(DType weight) const;
+  // The attention kernels' roofline: BF16 peak and HBM at the attention efficiencies, at least kernel_floor.
+  double attention_time(const Work& work) const;
 
   Hardware hardware_;
   Efficiency efficiency_;

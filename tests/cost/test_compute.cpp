@@ -108,6 +108,21 @@ TEST_CASE("causal prefill attention grows with the square of the length") {
   CHECK(model.prefill_attention(2, 4096, 0, 128, 192, 128) < model.prefill_attention(1, 8192, 0, 128, 192, 128));
 }
 
+TEST_CASE("attention kernels share one roofline: a launch at least, the cache at the attention memory rate") {
+  const ComputeModel model = h200_model();
+  CHECK(model.mla_decode(1, 1, 1, 512, 64, DType::bf16) == approx(3e-6));
+  CHECK(model.gqa_decode(1, 1, 1, 1, 128, DType::bf16) == approx(3e-6));
+  CHECK(model.prefill_attention(1, 1, 0, 1, 192, 128) == approx(3e-6));
+  // One head: 64 seqs x 4096 tokens x 576 FP8 bytes = 151 MB at 4.8 TB/s x 0.8 (39.3 us) outweigh
+  // 2 x 64 x 4096 x 1088 FLOPs at 989 TFLOP/s x 0.6 (0.96 us).
+  const double mla_bytes = 64.0 * 4096 * 576;
+  CHECK(model.mla_decode(64, 4096, 1, 512, 64, DType::fp8_e4m3) == approx(mla_bytes / (4.8e12 * 0.8)));
+  // One 64-token sequence after 1M cached tokens, one head of 64 + 64: (64 + 2^20) x 128 x 2 bytes (268 MB,
+  // 70 us) outweigh 2 x (64 x 2^20 + 64 x 65 / 2) x 128 FLOPs (17.2 GFLOP, 29 us).
+  const double prefill_bytes = (64.0 + 1048576) * 128 * 2;
+  CHECK(model.prefill_attention(1, 64, 1048576, 1, 64, 64) == approx(prefill_bytes / (4.8e12 * 0.8)));
+}
+
 TEST_CASE("routing is a gate GEMM plus the top-k and align floors") {
   const ComputeModel model = h200_model();
   // One token: the gate GEMM is a launch (3 us), top-k 8 us, align 15 us.
