@@ -52,8 +52,9 @@ double CollectiveCurve::time(double wire_bytes) const {
   return floor_time * std::pow(line(line_from) / floor_time, position);
 }
 
-Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node) {
-  return {ranks, std::max<std::int64_t>(1, std::min(ranks, gpus_per_node))};
+Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node, std::int64_t stride) {
+  const std::int64_t per_node = gpus_per_node / std::max<std::int64_t>(1, stride);
+  return {ranks, std::max<std::int64_t>(1, std::min(ranks, per_node))};
 }
 
 CollectiveModel::CollectiveModel(const Hardware& hardware, const CurveDefaults& defaults)

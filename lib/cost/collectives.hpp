@@ -63,7 +63,9 @@ struct Group {
   bool spans_nodes() const { return ranks > ranks_per_node; }
 };
 
-Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node);
+// `ranks` members `stride` ranks apart (an EP group across moe_tp, say) on nodes of `gpus_per_node`:
+// gpus_per_node / stride of them share a node, never fewer than 1 nor more than `ranks`.
+Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node, std::int64_t stride = 1);
 
 class CollectiveModel {
  public:

@@ -66,9 +66,7 @@ StepModel::StepModel(const Model& model, const CollectiveModel& collectives, con
 }
 
 Group StepModel::group(std::int64_t ranks, std::int64_t stride) const {
-  const std::int64_t per_node =
-      std::max<std::int64_t>(1, collectives_.hardware().gpus_per_node / std::max<std::int64_t>(1, stride));
-  return {ranks, std::max<std::int64_t>(1, std::min(ranks, per_node))};
+  return contiguous_group(ranks, collectives_.hardware().gpus_per_node, stride);
 }
 
 std::vector<OtpDecision> StepModel::otp_decisions(const Layout& layout, double tokens) const {

@@ -84,7 +84,7 @@ class StepModel {
   double dense_tp_comm(const Layout& layout, double tokens) const;
   StepBreakdown run(const Layout& layout, const Pass& pass, const StepOptions& options) const;
   StepBreakdown sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options) const;
-  Group group(std::int64_t ranks, std::int64_t stride = 1) const;
+  Group group(std::int64_t ranks, std::int64_t stride = 1) const;  // contiguous_group on this hardware's nodes
 
   Model model_;
   CollectiveModel collectives_;

@@ -66,6 +66,18 @@ TEST_CASE("time never falls as the message grows") {
   }
 }
 
+TEST_CASE("a group's members per node: the node's GPUs over the stride between members, within 1 and the group") {
+  CHECK(contiguous_group(4, 8).ranks_per_node == 4);
+  CHECK(contiguous_group(16, 8).ranks_per_node == 8);
+  // EP 16 across expert-TP 2 on 8-GPU nodes: every other GPU is a member, 4 to a node, over 4 nodes.
+  const Group strided = contiguous_group(16, 8, 2);
+  CHECK(strided.ranks_per_node == 4);
+  CHECK(strided.nodes() == 4);
+  CHECK(contiguous_group(16, 8, 16).ranks_per_node == 1);
+  CHECK(contiguous_group(2, 8, 2).ranks_per_node == 2);
+  CHECK(contiguous_group(3, 8, 0).ranks_per_node == 3);
+}
+
 TEST_CASE("groups spanning nodes run two-level") {
   const CollectiveModel model(h200());
   const Group group = contiguous_group(16, 8);
