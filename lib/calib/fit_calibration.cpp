@@ -135,6 +135,41 @@ OtpSchemeCost otp_cost(const Calibration& calibration, const Measurement& measur
                          group, models.collectives, ComputeModel(reference, models.efficiency));
 }
 
+// The columns of a scheme's end-to-end fit, one row per measured path: its seconds ~ the sum over the
+// columns of coefficient x column, every coefficient >= 0 (least_squares.hpp).
+enum OtpTerm : std::size_t {
+  otp_overhead,     // kOverheadUnitSeconds on every row; coefficient: the path's fixed overhead, in us
+  otp_collectives,  // s: its two collectives priced from their fitted curves; coefficient: their scale
+  otp_reorder,      // s: its element-wise reorder priced as an element-wise kernel; coefficient: its scale
+  otp_matmul,       // s: its GEMM's bytes / datasheet HBM + FLOPs / datasheet BF16 peak; coefficient: one
+                    // scale for both, PathAdjustment's memory_scale and compute_scale
+  otp_term_count,
+};
+
+// 1 us: the overhead column sits near the others (paths of tens of us), so its coefficient is of one
+// order with the scales and the fit stays well conditioned.
+constexpr double kOverheadUnitSeconds = 1e-6;
+
+std::vector<double> otp_fit_row(const OtpSchemeCost& cost, const Hardware& reference) {
+  std::vector<double> row(otp_term_count);
+  row[otp_overhead] = kOverheadUnitSeconds;
+  row[otp_collectives] = cost.first_collective + cost.second_collective;
+  row[otp_reorder] = cost.rearrange;
+  row[otp_matmul] = cost.matmul_work.bytes / reference.hbm_bandwidth + cost.matmul_work.flops / reference.bf16_flops;
+  return row;
+}
+
+PathAdjustment otp_adjustment(const std::vector<double>& coefficients) {
+  PathAdjustment adjustment;
+  adjustment.calibrated = true;
+  adjustment.overhead_seconds = coefficients[otp_overhead] * kOverheadUnitSeconds;
+  adjustment.collective_scale = coefficients[otp_collectives];
+  adjustment.copy_scale = coefficients[otp_reorder];
+  adjustment.memory_scale = coefficients[otp_matmul];
+  adjustment.compute_scale = coefficients[otp_matmul];
+  return adjustment;
+}
+
 // Each scheme's end-to-end adjustment over its stages priced from the collective and GEMM fits.
 std::optional<PathAdjustment> fit_otp_scheme(const Calibration& calibration, const std::vector<std::size_t>& training,
                                              OtpScheme scheme) {
@@ -144,14 +179,11 @@ std::optional<PathAdjustment> fit_otp_scheme(const Calibration& calibration, con
   for (std::size_t index : training) {
     const Measurement& measurement = calibration.measurements[index];
     if (otp_scheme(measurement) != scheme) continue;
-    const OtpSchemeCost cost = otp_cost(calibration, measurement);
-    terms.push_back({1e-6, cost.first_collective + cost.second_collective, cost.rearrange,
-                     cost.matmul_work.bytes / reference.hbm_bandwidth + cost.matmul_work.flops / reference.bf16_flops});
+    terms.push_back(otp_fit_row(otp_cost(calibration, measurement), reference));
     seconds.push_back(measurement.seconds);
   }
   if (terms.empty()) return std::nullopt;
-  const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
-  return PathAdjustment{true, coefficients[0] * 1e-6, coefficients[1], coefficients[2], coefficients[3], coefficients[3]};
+  return otp_adjustment(fit_nonnegative_relative(terms, seconds));
 }
 
 void fit_otp_paths(Calibration& calibration) {
