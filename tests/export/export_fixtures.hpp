@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the export tests: the hand-written plans of tests/data/plans, edited copies of
-// them, the launch command of one node as the tokens a shell would pass, and the key a refusal names.
+// them, the launch command of one node as the tokens a shell would pass, and the key a refusal names
+// (of a whole action, or of one role as an engine's checks see it).
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -63,6 +64,18 @@ inline Refusal refusal_of(const std::function<void()>& action) {
     return {error.key(), error.what()};
   }
   return {"", ""};
+}
+
+// The key `check` refuses role `role` of plans[plan_index] of `document` with, relative to the role
+// ("layout.ep" for "plans[0].roles[1].layout.ep"); an empty key when `check` accepts the role.
+inline std::string refused_role_key(
+    const nlohmann::json& document, std::size_t role, std::size_t plan_index,
+    const std::function<void(const moeplan::exporting::PlanFile&, const moeplan::exporting::RolePlan&)>& check) {
+  const moeplan::exporting::PlanFile plan = plan_from(document);
+  const moeplan::exporting::RolePlan& refused = plan.plans[plan_index].roles[role];
+  const std::string key = refusal_of([&] { check(plan, refused); }).key;
+  const std::string prefix = refused.key + ".";
+  return key.starts_with(prefix) ? key.substr(prefix.size()) : key;
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -29,10 +29,9 @@ const Tokens kUnfusedTp8Main = {"python3", "-m", "sglang.launch_server", "--mode
 
 // The refusal of role `role` of the edited plan of [doc-003]: its key relative to the role.
 std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
-  const PlanFile plan = plan_from(document);
-  const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[role], release); }).key;
-  const std::string prefix = plan.plans[0].roles[role].key + ".";
-  return key.starts_with(prefix) ? key.substr(prefix.size()) : key;
+  return export_test::refused_role_key(document, role, 0, [&](const PlanFile& plan, const RolePlan& refused) {
+    check_sglang_role(plan, refused, release);
+  });
 }
 
 }  // namespace

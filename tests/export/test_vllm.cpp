@@ -22,11 +22,9 @@ LaunchCommand vllm_command(const PlanFile& plan, std::size_t role, std::int64_t 
 
 std::string refused_key(const nlohmann::json& document, std::size_t role, std::size_t plan_index = 0,
                         EngineVersion version = kMainBranch) {
-  const PlanFile plan = plan_from(document);
-  const RolePlan& refused = plan.plans[plan_index].roles[role];
-  const std::string key =
-      export_test::refusal_of([&] { check_vllm_role(plan, refused, version, VllmPlatform::cuda); }).key;
-  return key.starts_with(refused.key + ".") ? key.substr(refused.key.size() + 1) : key;
+  return export_test::refused_role_key(document, role, plan_index, [&](const PlanFile& plan, const RolePlan& refused) {
+    check_vllm_role(plan, refused, version, VllmPlatform::cuda);
+  });
 }
 
 }  // namespace

@@ -13,13 +13,10 @@ using Tokens = std::vector<std::string>;
 namespace {
 
 std::string refused_key(const nlohmann::json& document, std::size_t role, EngineVersion version = kMainBranch) {
-  const PlanFile plan = plan_from(document);
-  const RolePlan& refused = plan.plans[0].roles[role];
-  const std::string key = export_test::refusal_of([&] {
-                            check_vllm_role(plan, refused, version, VllmPlatform::ascend);
-                            check_vllm_ascend_role(plan, refused, version);
-                          }).key;
-  return key.starts_with(refused.key + ".") ? key.substr(refused.key.size() + 1) : key;
+  return export_test::refused_role_key(document, role, 0, [&](const PlanFile& plan, const RolePlan& refused) {
+    check_vllm_role(plan, refused, version, VllmPlatform::ascend);
+    check_vllm_ascend_role(plan, refused, version);
+  });
 }
 
 }  // namespace
