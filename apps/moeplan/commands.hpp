@@ -6,7 +6,7 @@ namespace moeplan::cli {
 
 void add_memory_command(CLI::App& app);
 void add_plan_deploy_command(CLI::App& app);
-void add_eplb_solve_command(CLI::App& app);     // also adds eplb-simulate, right after it
+void add_eplb_solve_command(CLI::App& app);
 void add_eplb_simulate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_export_command(CLI::App& app);

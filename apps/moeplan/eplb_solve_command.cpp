@@ -295,8 +295,6 @@ void add_eplb_solve_command(CLI::App& app) {
     }
     run(*options);
   });
-  // eplb-simulate is listed right after eplb-solve.
-  add_eplb_simulate_command(app);
 }
 
 }  // namespace moeplan::cli

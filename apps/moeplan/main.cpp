@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   moeplan::cli::add_plan_deploy_command(app);
   moeplan::cli::add_memory_command(app);
   moeplan::cli::add_eplb_solve_command(app);
+  moeplan::cli::add_eplb_simulate_command(app);
   moeplan::cli::add_calibrate_command(app);
   moeplan::cli::add_export_command(app);
   moeplan::cli::add_simulate_command(app);
