@@ -167,12 +167,12 @@ Solution solve(const SolveOptions& options, Reporter& reporter) {
       options.window_objective == "mean" ? eplb::WindowObjective::mean : eplb::WindowObjective::worst;
   solution.placed = place(options, solution, objective, reporter);
   solution.baseline = solution.previous ? *solution.previous : eplb::trivial_placement(shape, log.num_layers);
-  const auto bound = eplb::bound_policy(solution.policy, shape);
-  solution.after = eplb::evaluate_placement(log, solution.placed.placement, bound, objective);
-  solution.before = eplb::evaluate_placement(log, solution.baseline, bound, objective);
+  const auto bounds = eplb::layer_lower_bounds(log, shape, eplb::bound_policy(solution.policy, shape));
+  solution.after = eplb::evaluate_placement(log, solution.placed.placement, bounds, objective);
+  solution.before = eplb::evaluate_placement(log, solution.baseline, bounds, objective);
   // auto also reports what the other policy would have given (issue 5).
   if (request == eplb::PolicyRequest::automatic && !solution.previous) {
-    solution.other = eplb::compare_with_other_policy(log, shape, solution.policy, objective, reporter);
+    solution.other = eplb::compare_with_other_policy(log, shape, solution.policy, bounds, objective, reporter);
   }
   return solution;
 }
@@ -180,9 +180,9 @@ Solution solve(const SolveOptions& options, Reporter& reporter) {
 Outputs render_outputs(const SolveOptions& options, const Solution& solution) {
   const auto name = eplb::policy_name(solution.policy);
   const auto& placement = solution.placed.placement;
-  auto document = eplb::placement_document(placement, name, solution.after, solution.baseline_kind(), solution.before);
-  if (!solution.placed.moves.empty()) document["moves"] = solution.placed.moves;
-  Outputs outputs{document.dump() + "\n", "",
+  Outputs outputs{eplb::placement_json_text(placement, name, solution.after, solution.baseline_kind(), solution.before,
+                                            solution.placed.moves),
+                  "",
                   solve_summary(solution.policy, solution.after, solution.before, solution.other), ""};
   if (!options.sglang_out.empty()) {
     outputs.sglang = eplb::sglang_expert_location_json(placement, solution.inputs.dense_layers);

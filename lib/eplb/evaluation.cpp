@@ -12,13 +12,13 @@ namespace {
 constexpr std::size_t kHottestShown = 3;
 
 LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,
-                               Policy bound_policy, WindowObjective objective) {
+                               double lower_bound, WindowObjective objective) {
   const auto weights = log.layer_total(layer);
   const auto loads = gpu_loads(weights, row, shape);
   LayerEvaluation result;
   result.max_load = max_load(loads);
   result.balancedness = balancedness(loads);
-  result.lower_bound = policy_lower_bound(weights, shape, bound_policy);
+  result.lower_bound = lower_bound;
   result.max_over_bound = result.lower_bound > 0 ? result.max_load / result.lower_bound : 1.0;
   result.cross_node_share = cross_node_dispatch_share(weights, row, shape);
   result.window_score = window_score(log, layer, row, shape, objective);
@@ -57,12 +57,20 @@ double PlacementEvaluation::mean_cross_node_share() const {
 
 double PlacementEvaluation::mean_cross_node_percent() const { return 100 * mean_cross_node_share(); }
 
-PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, Policy bound_policy,
+std::vector<double> layer_lower_bounds(const LoadLog& log, const DeploymentShape& shape, Policy bound_policy) {
+  std::vector<double> bounds;
+  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
+    bounds.push_back(policy_lower_bound(log.layer_total(layer), shape, bound_policy));
+  }
+  return bounds;
+}
+
+PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, std::span<const double> lower_bounds,
                                        WindowObjective objective) {
   PlacementEvaluation evaluation;
   for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
-    evaluation.layers.push_back(
-        evaluate_layer(log, layer, placement.physical_to_logical[layer], placement.shape, bound_policy, objective));
+    evaluation.layers.push_back(evaluate_layer(log, layer, placement.physical_to_logical[layer], placement.shape,
+                                               lower_bounds[layer], objective));
   }
   return evaluation;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The figures eplb-solve reports for a placement, per layer and overall (the balancedness of [doc-003]).
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "eplb/load_log.hpp"
@@ -28,9 +29,14 @@ struct PlacementEvaluation {
   double mean_cross_node_percent() const;  // the same in percent: 100 x mean_cross_node_share
 };
 
-// Scores `placement` on every layer of `log`; the bound is the hierarchical one (groups kept on
-// their nodes) when bound_policy is hierarchical, the global one otherwise.
-PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, Policy bound_policy,
+// The lower bound of every layer of `log` (counts summed over the windows): policy_lower_bound, the
+// hierarchical one (groups kept on their nodes) when bound_policy is hierarchical, the global one
+// otherwise -> [layers]. It depends on the loads and the shape alone, so one list serves every
+// placement of the same log.
+std::vector<double> layer_lower_bounds(const LoadLog& log, const DeploymentShape& shape, Policy bound_policy);
+
+// Scores `placement` on every layer of `log` against lower_bounds [layers] (layer_lower_bounds).
+PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, std::span<const double> lower_bounds,
                                        WindowObjective objective);
 
 }  // namespace moeplan::eplb

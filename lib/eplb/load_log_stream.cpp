@@ -51,6 +51,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t) override {
     if (depth_ == 0) throw InputError(file_, "", "a JSON object");
     if (depth_ == 1 && is_count_list(key_)) {
+      list_ = &result_.lists[key_];
       CountList& counts = list();
       counts.present = true;
       counts.children.assign(1, {0});
@@ -81,7 +82,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   bool inside_list() const { return !positions_.empty(); }
-  CountList& list() { return result_.lists[key_]; }
+  CountList& list() { return *list_; }
 
   // One more element of the innermost open list.
   void next_element() {
@@ -96,7 +97,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
     }
     if (depth_ == 1) {
       result_.scalars[key_] = value;
-      if (is_count_list(key_)) list().present = true;
+      if (is_count_list(key_)) result_.lists[key_].present = true;
     }
     return true;
   }
@@ -111,14 +112,15 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
     const auto level = static_cast<int>(positions_.size());
     if (counts.leaf_level == 0) counts.leaf_level = level;
     counts.ragged = counts.ragged || counts.leaf_level != level;
-    const std::string key = index_path(key_, positions_);
+    // The element's path (index_path) is only built for the error message.
     if (value.is_number_float()) {
       if (!std::isfinite(number) || number < 0 || number != std::floor(number) ||
           number > static_cast<double>(kMaxTokenCount)) {
-        throw InputError(file_, key, fmt::format("a whole token count in [0, 2^40], got {}", value.dump()));
+        throw InputError(file_, index_path(key_, positions_),
+                         fmt::format("a whole token count in [0, 2^40], got {}", value.dump()));
       }
     } else if (number < 0 || number > static_cast<double>(kMaxTokenCount)) {
-      throw InputError(file_, key, fmt::format("a token count in [0, 2^40], got {}", value.dump()));
+      throw InputError(file_, index_path(key_, positions_), fmt::format("a token count in [0, 2^40], got {}", value.dump()));
     }
     counts.leaves.push_back(static_cast<TokenCount>(number));
     return true;
@@ -127,6 +129,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
   std::string file_;
   StreamedLoadJson result_;
   std::string key_;
+  CountList* list_ = nullptr;  // the count list of key_, once its array has opened
   int depth_ = 0;
   std::vector<std::int64_t> positions_;
 };

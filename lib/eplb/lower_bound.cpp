@@ -15,7 +15,7 @@ namespace moeplan::eplb {
 namespace {
 
 // weights sorted descending [n] -> the pigeonhole term of pool_lower_bound.
-double slot_pigeonhole(const std::vector<TokenCount>& sorted, std::int64_t slots, std::int64_t gpus) {
+double slot_pigeonhole(std::span<const TokenCount> sorted, std::int64_t slots, std::int64_t gpus) {
   const auto count = static_cast<std::int64_t>(sorted.size());
   const auto spare = slots - count;
   double bound = 0;
@@ -31,7 +31,7 @@ double slot_pigeonhole(const std::vector<TokenCount>& sorted, std::int64_t slots
 
 // weights sorted descending [n], least_largest [slots - n + 1] as least_largest_replica_by_slots
 // gives it -> the heaviest-with-lightest term of pool_lower_bound (its proof is there).
-double heaviest_with_lightest(const std::vector<TokenCount>& sorted, const std::vector<ReplicaLoad>& least_largest,
+double heaviest_with_lightest(std::span<const TokenCount> sorted, const std::vector<ReplicaLoad>& least_largest,
                               std::int64_t slots_per_gpu) {
   const auto count = static_cast<std::int64_t>(sorted.size());
   const auto partners = static_cast<double>(slots_per_gpu - 1);
@@ -54,11 +54,31 @@ double heaviest_with_lightest(const std::vector<TokenCount>& sorted, const std::
   return count > 0 ? bound : 0.0;
 }
 
+// weights sorted descending [n] -> pool_lower_bound's largest term.
+double pool_lower_bound_sorted(std::span<const TokenCount> sorted, std::int64_t slots, std::int64_t gpus) {
+  const auto total = std::accumulate(sorted.begin(), sorted.end(), TokenCount{0});
+  const auto least_largest = least_largest_replica_by_slots_sorted(sorted, slots);
+  return std::max({static_cast<double>(total) / static_cast<double>(gpus), least_largest.back().value(),
+                   slot_pigeonhole(sorted, slots, gpus), heaviest_with_lightest(sorted, least_largest, slots / gpus)});
+}
+
+// Each group's weights sorted heaviest first: weights [experts] -> [groups][experts per group].
+std::vector<std::vector<TokenCount>> sorted_group_weights(std::span<const TokenCount> weights, const DeploymentShape& shape) {
+  std::vector<std::vector<TokenCount>> groups;
+  for (std::int64_t group = 0; group < shape.groups; ++group) {
+    const auto first = weights.begin() + group * shape.experts_per_group();
+    groups.emplace_back(first, first + shape.experts_per_group());
+    std::sort(groups.back().begin(), groups.back().end(), std::greater<>());
+  }
+  return groups;
+}
+
 // Searches group-to-node assignments depth first, heaviest group first, memoising each node's
 // bound by its set of groups, and pruning any partial assignment already at the best found.
 class GroupAssignmentSearch {
  public:
-  GroupAssignmentSearch(std::span<const TokenCount> weights, const DeploymentShape& shape) : weights_(weights), shape_(shape) {
+  GroupAssignmentSearch(std::span<const TokenCount> weights, const DeploymentShape& shape)
+      : shape_(shape), sorted_groups_(sorted_group_weights(weights, shape)) {
     std::vector<TokenCount> sums(static_cast<std::size_t>(shape.groups), 0);
     for (std::int64_t expert = 0; expert < shape.experts; ++expert) sums[expert / shape.experts_per_group()] += weights[expert];
     order_.resize(sums.size());
@@ -73,18 +93,24 @@ class GroupAssignmentSearch {
   }
 
  private:
+  // The weights of the groups in `groups` (a bit set), heaviest first, merged into node_weights_.
+  void merge_node_weights(std::uint32_t groups) {
+    node_weights_.clear();
+    for (std::int64_t group = 0; group < shape_.groups; ++group) {
+      if (((groups >> group) & 1U) == 0) continue;
+      const auto& sorted = sorted_groups_[group];
+      merged_.resize(node_weights_.size() + sorted.size());
+      std::merge(node_weights_.begin(), node_weights_.end(), sorted.begin(), sorted.end(), merged_.begin(), std::greater<>());
+      node_weights_.swap(merged_);
+    }
+  }
+
   double node_bound(std::uint32_t groups) {
     if (groups == 0) return 0;
     const auto found = memo_.find(groups);
     if (found != memo_.end()) return found->second;
-    std::vector<TokenCount> node_weights;
-    for (std::int64_t group = 0; group < shape_.groups; ++group) {
-      if ((groups >> group) & 1U) {
-        const auto first = weights_.begin() + group * shape_.experts_per_group();
-        node_weights.insert(node_weights.end(), first, first + shape_.experts_per_group());
-      }
-    }
-    const double bound = pool_lower_bound(node_weights, shape_.slots / shape_.nodes, shape_.gpus_per_node());
+    merge_node_weights(groups);
+    const double bound = pool_lower_bound_sorted(node_weights_, shape_.slots / shape_.nodes, shape_.gpus_per_node());
     memo_.emplace(groups, bound);
     return bound;
   }
@@ -112,8 +138,11 @@ class GroupAssignmentSearch {
     }
   }
 
-  std::span<const TokenCount> weights_;
+
   const DeploymentShape& shape_;
+  std::vector<std::vector<TokenCount>> sorted_groups_;  // [groups][experts per group], heaviest first
+  std::vector<TokenCount> node_weights_;                // scratch: one node's weights, heaviest first
+  std::vector<TokenCount> merged_;                      // scratch for merging into node_weights_
   std::vector<int> order_;
   std::vector<std::uint32_t> node_groups_;
   std::unordered_map<std::uint32_t, double> memo_;
@@ -127,10 +156,7 @@ constexpr std::int64_t kMaxEnumeratedGroups = 16;
 double pool_lower_bound(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t gpus) {
   std::vector<TokenCount> sorted(weights.begin(), weights.end());
   std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  const auto total = std::accumulate(sorted.begin(), sorted.end(), TokenCount{0});
-  const auto least_largest = least_largest_replica_by_slots(weights, slots);
-  return std::max({static_cast<double>(total) / static_cast<double>(gpus), least_largest.back().value(),
-                   slot_pigeonhole(sorted, slots, gpus), heaviest_with_lightest(sorted, least_largest, slots / gpus)});
+  return pool_lower_bound_sorted(sorted, slots, gpus);
 }
 
 double hierarchical_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape) {

@@ -26,15 +26,16 @@ double balancedness(std::span<const double> loads) {
 }
 
 double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
-  // on_node[e][n]: whether node n holds a replica of expert e.
-  std::vector<std::vector<bool>> on_node(static_cast<std::size_t>(shape.experts), std::vector<bool>(static_cast<std::size_t>(shape.nodes)));
+  // on_node[e * nodes + n]: whether node n holds a replica of expert e.
+  std::vector<std::uint8_t> on_node(static_cast<std::size_t>(shape.experts * shape.nodes), 0);
   for (std::size_t slot = 0; slot < row.size(); ++slot) {
-    on_node[row[slot]][static_cast<std::size_t>(shape.node_of_gpu(shape.gpu_of_slot(static_cast<std::int64_t>(slot))))] = true;
+    on_node[row[slot] * shape.nodes + shape.node_of_gpu(shape.gpu_of_slot(static_cast<std::int64_t>(slot)))] = 1;
   }
   double crossing = 0;
   double total = 0;
   for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
-    const auto holding = std::count(on_node[expert].begin(), on_node[expert].end(), true);
+    const auto first = on_node.begin() + expert * shape.nodes;
+    const auto holding = std::count(first, first + shape.nodes, 1);
     crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding) / static_cast<double>(shape.nodes);
     total += static_cast<double>(weights[expert]);
   }

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <span>
 #include <sstream>
 
 #include "io/input_error.hpp"
@@ -40,6 +43,80 @@ nlohmann::json replica_maps(const Placement& placement, bool counts_only) {
   return maps;
 }
 
+// Everything in the placement file but the three integer maps.
+nlohmann::json summary_document(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
+                                const std::string& baseline_kind, const PlacementEvaluation& baseline) {
+  return {{"version", 1},
+          {"shape", shape_document(placement.shape, placement.layers())},
+          {"policy", policy},
+          {"balancedness", per_layer(result, &LayerEvaluation::balancedness)},
+          {"max_gpu_load", per_layer(result, &LayerEvaluation::max_load)},
+          {"lower_bound", per_layer(result, &LayerEvaluation::lower_bound)},
+          {"max_over_bound", per_layer(result, &LayerEvaluation::max_over_bound)},
+          {"balancedness_mean", result.mean_balancedness()},
+          {"baseline",
+           {{"kind", baseline_kind},
+            {"balancedness", per_layer(baseline, &LayerEvaluation::balancedness)},
+            {"max_over_bound", per_layer(baseline, &LayerEvaluation::max_over_bound)},
+            {"balancedness_mean", baseline.mean_balancedness()}}}};
+}
+
+// The integer maps go straight to text, written as nlohmann's dump() writes them: no spaces.
+constexpr std::size_t kMostIntegerChars = 20;  // "-9223372036854775808"
+
+// Appends values [n] as "[v0,v1,...]", written in place: room for the longest integers first, then
+// cut to what was written.
+template <typename Values>
+void append_list(std::string& text, const Values& values) {
+  const auto start = text.size();
+  text.resize(start + 2 + values.size() * (kMostIntegerChars + 1));
+  char* out = text.data() + start;
+  *out++ = '[';
+  for (std::size_t index = 0; index < values.size(); ++index) {
+    if (index > 0) *out++ = ',';
+    out = std::to_chars(out, out + kMostIntegerChars, static_cast<std::int64_t>(values[index])).ptr;
+  }
+  *out++ = ']';
+  text.resize(static_cast<std::size_t>(out - text.data()));
+}
+
+// One list per layer, each written by append_row(text, row): [layers][...].
+template <typename AppendRow>
+std::string layers_text(const Placement& placement, AppendRow&& append_row) {
+  std::string text = "[";
+  for (const auto& row : placement.physical_to_logical) {
+    if (text.size() > 1) text += ',';
+    append_row(text, row);
+  }
+  return text + ']';
+}
+
+// log2phy of one layer as text: [experts][width], each expert's slots ascending, -1 padded (logical_to_physical).
+void append_logical_to_physical(std::string& text, const SlotRow& row, std::int64_t experts, std::int64_t width) {
+  std::vector<std::int32_t> slots(static_cast<std::size_t>(experts * width), -1);
+  std::vector<std::int64_t> filled(static_cast<std::size_t>(experts), 0);
+  for (std::size_t slot = 0; slot < row.size(); ++slot) {
+    slots[static_cast<std::size_t>(row[slot] * width + filled[row[slot]]++)] = static_cast<std::int32_t>(slot);
+  }
+  text += '[';
+  for (std::int64_t expert = 0; expert < experts; ++expert) {
+    if (expert > 0) text += ',';
+    append_list(text, std::span<const std::int32_t>(slots).subspan(static_cast<std::size_t>(expert * width),
+                                                                   static_cast<std::size_t>(width)));
+  }
+  text += ']';
+}
+
+// An object from its members' finished texts, as nlohmann's dump() writes one: keys in order, no spaces.
+std::string object_text(const std::map<std::string, std::string>& members) {
+  std::string text = "{";
+  for (const auto& [key, value] : members) {
+    if (text.size() > 1) text += ',';
+    text += nlohmann::json(key).dump() + ':' + value;
+  }
+  return text + '}';
+}
+
 SlotRow row_from_json(const nlohmann::json& value, const std::string& file, const std::string& key) {
   if (!value.is_array()) throw InputError(file, key, "a list of expert ids");
   SlotRow row;
@@ -54,22 +131,33 @@ SlotRow row_from_json(const nlohmann::json& value, const std::string& file, cons
 
 nlohmann::json placement_document(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
                                   const std::string& baseline_kind, const PlacementEvaluation& baseline) {
-  return {{"version", 1},
-          {"shape", shape_document(placement.shape, placement.layers())},
-          {"policy", policy},
-          {"phy2log", placement.physical_to_logical},
-          {"log2phy", replica_maps(placement, false)},
-          {"logcnt", replica_maps(placement, true)},
-          {"balancedness", per_layer(result, &LayerEvaluation::balancedness)},
-          {"max_gpu_load", per_layer(result, &LayerEvaluation::max_load)},
-          {"lower_bound", per_layer(result, &LayerEvaluation::lower_bound)},
-          {"max_over_bound", per_layer(result, &LayerEvaluation::max_over_bound)},
-          {"balancedness_mean", result.mean_balancedness()},
-          {"baseline",
-           {{"kind", baseline_kind},
-            {"balancedness", per_layer(baseline, &LayerEvaluation::balancedness)},
-            {"max_over_bound", per_layer(baseline, &LayerEvaluation::max_over_bound)},
-            {"balancedness_mean", baseline.mean_balancedness()}}}};
+  auto document = summary_document(placement, policy, result, baseline_kind, baseline);
+  document["phy2log"] = placement.physical_to_logical;
+  document["log2phy"] = replica_maps(placement, false);
+  document["logcnt"] = replica_maps(placement, true);
+  return document;
+}
+
+std::string placement_json_text(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
+                                const std::string& baseline_kind, const PlacementEvaluation& baseline,
+                                std::span<const std::int64_t> moves) {
+  std::map<std::string, std::string> members;
+  const auto summary = summary_document(placement, policy, result, baseline_kind, baseline);
+  for (const auto& [key, value] : summary.items()) members[key] = value.dump();
+  const auto experts = placement.shape.experts;
+  const auto width = max_replicas(placement);
+  members["phy2log"] = layers_text(placement, [](std::string& text, const SlotRow& row) { append_list(text, row); });
+  members["log2phy"] = layers_text(placement, [&](std::string& text, const SlotRow& row) {
+    append_logical_to_physical(text, row, experts, width);
+  });
+  members["logcnt"] = layers_text(placement, [&](std::string& text, const SlotRow& row) {
+    append_list(text, replica_counts(row, experts));
+  });
+  if (!moves.empty()) {
+    members["moves"].clear();
+    append_list(members["moves"], moves);
+  }
+  return object_text(members) + "\n";
 }
 
 Placement read_placement_json(const std::filesystem::path& file, const DeploymentShape& shape, std::int64_t layers,
@@ -104,10 +192,17 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
 }
 
 std::string sglang_expert_location_json(const Placement& placement, std::int64_t dense_layers) {
-  auto rows = nlohmann::json::array();
-  for (std::int64_t layer = 0; layer < dense_layers; ++layer) rows.push_back(trivial_row(placement.shape));
-  for (const auto& row : placement.physical_to_logical) rows.push_back(row);
-  return nlohmann::json{{"physical_to_logical_map", rows}}.dump() + "\n";
+  std::string rows = "[";
+  const auto trivial = trivial_row(placement.shape);
+  for (std::int64_t layer = 0; layer < dense_layers; ++layer) {
+    if (rows.size() > 1) rows += ',';
+    append_list(rows, trivial);
+  }
+  for (const auto& row : placement.physical_to_logical) {
+    if (rows.size() > 1) rows += ',';
+    append_list(rows, row);
+  }
+  return object_text({{"physical_to_logical_map", rows + ']'}}) + "\n";
 }
 
 }  // namespace moeplan::eplb

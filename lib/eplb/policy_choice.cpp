@@ -54,12 +54,12 @@ std::optional<Policy> other_policy(Policy chosen, const DeploymentShape& shape) 
 }
 
 std::optional<PolicyComparison> compare_with_other_policy(const LoadLog& log, const DeploymentShape& shape,
-                                                          Policy chosen, WindowObjective objective,
-                                                          Reporter& reporter) {
+                                                          Policy chosen, std::span<const double> lower_bounds,
+                                                          WindowObjective objective, Reporter& reporter) {
   const auto other = other_policy(chosen, shape);
   if (!other) return std::nullopt;
   const auto placement = place_all_layers(log, shape, *other, objective, reporter);
-  return PolicyComparison{*other, evaluate_placement(log, placement, bound_policy(chosen, shape), objective)};
+  return PolicyComparison{*other, evaluate_placement(log, placement, lower_bounds, objective)};
 }
 
 }  // namespace moeplan::eplb

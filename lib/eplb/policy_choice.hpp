@@ -2,6 +2,7 @@
 // Which placement policy eplb-solve runs, which lower bound its placements are measured against,
 // and, for the automatic choice, how the policy it passed over would have placed the same loads.
 #include <optional>
+#include <span>
 #include <string>
 
 #include "eplb/deployment_shape.hpp"
@@ -42,8 +43,10 @@ struct PolicyComparison {
 };
 
 // Places every layer of `log` (counts [windows][layers][experts]) with other_policy(chosen) and
-// scores it against chosen's bound; nullopt where other_policy has none.
+// scores it against chosen's bounds, lower_bounds [layers] (layer_lower_bounds under
+// bound_policy(chosen)); nullopt where other_policy has none.
 std::optional<PolicyComparison> compare_with_other_policy(const LoadLog& log, const DeploymentShape& shape,
-                                                          Policy chosen, WindowObjective objective, Reporter& reporter);
+                                                          Policy chosen, std::span<const double> lower_bounds,
+                                                          WindowObjective objective, Reporter& reporter);
 
 }  // namespace moeplan::eplb

@@ -1,6 +1,7 @@
 #include "eplb/replication.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <queue>
 
@@ -55,17 +56,29 @@ std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights
 }
 
 std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots) {
-  std::vector<std::int64_t> counts(weights.size(), 1);
-  ReplicaHeap heaviest(LighterReplica{weights, counts}, every_expert(weights.size()));
+  std::vector<TokenCount> descending(weights.begin(), weights.end());
+  std::sort(descending.begin(), descending.end(), std::greater<>());
+  return least_largest_replica_by_slots_sorted(descending, slots);
+}
+
+std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending, std::int64_t slots) {
+  const auto entries = static_cast<std::size_t>(slots) - descending.size() + 1;
+  // A max-heap of the candidates' next replica loads; which of two equal loads is taken does not
+  // change any entry's value.
+  const auto lighter = [](const ReplicaLoad& a, const ReplicaLoad& b) {
+    return heavier_replica(b.tokens, b.replicas, a.tokens, a.replicas);
+  };
+  std::vector<ReplicaLoad> heap(std::min(entries, descending.size()));
+  for (std::size_t rank = 0; rank < heap.size(); ++rank) heap[rank] = {descending[rank], 1};
+  std::make_heap(heap.begin(), heap.end(), lighter);
   std::vector<ReplicaLoad> largest;
-  largest.reserve(static_cast<std::size_t>(slots) - weights.size() + 1);
-  for (auto used = static_cast<std::int64_t>(weights.size());; ++used) {
-    const auto expert = heaviest.top();
-    largest.push_back({weights[expert], counts[expert]});
-    if (used == slots) return largest;
-    heaviest.pop();
-    ++counts[expert];
-    heaviest.push(expert);
+  largest.reserve(entries);
+  while (true) {
+    largest.push_back(heap.front());
+    if (largest.size() == entries) return largest;
+    std::pop_heap(heap.begin(), heap.end(), lighter);
+    ++heap.back().replicas;
+    std::push_heap(heap.begin(), heap.end(), lighter);
   }
 }
 

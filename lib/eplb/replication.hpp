@@ -44,7 +44,12 @@ struct ReplicaLoad {
 // The least largest replica load at every slot count from n to `slots`: [slots - n + 1], entry j
 // for n + j slots. The greedy of apportion_replicas gives every entry at once, since its choice for
 // n + j slots is a prefix of its choice for more, and it is optimal for every slot count [deepseek-eplb].
+// weights [n] in any order.
 std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCount> weights, std::int64_t slots);
+
+// The same from weights sorted heaviest first [n]. Entry j is the (j + 1)-th largest of all w_e / c
+// (c >= 1), so only the slots - n + 1 heaviest experts can supply an entry, and only they are read.
+std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending, std::int64_t slots);
 
 // The smallest achievable largest per-replica load, max_e w_e / c_e under apportion_replicas: a scalar.
 double best_largest_replica_load(std::span<const TokenCount> weights, std::int64_t slots);

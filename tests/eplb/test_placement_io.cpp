@@ -48,6 +48,32 @@ TEST_CASE("the placement file round-trips, and SGLang's file gets a trivial row 
   CHECK(read_placement_json(sglang_path, shape, 2, 2).physical_to_logical == placement.physical_to_logical);
 }
 
+TEST_CASE("the placement file's text is the document's dump, byte for byte, with the moves when given") {
+  const DeploymentShape shape{1, 2, 6, 4, 1};
+  const Placement placement{shape, {{0, 1, 2, 3, 0, 1}, {3, 2, 1, 0, 3, 3}}};
+  PlacementEvaluation result{{LayerEvaluation{}, LayerEvaluation{}}};
+  result.layers[0].balancedness = 0.75;
+  result.layers[1].max_load = 1e20;
+  result.layers[1].lower_bound = 1.0 / 3.0;
+  const PlacementEvaluation baseline{{LayerEvaluation{}, LayerEvaluation{}}};
+  auto document = placement_document(placement, "global", result, "previous", baseline);
+  CHECK(placement_json_text(placement, "global", result, "previous", baseline, {}) == document.dump() + "\n");
+  const std::vector<std::int64_t> moves = {3, 0};
+  document["moves"] = moves;
+  const auto text = placement_json_text(placement, "global", result, "previous", baseline, moves);
+  CHECK(text == document.dump() + "\n");
+  // By hand: expert 3 of layer 1 sits in slots 0, 4 and 5; log2phy is 3 wide, -1 padded.
+  CHECK(text.find(R"("log2phy":[[[0,4,-1],[1,5,-1],[2,-1,-1],[3,-1,-1]],[[3,-1,-1],[2,-1,-1],[1,-1,-1],[0,4,5]]])") !=
+        std::string::npos);
+  CHECK(text.find(R"("moves":[3,0])") != std::string::npos);
+}
+
+TEST_CASE("SGLang's file: the trivial rows of the dense layers, then the placement, compact") {
+  const Placement placement{{1, 2, 6, 4, 1}, {{3, 2, 1, 0, 3, 3}}};
+  CHECK(sglang_expert_location_json(placement, 1) ==
+        "{\"physical_to_logical_map\":[[0,1,2,3,0,1],[3,2,1,0,3,3]]}\n");
+}
+
 TEST_CASE("a bad previous placement is refused with the file and row") {
   const DeploymentShape shape{1, 2, 4, 3, 1};
   const auto missing = write_temporary("moeplan_eplb_missing.json", R"({"phy2log": [[0, 1, 1, 1]]})");

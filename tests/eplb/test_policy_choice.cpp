@@ -68,7 +68,11 @@ TEST_CASE("the global placement is scored against the hierarchical bound it was 
   const DeploymentShape shape{2, 2, 4, 4, 2};
   const auto log = testing::one_window_log(1, 4, {4, 4, 1, 1});
   moeplan::SilentReporter quiet;
-  const auto comparison = compare_with_other_policy(log, shape, Policy::hierarchical, WindowObjective::worst, quiet);
+  const auto bounds = layer_lower_bounds(log, shape, Policy::hierarchical);
+  REQUIRE(bounds.size() == 1);
+  CHECK(bounds[0] == approx(8));
+  const auto comparison =
+      compare_with_other_policy(log, shape, Policy::hierarchical, bounds, WindowObjective::worst, quiet);
   REQUIRE(comparison.has_value());
   CHECK(comparison->policy == Policy::global);
   REQUIRE(comparison->evaluation.layers.size() == 1);
@@ -79,7 +83,7 @@ TEST_CASE("the global placement is scored against the hierarchical bound it was 
   CHECK(layer.max_over_bound == approx(0.625));
   CHECK(layer.cross_node_share == approx(0.5));
   CHECK(comparison->evaluation.mean_cross_node_percent() == approx(50));
-  CHECK_FALSE(compare_with_other_policy(log, {1, 2, 4, 4, 2}, Policy::hierarchical, WindowObjective::worst, quiet));
+  CHECK_FALSE(compare_with_other_policy(log, {1, 2, 4, 4, 2}, Policy::hierarchical, bounds, WindowObjective::worst, quiet));
 }
 
 TEST_CASE("the cross-node share in percent is the mean over layers times 100") {
