@@ -115,7 +115,7 @@ const char* const kDp16Tp1Gap =
     "DP16 TP1 keeps the least KV (whole O and QKV weights on every rank) and preempts most; the model prices a "
     "preemption as the recompute prefill of the prompt and the tokens so far, less the prefix the cache still "
     "holds, and with fixed lengths every DP rank holds the same requests, so all recompute in the same steps "
-    "and none waits for another's. Parted by a 1 % output spread (README), the ranks stall each other and the "
+    "and none waits for another's. Parted by a 1 % output spread (docs/simulation.md), the ranks stall each other and the "
     "model gives 0.60 QPS here. Not the steps run outside the captured graph (a prefill on any DP rank makes "
     "every rank's step eager): 100 ms more on each of them moves its QPS under 1 %";
 // Running sequences in the table: QPS x output x TPOT (0.97 x 4096 x 0.169 s = 672; 1.10 x 4096 x 0.152 s = 686).
@@ -181,7 +181,7 @@ std::vector<sim::SimulationSummary> mixed_runs(const ServingSetting& setting) {
 
 // The table with its DP ranks parted: the shipped scenario sends every rank the same fixed lengths, so
 // the ranks preempt and recompute in the same steps; here each output is drawn within 1 % of 4096 (the
-// README sweeps 0.2-25 % and three seeds: the order holds from 1 % to 10 %). [doc-004] does not say how far
+// docs/simulation.md sweeps 0.2-25 % and three seeds: the order holds from 1 % to 10 %). [doc-004] does not say how far
 // its server's ranks parted, so these cases say what the model gives once they do, not the fixed-length fit.
 void add_parted_mixed_cases(CaseList& cases) {
   Scenario scenario = load_scenario_yaml(source_path("scenarios/qwen3-235b-mixed-128-4k-910b.yaml"));

@@ -123,7 +123,7 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
       need({"m", "n", "k"}, 1, kMostTokens);
       return;
     case Family::otp:
-      if (measurement.kind != "x1" && measurement.kind != "x2") fields.fail("kind", "\"x1\" or \"x2\" (doc 004's schemes)");
+      if (measurement.kind != "x1" && measurement.kind != "x2") fields.fail("kind", "\"x1\" or \"x2\" (the schemes of [doc-004])");
       fields.integer("ranks", 2, kMostUnits);
       need({"tokens", "input_width", "output_width"}, 1, kMostTokens);
       return;

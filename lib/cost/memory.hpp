@@ -52,7 +52,7 @@ Overheads estimate_overheads(const Model& model, const Layout& layout, const Mem
 MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
                        const MemorySettings& settings, std::int64_t context_length);
 
-// The memory JSON of README's File formats: per_rank_bytes {weights {component: n}, weights_total, kv_cache,
+// The memory JSON of docs/formats.md: per_rank_bytes {weights {component: n}, weights_total, kv_cache,
 // overheads {...}, total}, kv_bytes_per_token, max_kv_tokens.
 nlohmann::json memory_json(const MemoryPlan& plan);
 

@@ -55,7 +55,7 @@ std::map<RoleKind, ExpertPlacement> read_placements(const PlanFile& plan, const 
   // [vllm-ep-docs]: upstream vLLM has no static expert-map flag; its EPLB places experts online.
   if (engine != Engine::sglang) {
     throw InputError(kCommandLine, "--placement",
-                     fmt::format("no placement for {}, which has no flag for a static expert map (engines.md §6)",
+                     fmt::format("no placement for {}, which has no flag for a static expert map [vllm-engine-args-docs]",
                                  engine_name(engine)));
   }
   for (const RolePlan& role : deployment.roles) {

@@ -1,6 +1,6 @@
 #pragma once
 // The expert placement export hands to an engine: phy2log from eplb-solve's placement JSON
-// (README: placement JSON), one row per MoE layer, one logical expert id per physical slot.
+// (docs/formats.md: placement JSON), one row per MoE layer, one logical expert id per physical slot.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>

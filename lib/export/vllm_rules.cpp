@@ -67,7 +67,7 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
   if (!role.two_batch_overlap) return;
   if (platform == VllmPlatform::ascend) {
     refuse(plan, role, "two_batch_overlap",
-           "false for vllm-ascend, which documents no dual-batch overlap (engines.md §2.4)");
+           "false for vllm-ascend, which documents no dual-batch overlap [vllm-ascend-additional-config]");
   }
   // [vllm-engine-args-docs] documents --enable-dbo from the v0.11 era on.
   if (version < release(0, 11)) {
@@ -81,7 +81,7 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
 void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version, VllmPlatform platform) {
   if (version < oldest_vllm_release()) {
     throw InputError("command line", "--engine-version",
-                     fmt::format("a vLLM release from {} on (engines.md §2.5), got {}", oldest_vllm_release().text(),
+                     fmt::format("a vLLM release from {} on [vllm-engine-args-docs], got {}", oldest_vllm_release().text(),
                                  version.text()));
   }
   // [vllm-ascend-finegrained-tp]: vllm-ascend has a custom O-projection TP but no QKV one.

@@ -9,7 +9,7 @@ namespace moeplan {
 
 nlohmann::json step_json(const StepBreakdown& step);
 
-// The plan JSON of README's File formats, with roles: every plan carries `layout`, `throughput_per_gpu`,
+// The plan JSON of docs/formats.md, with roles: every plan carries `layout`, `throughput_per_gpu`,
 // `ttft`, `tpot`, `memory`, `step_time` and its roles with the engine settings export needs.
 nlohmann::json plan_json(const Model& model, const Scenario& scenario, const SearchResult& result, std::size_t top);
 

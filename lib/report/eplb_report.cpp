@@ -58,7 +58,7 @@ std::string eplb_report_html(const EplbReportInput& input) {
               "The same after placement, on the same colour scale.");
   page.section("Balance against the bound");
   page.figure(xy_chart_svg(balancedness_chart(input.before, input.after)),
-              "Balancedness (doc 003: mean over max tokens per GPU) per layer. No placement of this kind can rise above "
+              "Balancedness ([doc-003]: mean over max tokens per GPU) per layer. No placement of this kind can rise above "
               "the dashed line, the mean over the lower bound on the busiest GPU's load.");
   page.figure(xy_chart_svg(hottest_replicas_chart(input.log, input.after)),
               "Replicas given to each layer's three hottest experts; hover a point for its share of the layer's tokens.");

@@ -16,16 +16,16 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 // Latency floors are graph-captured NCCL calls on H200 ([moeplan-h200-measurements]: 10-17 us); inter-node adds a hop.
 std::vector<Hardware> presets() {
   return {
-      {"H100-SXM", "engines.md 4 (H100 SXM5 datasheet); kernels.md 1.1-1.2", 81559 * kMiB, 3350 * kGB,
+      {"H100-SXM", "[h100-datasheet] (H100 SXM5); achievable rates [nccl-tuning]", 81559 * kMiB, 3350 * kGB,
        989 * kTFLOPS, 1979 * kTFLOPS, 370 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      {"H200", "engines.md 4 (H200 SXM datasheet); kernels.md 1.1-1.3", 143771 * kMiB, 4800 * kGB, 989 * kTFLOPS,
+      {"H200", "[h200-datasheet] (H200 SXM); achievable rates [nccl-tuning], [moeplan-h200-measurements]", 143771 * kMiB, 4800 * kGB, 989 * kTFLOPS,
        1979 * kTFLOPS, 370 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      {"B200", "engines.md 4 (HGX B200 1000 W; ~179 GB usable; NVLink5 900 GB/s x NCCL 370/450)", 183359 * kMiB, 8000 * kGB, 2250 * kTFLOPS,
+      {"B200", "[b200-datasheet] (HGX B200 1000 W; ~179 GB usable; NVLink5 900 GB/s x NCCL 370/450)", 183359 * kMiB, 8000 * kGB, 2250 * kTFLOPS,
        4500 * kTFLOPS, 740 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      {"H20", "engines.md 4 (H20 96 GB)", 97871 * kMiB, 4000 * kGB, 148 * kTFLOPS, 296 * kTFLOPS, 370 * kGB,
+      {"H20", "[h20-datasheet] (H20 96 GB)", 97871 * kMiB, 4000 * kGB, 148 * kTFLOPS, 296 * kTFLOPS, 370 * kGB,
        10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
       // Low-confidence vendor figures [ascend-910b-specs]: tune them from the scenario.
-      {"Ascend-910B", "engines.md 4 (Atlas 800 A2, 64 GB HBM2e; HCCS 7 x 56 GB/s; 200 GbE RoCE)", 65536 * kMiB,
+      {"Ascend-910B", "[ascend-910b-specs] (Atlas 800 A2, 64 GB HBM2e; HCCS 7 x 56 GB/s; 200 GbE RoCE)", 65536 * kMiB,
        1600 * kGB, 320 * kTFLOPS, 320 * kTFLOPS, 196 * kGB, 15 * kMicrosecond, 25 * kGB, 30 * kMicrosecond, 8},
   };
 }
