@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
-#include <unordered_map>
 #include <vector>
 
 #include "eplb/replication.hpp"
@@ -85,6 +85,8 @@ class GroupAssignmentSearch {
     std::iota(order_.begin(), order_.end(), 0);
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return sums[a] > sums[b]; });
     node_groups_.assign(static_cast<std::size_t>(shape.nodes), 0);
+    node_bounds_.assign(static_cast<std::size_t>(shape.nodes), 0.0);
+    memo_.assign(std::size_t{1} << shape.groups, std::numeric_limits<double>::quiet_NaN());
   }
 
   double run() {
@@ -107,19 +109,20 @@ class GroupAssignmentSearch {
 
   double node_bound(std::uint32_t groups) {
     if (groups == 0) return 0;
-    const auto found = memo_.find(groups);
-    if (found != memo_.end()) return found->second;
-    merge_node_weights(groups);
-    const double bound = pool_lower_bound_sorted(node_weights_, shape_.slots / shape_.nodes, shape_.gpus_per_node());
-    memo_.emplace(groups, bound);
+    auto& bound = memo_[groups];
+    if (std::isnan(bound)) {
+      merge_node_weights(groups);
+      bound = pool_lower_bound_sorted(node_weights_, shape_.slots / shape_.nodes, shape_.gpus_per_node());
+    }
     return bound;
   }
 
   // Places order_[index] on each used node with room, then on one fresh node (node labels are
-  // interchangeable, so a second fresh node would only repeat the search).
+  // interchangeable, so a second fresh node would only repeat the search). node_bounds_ holds
+  // node_bound of every node's groups.
   void assign(std::size_t index, std::int64_t used_nodes) {
     double partial = 0;
-    for (std::int64_t node = 0; node < used_nodes; ++node) partial = std::max(partial, node_bound(node_groups_[node]));
+    for (std::int64_t node = 0; node < used_nodes; ++node) partial = std::max(partial, node_bounds_[node]);
     if (partial >= best_) return;
     // Every node must fill its slots with its own experts, so it needs at least one group.
     const auto groups_left = static_cast<std::int64_t>(order_.size() - index);
@@ -132,9 +135,12 @@ class GroupAssignmentSearch {
     const auto open_nodes = std::min(used_nodes + 1, shape_.nodes);
     for (std::int64_t node = 0; node < open_nodes; ++node) {
       if (std::popcount(node_groups_[node]) >= capacity_groups) continue;
+      const double before = node_bounds_[node];
       node_groups_[node] |= 1U << order_[index];
+      node_bounds_[node] = node_bound(node_groups_[node]);
       assign(index + 1, std::max(used_nodes, node + 1));
       node_groups_[node] &= ~(1U << order_[index]);
+      node_bounds_[node] = before;
     }
   }
 
@@ -144,8 +150,9 @@ class GroupAssignmentSearch {
   std::vector<TokenCount> node_weights_;                // scratch: one node's weights, heaviest first
   std::vector<TokenCount> merged_;                      // scratch for merging into node_weights_
   std::vector<int> order_;
-  std::vector<std::uint32_t> node_groups_;
-  std::unordered_map<std::uint32_t, double> memo_;
+  std::vector<std::uint32_t> node_groups_;  // [nodes]: each node's groups, a bit set
+  std::vector<double> node_bounds_;          // [nodes]: node_bound of node_groups_
+  std::vector<double> memo_;                 // [2^groups]: node_bound by set of groups, NaN until computed
   double best_ = std::numeric_limits<double>::infinity();
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "eplb/pairing.hpp"
 #include "eplb/refinement.hpp"
@@ -214,6 +216,58 @@ Packing pack_and_polish(std::span<const TokenCount> weights, std::span<const std
   return packing;
 }
 
+// How many slots of `gpu` hold `expert`.
+std::int64_t replicas_on_gpu(const Packing& packing, std::int64_t gpu, std::int32_t expert) {
+  const auto first = packing.slot_experts.begin() + gpu * packing.slots_per_gpu;
+  return std::count(first, first + packing.slots_per_gpu, expert);
+}
+
+// The expert to take a replica of `duplicated` off `gpu`: the heaviest per replica (replica_before
+// order) that is neither `duplicated` nor already on `gpu`; -1 when there is none.
+std::int32_t heaviest_receiver(std::span<const TokenCount> weights, const PoolSolution& solution, std::int64_t gpu,
+                               std::int32_t duplicated) {
+  std::int32_t receiver = -1;
+  for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(solution.counts.size()); ++expert) {
+    if (expert == duplicated || replicas_on_gpu(solution.packing, gpu, expert) > 0) continue;
+    if (receiver < 0 || replica_before(weights, solution.counts, expert, receiver)) receiver = expert;
+  }
+  return receiver;
+}
+
+// A replica of `duplicated` given to `receiver`, packed and polished: taken when it leaves fewer
+// than `duplicates` duplicate slots without raising the maximum load. Returns whether it was.
+bool try_merge(std::span<const TokenCount> weights, PoolSolution& solution, std::int32_t duplicated, std::int32_t receiver,
+               std::int64_t& duplicates) {
+  auto counts = solution.counts;
+  --counts[duplicated];
+  ++counts[receiver];
+  auto packing = pack_and_polish(weights, counts, solution.packing.gpus());
+  const auto remaining = duplicate_slots(packing);
+  if (remaining >= duplicates || packing.max_load() > solution.packing.max_load() * (1 + kRelativeTolerance)) return false;
+  solution = {std::move(counts), std::move(packing)};
+  duplicates = remaining;
+  return true;
+}
+
+// One pass over the slots: for each slot sharing its GPU with another replica of its expert, one
+// replica goes to the heaviest receiver (a lighter one cannot do better for the maximum); the
+// first that helps ends the pass. A (duplicated, receiver) pair that failed is not tried again in
+// the pass: the solution has not changed, so it would fail again. Returns whether one helped.
+bool merge_one_duplicate(std::span<const TokenCount> weights, PoolSolution& solution, std::int64_t& duplicates) {
+  std::vector<std::pair<std::int32_t, std::int32_t>> failed;
+  for (std::size_t slot = 0; slot < solution.packing.slot_experts.size(); ++slot) {
+    const auto gpu = static_cast<std::int64_t>(slot) / solution.packing.slots_per_gpu;
+    const auto duplicated = solution.packing.slot_experts[slot];
+    if (replicas_on_gpu(solution.packing, gpu, duplicated) < 2) continue;
+    const auto receiver = heaviest_receiver(weights, solution, gpu, duplicated);
+    const std::pair attempt{duplicated, receiver};
+    if (receiver < 0 || std::find(failed.begin(), failed.end(), attempt) != failed.end()) continue;
+    if (try_merge(weights, solution, duplicated, receiver, duplicates)) return true;
+    failed.push_back(attempt);
+  }
+  return false;
+}
+
 // deepseek-ai/EPLB#22: when swaps cannot separate two replicas of one expert (say it has more
 // replicas than the pool has GPUs), give one of them to another expert instead, if the maximum
 // load does not rise. Receivers are tried heaviest per replica first.
@@ -228,29 +282,7 @@ void merge_duplicate_replicas(std::span<const TokenCount> weights, PoolSolution&
     solution = {std::move(capped), std::move(capped_packing)};
   }
   for (auto duplicates = duplicate_slots(solution.packing); duplicates > 0;) {
-    bool merged = false;
-    for (std::size_t slot = 0; slot < solution.packing.slot_experts.size() && !merged; ++slot) {
-      const auto gpu = static_cast<std::int64_t>(slot) / solution.packing.slots_per_gpu;
-      const auto duplicated = solution.packing.slot_experts[slot];
-      const auto on_gpu = experts_on_gpu(weights, solution.counts, solution.packing, gpu);
-      if (std::count(solution.packing.slot_experts.begin() + gpu * solution.packing.slots_per_gpu,
-                     solution.packing.slot_experts.begin() + (gpu + 1) * solution.packing.slots_per_gpu, duplicated) < 2) continue;
-      for (const auto receiver : replicas_heaviest_first(weights, solution.counts)) {
-        if (receiver == duplicated || std::find(on_gpu.begin(), on_gpu.end(), receiver) != on_gpu.end()) continue;
-        auto counts = solution.counts;
-        --counts[duplicated];
-        ++counts[receiver];
-        auto packing = pack_and_polish(weights, counts, gpus);
-        const auto remaining = duplicate_slots(packing);
-        if (remaining < duplicates && packing.max_load() <= solution.packing.max_load() * (1 + kRelativeTolerance)) {
-          solution = {std::move(counts), std::move(packing)};
-          duplicates = remaining;
-          merged = true;
-        }
-        break;  // only the heaviest eligible receiver: a lighter one cannot do better for the maximum
-      }
-    }
-    if (!merged) return;
+    if (!merge_one_duplicate(weights, solution, duplicates)) return;
   }
 }
 
