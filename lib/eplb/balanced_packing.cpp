@@ -1,9 +1,7 @@
 #include "eplb/balanced_packing.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <queue>
-#include <utility>
+#include <vector>
 
 #include "eplb/replication.hpp"
 
@@ -23,24 +21,56 @@ std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> we
   return replicas;
 }
 
+namespace {
+
+// A GPU with free slots and its load, ordered lightest first, the lower index on ties.
+struct OpenGpu {
+  double load = 0;
+  std::int64_t gpu = 0;
+};
+
+bool lighter(const OpenGpu& a, const OpenGpu& b) { return a.load != b.load ? a.load < b.load : a.gpu < b.gpu; }
+
+// Restores the min-heap order (`lighter` on top) of `heap` [open GPUs] after its top changed.
+void sift_down_top(std::vector<OpenGpu>& heap) {
+  std::size_t index = 0;
+  const auto moved = heap[0];
+  for (auto child = 1UL; child < heap.size(); child = 2 * index + 1) {
+    if (child + 1 < heap.size() && lighter(heap[child + 1], heap[child])) ++child;
+    if (!lighter(heap[child], moved)) break;
+    heap[index] = heap[child];
+    index = child;
+  }
+  heap[index] = moved;
+}
+
+}  // namespace
+
 Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
-  const auto replicas = replicas_heaviest_first(weights, counts);
   Packing packing;
-  packing.slots_per_gpu = static_cast<std::int64_t>(replicas.size()) / gpus;
-  packing.slot_experts.assign(replicas.size(), -1);
+  std::int64_t replicas = 0;
+  for (const auto count : counts) replicas += count;
+  packing.slots_per_gpu = replicas / gpus;
+  packing.slot_experts.assign(static_cast<std::size_t>(replicas), -1);
   packing.gpu_loads.assign(static_cast<std::size_t>(gpus), 0.0);
   std::vector<std::int64_t> filled(static_cast<std::size_t>(gpus), 0);
-  // Min-heap of (load, GPU): the lightest GPU with a free slot, the lowest index on ties.
-  using Entry = std::pair<double, std::int64_t>;
-  std::vector<Entry> entries;
-  for (std::int64_t gpu = 0; gpu < gpus; ++gpu) entries.emplace_back(0.0, gpu);
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> lightest(std::greater<>(), std::move(entries));
-  for (const auto expert : replicas) {
-    const auto gpu = lightest.top().second;
-    lightest.pop();
-    packing.slot_experts[static_cast<std::size_t>(gpu * packing.slots_per_gpu + filled[gpu]++)] = expert;
-    packing.gpu_loads[gpu] += replica_load(weights, counts, expert);
-    if (filled[gpu] < packing.slots_per_gpu) lightest.emplace(packing.gpu_loads[gpu], gpu);
+  // A min-heap of the GPUs with a free slot; all at load 0 in index order is already one.
+  std::vector<OpenGpu> lightest(static_cast<std::size_t>(gpus));
+  for (std::int64_t gpu = 0; gpu < gpus; ++gpu) lightest[gpu] = {0.0, gpu};
+  for (const auto expert : experts_heaviest_first(weights, counts)) {
+    const double load = replica_load(weights, counts, expert);
+    for (std::int64_t replica = 0; replica < counts[expert]; ++replica) {
+      const auto gpu = lightest.front().gpu;
+      packing.slot_experts[static_cast<std::size_t>(gpu * packing.slots_per_gpu + filled[gpu]++)] = expert;
+      packing.gpu_loads[gpu] += load;
+      if (filled[gpu] < packing.slots_per_gpu) {
+        lightest.front().load = packing.gpu_loads[gpu];
+      } else {
+        lightest.front() = lightest.back();
+        lightest.pop_back();
+      }
+      if (!lightest.empty()) sift_down_top(lightest);
+    }
   }
   return packing;
 }

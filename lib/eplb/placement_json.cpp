@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <span>
@@ -82,13 +83,13 @@ void append_list(std::string& text, const Values& values) {
 
 // One list per layer, each written by append_row(text, row): [layers][...].
 template <typename AppendRow>
-std::string layers_text(const Placement& placement, AppendRow&& append_row) {
-  std::string text = "[";
-  for (const auto& row : placement.physical_to_logical) {
-    if (text.size() > 1) text += ',';
-    append_row(text, row);
+void append_layers(std::string& text, const Placement& placement, AppendRow&& append_row) {
+  text += '[';
+  for (std::size_t layer = 0; layer < placement.physical_to_logical.size(); ++layer) {
+    if (layer > 0) text += ',';
+    append_row(text, placement.physical_to_logical[layer]);
   }
-  return text + ']';
+  text += ']';
 }
 
 // log2phy of one layer as text: [experts][width], each expert's slots ascending, -1 padded (logical_to_physical).
@@ -107,14 +108,31 @@ void append_logical_to_physical(std::string& text, const SlotRow& row, std::int6
   text += ']';
 }
 
-// An object from its members' finished texts, as nlohmann's dump() writes one: keys in order, no spaces.
-std::string object_text(const std::map<std::string, std::string>& members) {
-  std::string text = "{";
-  for (const auto& [key, value] : members) {
-    if (text.size() > 1) text += ',';
-    text += nlohmann::json(key).dump() + ':' + value;
+// Appends one member's value as text.
+using MemberWriter = std::function<void(std::string&)>;
+
+// Appends an object, as nlohmann's dump() writes one: keys in order, no spaces.
+void append_object(std::string& text, const std::map<std::string, MemberWriter>& members) {
+  text += '{';
+  for (auto member = members.begin(); member != members.end(); ++member) {
+    if (member != members.begin()) text += ',';
+    text += nlohmann::json(member->first).dump();
+    text += ':';
+    member->second(text);
   }
-  return text + '}';
+  text += '}';
+}
+
+// At least the characters of phy2log, log2phy (`width` wide) and logcnt: every integer is below
+// the slot count or is -1, and each list adds two brackets. Reserving it keeps the text in one
+// allocation (no copies of a growing string to fault in).
+std::size_t integer_maps_chars(const Placement& placement, std::int64_t width) {
+  const auto& shape = placement.shape;
+  const auto digits = std::max<std::size_t>(std::to_string(std::max(shape.slots, shape.experts)).size(), 2);
+  const auto layers = static_cast<std::size_t>(placement.layers());
+  const auto integers = layers * static_cast<std::size_t>(shape.slots + shape.experts * (width + 1));
+  const auto lists = layers * static_cast<std::size_t>(shape.experts + 3) + 3;
+  return integers * (digits + 1) + 2 * lists;
 }
 
 SlotRow row_from_json(const nlohmann::json& value, const std::string& file, const std::string& key) {
@@ -141,23 +159,35 @@ nlohmann::json placement_document(const Placement& placement, const std::string&
 std::string placement_json_text(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
                                 const std::string& baseline_kind, const PlacementEvaluation& baseline,
                                 std::span<const std::int64_t> moves) {
-  std::map<std::string, std::string> members;
+  std::map<std::string, MemberWriter> members;
   const auto summary = summary_document(placement, policy, result, baseline_kind, baseline);
-  for (const auto& [key, value] : summary.items()) members[key] = value.dump();
+  std::size_t summary_chars = 0;
+  for (const auto& [key, value] : summary.items()) {
+    auto dumped = value.dump();
+    summary_chars += key.size() + dumped.size() + 4;
+    members[key] = [dumped = std::move(dumped)](std::string& text) { text += dumped; };
+  }
   const auto experts = placement.shape.experts;
   const auto width = max_replicas(placement);
-  members["phy2log"] = layers_text(placement, [](std::string& text, const SlotRow& row) { append_list(text, row); });
-  members["log2phy"] = layers_text(placement, [&](std::string& text, const SlotRow& row) {
-    append_logical_to_physical(text, row, experts, width);
-  });
-  members["logcnt"] = layers_text(placement, [&](std::string& text, const SlotRow& row) {
-    append_list(text, replica_counts(row, experts));
-  });
-  if (!moves.empty()) {
-    members["moves"].clear();
-    append_list(members["moves"], moves);
-  }
-  return object_text(members) + "\n";
+  members["phy2log"] = [&](std::string& text) {
+    append_layers(text, placement, [](std::string& out, const SlotRow& row) { append_list(out, row); });
+  };
+  members["log2phy"] = [&](std::string& text) {
+    append_layers(text, placement, [&](std::string& out, const SlotRow& row) {
+      append_logical_to_physical(out, row, experts, width);
+    });
+  };
+  members["logcnt"] = [&](std::string& text) {
+    append_layers(text, placement, [&](std::string& out, const SlotRow& row) {
+      append_list(out, replica_counts(row, experts));
+    });
+  };
+  if (!moves.empty()) members["moves"] = [&](std::string& text) { append_list(text, moves); };
+  std::string text;
+  text.reserve(integer_maps_chars(placement, width) + summary_chars + moves.size() * (kMostIntegerChars + 1) + 64);
+  append_object(text, members);
+  text += '\n';
+  return text;
 }
 
 Placement read_placement_json(const std::filesystem::path& file, const DeploymentShape& shape, std::int64_t layers,
@@ -192,17 +222,25 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
 }
 
 std::string sglang_expert_location_json(const Placement& placement, std::int64_t dense_layers) {
-  std::string rows = "[";
   const auto trivial = trivial_row(placement.shape);
-  for (std::int64_t layer = 0; layer < dense_layers; ++layer) {
-    if (rows.size() > 1) rows += ',';
-    append_list(rows, trivial);
-  }
-  for (const auto& row : placement.physical_to_logical) {
-    if (rows.size() > 1) rows += ',';
-    append_list(rows, row);
-  }
-  return object_text({{"physical_to_logical_map", rows + ']'}}) + "\n";
+  std::string text;
+  const auto digits = std::to_string(placement.shape.experts).size();
+  const auto rows = static_cast<std::size_t>(dense_layers + placement.layers());
+  text.reserve(rows * (static_cast<std::size_t>(placement.shape.slots) * (digits + 1) + 2) + 64);
+  append_object(text, {{"physical_to_logical_map", [&](std::string& out) {
+                          out += '[';
+                          for (std::int64_t layer = 0; layer < dense_layers; ++layer) {
+                            if (layer > 0) out += ',';
+                            append_list(out, trivial);
+                          }
+                          for (const auto& row : placement.physical_to_logical) {
+                            if (out.back() != '[') out += ',';
+                            append_list(out, row);
+                          }
+                          out += ']';
+                        }}});
+  text += '\n';
+  return text;
 }
 
 }  // namespace moeplan::eplb

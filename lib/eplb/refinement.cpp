@@ -205,10 +205,11 @@ void refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::i
 std::int64_t separate_duplicate_replicas(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
                                          Packing& packing) {
   std::int64_t remaining = 0;
-  auto loads = slot_loads(weights, counts, packing);
+  std::vector<double> loads;  // slot_loads, once a duplicate is met
   for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(packing.slot_experts.size()); ++slot) {
     const auto gpu = slot / packing.slots_per_gpu;
     if (!gpu_holds(packing, gpu, packing.slot_experts[slot], slot)) continue;
+    if (loads.empty()) loads = slot_loads(weights, counts, packing);
     const double ceiling = packing.max_load() * (1 + kRelativeTolerance);
     const auto swap = best_swap_for_slot(loads, packing, slot, false);
     if (swap.larger_load <= ceiling) {

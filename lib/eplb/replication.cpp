@@ -4,6 +4,7 @@
 #include <functional>
 #include <numeric>
 #include <queue>
+#include <utility>
 
 namespace moeplan::eplb {
 namespace {
@@ -27,9 +28,17 @@ using ReplicaHeap = std::priority_queue<std::int32_t, std::vector<std::int32_t>,
 }  // namespace
 
 std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
-  std::vector<std::int32_t> experts = every_expert(weights.size());
-  std::sort(experts.begin(), experts.end(),
-            [&](std::int32_t a, std::int32_t b) { return replica_before(weights, counts, a, b); });
+  // Sorted by the replica load as a double first: rounding is monotone, so where two doubles differ
+  // they are in replica_before's order, and equal doubles are settled exactly by replica_before.
+  std::vector<std::pair<double, std::int32_t>> keyed(weights.size());
+  for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(weights.size()); ++expert) {
+    keyed[expert] = {static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]), expert};
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : replica_before(weights, counts, a.second, b.second);
+  });
+  std::vector<std::int32_t> experts(weights.size());
+  for (std::size_t rank = 0; rank < keyed.size(); ++rank) experts[rank] = keyed[rank].second;
   return experts;
 }
 
