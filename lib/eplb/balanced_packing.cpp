@@ -75,6 +75,22 @@ Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<cons
   return packing;
 }
 
+std::int64_t duplicate_slots(const Packing& packing) {
+  if (packing.slot_experts.empty()) return 0;
+  // last_gpu[e]: 1 + the last GPU met holding expert e, so a second replica on a GPU is one look-up.
+  const auto experts = *std::max_element(packing.slot_experts.begin(), packing.slot_experts.end()) + 1;
+  std::vector<std::int64_t> last_gpu(static_cast<std::size_t>(std::max(experts, 0)), 0);
+  std::int64_t duplicates = 0;
+  for (std::size_t slot = 0; slot < packing.slot_experts.size(); ++slot) {
+    const auto gpu = static_cast<std::int64_t>(slot) / packing.slots_per_gpu + 1;
+    if (packing.slot_experts[slot] < 0) continue;  // an empty slot
+    auto& seen = last_gpu[packing.slot_experts[slot]];
+    duplicates += seen == gpu;
+    seen = gpu;
+  }
+  return duplicates;
+}
+
 void recompute_gpu_loads(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing) {
   std::fill(packing.gpu_loads.begin(), packing.gpu_loads.end(), 0.0);
   for (std::size_t slot = 0; slot < packing.slot_experts.size(); ++slot) {

@@ -33,6 +33,10 @@ std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> we
 // EPLB's rule, so on the same counts this reproduces its per-GPU loads.
 Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus);
 
+// Slots holding an expert that already has a replica in an earlier slot of the same GPU: 0 when
+// no GPU holds two replicas of one expert.
+std::int64_t duplicate_slots(const Packing& packing);
+
 // Recomputes packing.gpu_loads from packing.slot_experts: weights [n], counts [n].
 void recompute_gpu_loads(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <fstream>
@@ -65,62 +66,93 @@ nlohmann::json summary_document(const Placement& placement, const std::string& p
 // The integer maps go straight to text, written as nlohmann's dump() writes them: no spaces.
 constexpr std::size_t kMostIntegerChars = 20;  // "-9223372036854775808"
 
-// Appends values [n] as "[v0,v1,...]", written in place: room for the longest integers first, then
-// cut to what was written.
-template <typename Values>
-void append_list(std::string& text, const Values& values) {
-  const auto start = text.size();
-  text.resize(start + 2 + values.size() * (kMostIntegerChars + 1));
-  char* out = text.data() + start;
-  *out++ = '[';
-  for (std::size_t index = 0; index < values.size(); ++index) {
-    if (index > 0) *out++ = ',';
-    out = std::to_chars(out, out + kMostIntegerChars, static_cast<std::int64_t>(values[index])).ptr;
+// Text appended to a string through a small buffer, so that a character or an integer costs no
+// call into the string; whatever is left goes out on flush() and on destruction.
+class TextBuffer {
+ public:
+  explicit TextBuffer(std::string& text) : text_(text) {}
+  TextBuffer(const TextBuffer&) = delete;
+  TextBuffer& operator=(const TextBuffer&) = delete;
+  ~TextBuffer() { flush(); }
+
+  void put(char character) {
+    make_room(1);
+    *end_++ = character;
   }
-  *out++ = ']';
-  text.resize(static_cast<std::size_t>(out - text.data()));
+  void put(const std::string& text) {
+    flush();
+    text_ += text;
+  }
+  void put_integer(std::int64_t value) {
+    make_room(kMostIntegerChars);
+    end_ = std::to_chars(end_, end_ + kMostIntegerChars, value).ptr;
+  }
+  void flush() {
+    text_.append(buffer_.data(), end_);
+    end_ = buffer_.data();
+  }
+
+ private:
+  void make_room(std::size_t characters) {
+    if (static_cast<std::size_t>(buffer_.data() + buffer_.size() - end_) < characters) flush();
+  }
+
+  std::string& text_;
+  std::array<char, 4096> buffer_{};
+  char* end_ = buffer_.data();
+};
+
+// Appends values [n] as "[v0,v1,...]".
+template <typename Values>
+void put_list(TextBuffer& text, const Values& values) {
+  text.put('[');
+  for (std::size_t index = 0; index < values.size(); ++index) {
+    if (index > 0) text.put(',');
+    text.put_integer(static_cast<std::int64_t>(values[index]));
+  }
+  text.put(']');
 }
 
-// One list per layer, each written by append_row(text, row): [layers][...].
-template <typename AppendRow>
-void append_layers(std::string& text, const Placement& placement, AppendRow&& append_row) {
-  text += '[';
+// One list per layer, each written by put_row(text, row): [layers][...].
+template <typename PutRow>
+void put_layers(TextBuffer& text, const Placement& placement, PutRow&& put_row) {
+  text.put('[');
   for (std::size_t layer = 0; layer < placement.physical_to_logical.size(); ++layer) {
-    if (layer > 0) text += ',';
-    append_row(text, placement.physical_to_logical[layer]);
+    if (layer > 0) text.put(',');
+    put_row(text, placement.physical_to_logical[layer]);
   }
-  text += ']';
+  text.put(']');
 }
 
 // log2phy of one layer as text: [experts][width], each expert's slots ascending, -1 padded (logical_to_physical).
-void append_logical_to_physical(std::string& text, const SlotRow& row, std::int64_t experts, std::int64_t width) {
+void put_logical_to_physical(TextBuffer& text, const SlotRow& row, std::int64_t experts, std::int64_t width) {
   std::vector<std::int32_t> slots(static_cast<std::size_t>(experts * width), -1);
   std::vector<std::int64_t> filled(static_cast<std::size_t>(experts), 0);
   for (std::size_t slot = 0; slot < row.size(); ++slot) {
     slots[static_cast<std::size_t>(row[slot] * width + filled[row[slot]]++)] = static_cast<std::int32_t>(slot);
   }
-  text += '[';
+  text.put('[');
   for (std::int64_t expert = 0; expert < experts; ++expert) {
-    if (expert > 0) text += ',';
-    append_list(text, std::span<const std::int32_t>(slots).subspan(static_cast<std::size_t>(expert * width),
-                                                                   static_cast<std::size_t>(width)));
+    if (expert > 0) text.put(',');
+    put_list(text, std::span<const std::int32_t>(slots).subspan(static_cast<std::size_t>(expert * width),
+                                                                static_cast<std::size_t>(width)));
   }
-  text += ']';
+  text.put(']');
 }
 
-// Appends one member's value as text.
-using MemberWriter = std::function<void(std::string&)>;
+// Writes one member's value as text.
+using MemberWriter = std::function<void(TextBuffer&)>;
 
-// Appends an object, as nlohmann's dump() writes one: keys in order, no spaces.
-void append_object(std::string& text, const std::map<std::string, MemberWriter>& members) {
-  text += '{';
+// An object, as nlohmann's dump() writes one: keys in order, no spaces.
+void put_object(TextBuffer& text, const std::map<std::string, MemberWriter>& members) {
+  text.put('{');
   for (auto member = members.begin(); member != members.end(); ++member) {
-    if (member != members.begin()) text += ',';
-    text += nlohmann::json(member->first).dump();
-    text += ':';
+    if (member != members.begin()) text.put(',');
+    text.put(nlohmann::json(member->first).dump());
+    text.put(':');
     member->second(text);
   }
-  text += '}';
+  text.put('}');
 }
 
 // At least the characters of phy2log, log2phy (`width` wide) and logcnt: every integer is below
@@ -165,28 +197,27 @@ std::string placement_json_text(const Placement& placement, const std::string& p
   for (const auto& [key, value] : summary.items()) {
     auto dumped = value.dump();
     summary_chars += key.size() + dumped.size() + 4;
-    members[key] = [dumped = std::move(dumped)](std::string& text) { text += dumped; };
+    members[key] = [dumped = std::move(dumped)](TextBuffer& text) { text.put(dumped); };
   }
   const auto experts = placement.shape.experts;
   const auto width = max_replicas(placement);
-  members["phy2log"] = [&](std::string& text) {
-    append_layers(text, placement, [](std::string& out, const SlotRow& row) { append_list(out, row); });
+  members["phy2log"] = [&](TextBuffer& text) {
+    put_layers(text, placement, [](TextBuffer& out, const SlotRow& row) { put_list(out, row); });
   };
-  members["log2phy"] = [&](std::string& text) {
-    append_layers(text, placement, [&](std::string& out, const SlotRow& row) {
-      append_logical_to_physical(out, row, experts, width);
-    });
+  members["log2phy"] = [&](TextBuffer& text) {
+    put_layers(text, placement, [&](TextBuffer& out, const SlotRow& row) { put_logical_to_physical(out, row, experts, width); });
   };
-  members["logcnt"] = [&](std::string& text) {
-    append_layers(text, placement, [&](std::string& out, const SlotRow& row) {
-      append_list(out, replica_counts(row, experts));
-    });
+  members["logcnt"] = [&](TextBuffer& text) {
+    put_layers(text, placement, [&](TextBuffer& out, const SlotRow& row) { put_list(out, replica_counts(row, experts)); });
   };
-  if (!moves.empty()) members["moves"] = [&](std::string& text) { append_list(text, moves); };
+  if (!moves.empty()) members["moves"] = [&](TextBuffer& text) { put_list(text, moves); };
   std::string text;
   text.reserve(integer_maps_chars(placement, width) + summary_chars + moves.size() * (kMostIntegerChars + 1) + 64);
-  append_object(text, members);
-  text += '\n';
+  {
+    TextBuffer buffer(text);
+    put_object(buffer, members);
+    buffer.put('\n');
+  }
   return text;
 }
 
@@ -223,23 +254,27 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
 
 std::string sglang_expert_location_json(const Placement& placement, std::int64_t dense_layers) {
   const auto trivial = trivial_row(placement.shape);
+  const auto put_rows = [&](TextBuffer& text) {
+    text.put('[');
+    for (std::int64_t layer = 0; layer < dense_layers; ++layer) {
+      if (layer > 0) text.put(',');
+      put_list(text, trivial);
+    }
+    for (std::size_t layer = 0; layer < placement.physical_to_logical.size(); ++layer) {
+      if (dense_layers > 0 || layer > 0) text.put(',');
+      put_list(text, placement.physical_to_logical[layer]);
+    }
+    text.put(']');
+  };
   std::string text;
   const auto digits = std::to_string(placement.shape.experts).size();
-  const auto rows = static_cast<std::size_t>(dense_layers + placement.layers());
+  const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(dense_layers, 0) + placement.layers());
   text.reserve(rows * (static_cast<std::size_t>(placement.shape.slots) * (digits + 1) + 2) + 64);
-  append_object(text, {{"physical_to_logical_map", [&](std::string& out) {
-                          out += '[';
-                          for (std::int64_t layer = 0; layer < dense_layers; ++layer) {
-                            if (layer > 0) out += ',';
-                            append_list(out, trivial);
-                          }
-                          for (const auto& row : placement.physical_to_logical) {
-                            if (out.back() != '[') out += ',';
-                            append_list(out, row);
-                          }
-                          out += ']';
-                        }}});
-  text += '\n';
+  {
+    TextBuffer buffer(text);
+    put_object(buffer, {{"physical_to_logical_map", put_rows}});
+    buffer.put('\n');
+  }
   return text;
 }
 

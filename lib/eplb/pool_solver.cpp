@@ -196,18 +196,6 @@ void search_replica_counts(std::span<const TokenCount> weights, PoolSolution& so
   }
 }
 
-// Slots holding an expert that already has a replica in an earlier slot of the same GPU.
-std::int64_t duplicate_slots(const Packing& packing) {
-  std::int64_t duplicates = 0;
-  for (std::size_t slot = 0; slot < packing.slot_experts.size(); ++slot) {
-    const auto first = slot - slot % static_cast<std::size_t>(packing.slots_per_gpu);
-    duplicates += std::find(packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(first),
-                            packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(slot),
-                            packing.slot_experts[slot]) != packing.slot_experts.begin() + static_cast<std::ptrdiff_t>(slot);
-  }
-  return duplicates;
-}
-
 // Packs counts [n] with every improvement step: pack, swaps, then separating duplicates.
 Packing pack_and_polish(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
   auto packing = pack_pool(weights, counts, gpus);

@@ -113,7 +113,12 @@ void place_gpu(SwapOrders& orders, const Packing& packing, std::int64_t gpu) {
 SwapOrders swap_orders(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, const Packing& packing) {
   SwapOrders orders{slot_loads(weights, counts, packing), std::vector<std::int64_t>(packing.slot_experts.size()),
                     std::vector<std::int64_t>(static_cast<std::size_t>(packing.gpus()))};
-  std::iota(orders.slots_by_load.begin(), orders.slots_by_load.end(), 0);
+  // Each GPU's slots last first: the greedy packing fills a GPU heaviest replica first, so that is
+  // usually sorted already.
+  for (std::size_t slot = 0; slot < orders.slots_by_load.size(); ++slot) {
+    const auto per_gpu = static_cast<std::size_t>(packing.slots_per_gpu);
+    orders.slots_by_load[slot] = static_cast<std::int64_t>(slot - slot % per_gpu + per_gpu - 1 - slot % per_gpu);
+  }
   for (std::int64_t gpu = 0; gpu < packing.gpus(); ++gpu) sort_gpu_slots(orders, packing, gpu);
   std::iota(orders.gpus_by_load.begin(), orders.gpus_by_load.end(), 0);
   std::sort(orders.gpus_by_load.begin(), orders.gpus_by_load.end(),
@@ -204,6 +209,7 @@ void refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::i
 
 std::int64_t separate_duplicate_replicas(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
                                          Packing& packing) {
+  if (duplicate_slots(packing) == 0) return 0;
   std::int64_t remaining = 0;
   std::vector<double> loads;  // slot_loads, once a duplicate is met
   for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(packing.slot_experts.size()); ++slot) {
