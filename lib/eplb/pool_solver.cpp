@@ -204,6 +204,21 @@ Packing pack_and_polish(std::span<const TokenCount> weights, std::span<const std
   return packing;
 }
 
+// A pool's packing of its counts as refine_by_swaps left it, before duplicates were separated, and
+// the swaps it made; it started from pack_pool's packing of the same counts.
+struct Refinement {
+  Packing packing;
+  std::int64_t swaps = 0;
+};
+
+// pack_and_polish of the counts `refined` was made from: its swaps are the first ones that would
+// make, so only the swaps past its good_enough are left to make.
+Packing polish_further(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Refinement refined) {
+  refine_by_swaps(weights, counts, refined.packing, 0, refined.swaps);
+  separate_duplicate_replicas(weights, counts, refined.packing);
+  return std::move(refined.packing);
+}
+
 // How many slots of `gpu` hold `expert`.
 std::int64_t replicas_on_gpu(const Packing& packing, std::int64_t gpu, std::int32_t expert) {
   const auto first = packing.slot_experts.begin() + gpu * packing.slots_per_gpu;
@@ -258,13 +273,16 @@ bool merge_one_duplicate(std::span<const TokenCount> weights, PoolSolution& solu
 
 // deepseek-ai/EPLB#22: when swaps cannot separate two replicas of one expert (say it has more
 // replicas than the pool has GPUs), give one of them to another expert instead, if the maximum
-// load does not rise. Receivers are tried heaviest per replica first.
-void merge_duplicate_replicas(std::span<const TokenCount> weights, PoolSolution& solution) {
+// load does not rise. Receivers are tried heaviest per replica first. `refined`: the solution's
+// counts as refined, where known.
+void merge_duplicate_replicas(std::span<const TokenCount> weights, PoolSolution& solution,
+                              const std::optional<Refinement>& refined) {
   const auto gpus = solution.packing.gpus();
   if (duplicate_slots(solution.packing) == 0) return;
   // First the counts capped at one replica per GPU, which alone may remove every duplicate.
   auto capped = apportion_replicas(weights, static_cast<std::int64_t>(solution.packing.slot_experts.size()), gpus);
-  auto capped_packing = pack_and_polish(weights, capped, gpus);
+  auto capped_packing = refined && capped == solution.counts ? polish_further(weights, capped, *refined)
+                                                             : pack_and_polish(weights, capped, gpus);
   if (duplicate_slots(capped_packing) < duplicate_slots(solution.packing) &&
       capped_packing.max_load() <= solution.packing.max_load() * (1 + kRelativeTolerance)) {
     solution = {std::move(capped), std::move(capped_packing)};
@@ -295,19 +313,28 @@ PoolSolution solve_pool(std::span<const TokenCount> weights, std::int64_t slots,
   if (slots == gpus) return solution;  // [moeplan-eplb-study]: one slot per GPU, apportionment alone is optimal
   // A packing at the bound cannot improve, or need not: stop there.
   const double stop_at = bound * (1 + kRelativeTolerance);
+  // Whether the packing swaps start from is pack_pool's: with 2 slots per GPU EPLB's greedy one
+  // stays when it is already at the bound.
+  bool from_pack_pool = slots != 2 * gpus;
   if (slots == 2 * gpus && solution.packing.max_load() > stop_at) {
     // With 2 slots per GPU the pairing of EPLB's counts is already optimal for them;
     // the search then moves replicas between experts.
     solution.packing = pack_pool(weights, solution.counts, gpus);
     search_pairing_counts(weights, solution, stop_at);
+    from_pack_pool = true;
   }
   // With more than 2 slots per GPU swaps close small gaps; replica moves are for the large ones.
   if (slots != 2 * gpus && solution.packing.max_load() > stop_at * kLargeGap) {
     search_replica_counts(weights, solution, kMaxPackingRounds, stop_at);
   }
-  refine_by_swaps(weights, solution.counts, solution.packing, stop_at);
-  // No slot left sharing its GPU with its expert's other replica: nothing to merge.
-  if (separate_duplicate_replicas(weights, solution.counts, solution.packing) > 0) merge_duplicate_replicas(weights, solution);
+  const auto swaps = refine_by_swaps(weights, solution.counts, solution.packing, stop_at);
+  // No slot left sharing its GPU with its expert's other replica: nothing to separate or merge.
+  if (duplicate_slots(solution.packing) == 0) return solution;
+  std::optional<Refinement> refined;
+  if (from_pack_pool) refined = Refinement{solution.packing, swaps};
+  if (separate_duplicate_replicas(weights, solution.counts, solution.packing) > 0) {
+    merge_duplicate_replicas(weights, solution, refined);
+  }
   return solution;
 }
 

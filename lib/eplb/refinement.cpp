@@ -193,18 +193,20 @@ std::int64_t heaviest_gpu(const SwapOrders& orders, const Packing& packing) {
 
 }  // namespace
 
-void refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing,
-                     double good_enough) {
-  const auto max_rounds = 4 * packing.gpus() * packing.slots_per_gpu;
+std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing,
+                             double good_enough, std::int64_t swaps_made) {
+  const auto max_swaps = 4 * packing.gpus() * packing.slots_per_gpu;
+  if (swaps_made >= max_swaps) return swaps_made;
   auto orders = swap_orders(weights, counts, packing);
-  for (std::int64_t round = 0; round < max_rounds; ++round) {
+  for (auto swaps = swaps_made; swaps < max_swaps; ++swaps) {
     const auto gpu = heaviest_gpu(orders, packing);
     const double heaviest = packing.gpu_loads[gpu];
-    if (heaviest <= good_enough) return;
+    if (heaviest <= good_enough) return swaps;
     const auto best = best_swap_off(orders, packing, gpu, heaviest * (1 - kRelativeTolerance));
-    if (best.first_slot < 0) return;
+    if (best.first_slot < 0) return swaps;
     apply_swap(orders, packing, best);
   }
+  return max_swaps;
 }
 
 std::int64_t separate_duplicate_replicas(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
