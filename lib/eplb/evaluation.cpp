@@ -11,17 +11,18 @@ namespace {
 
 constexpr std::size_t kHottestShown = 3;
 
-LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,
-                               double lower_bound, WindowObjective objective) {
-  const auto weights = log.layer_total(layer);
-  const auto loads = gpu_loads(weights, row, shape);
-  LayerEvaluation result;
-  result.max_load = max_load(loads);
-  result.balancedness = balancedness(loads);
-  result.lower_bound = lower_bound;
-  result.max_over_bound = result.lower_bound > 0 ? result.max_load / result.lower_bound : 1.0;
-  result.cross_node_share = cross_node_dispatch_share(weights, row, shape);
-  result.window_score = window_score(log, layer, row, shape, objective);
+// window_score of one layer; with one window its counts are the layer's, so its one balancedness
+// is `balancedness` (of the layer's loads), taken as window_score takes it.
+double layer_window_score(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,
+                          WindowObjective objective, double balancedness) {
+  if (log.num_windows > 1) return window_score(log, layer, row, shape, objective);
+  return objective == WindowObjective::worst ? std::min(1.0, balancedness) : balancedness;
+}
+
+// The kHottestShown experts with the most tokens, hottest first (the lower index on ties), and
+// their replica counts in `row`.
+void add_hottest(LayerEvaluation& result, std::span<const TokenCount> weights, const SlotRow& row,
+                 const DeploymentShape& shape) {
   std::vector<std::int32_t> experts(weights.size());
   std::iota(experts.begin(), experts.end(), 0);
   const auto shown = std::min(kHottestShown, experts.size());
@@ -32,6 +33,20 @@ LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const Slo
     result.hottest_experts.push_back(experts[rank]);
     result.hottest_replicas.push_back(counts[experts[rank]]);
   }
+}
+
+LayerEvaluation evaluate_layer(const LoadLog& log, std::int64_t layer, const SlotRow& row, const DeploymentShape& shape,
+                               double lower_bound, WindowObjective objective) {
+  const auto weights = log.layer_total(layer);
+  const auto loads = gpu_loads(weights, row, shape);
+  LayerEvaluation result;
+  result.max_load = max_load(loads);
+  result.balancedness = balancedness(loads);
+  result.lower_bound = lower_bound;
+  result.max_over_bound = result.lower_bound > 0 ? result.max_load / result.lower_bound : 1.0;
+  result.cross_node_share = cross_node_dispatch_share(weights, row, shape);
+  result.window_score = layer_window_score(log, layer, row, shape, objective, result.balancedness);
+  add_hottest(result, weights, row, shape);
   return result;
 }
 

@@ -94,6 +94,12 @@ class GroupAssignmentSearch {
     return best_;
   }
 
+  // pool_lower_bound of all the experts over all slots and GPUs, from the groups' sorted weights.
+  double global_bound() {
+    merge_node_weights((1U << shape_.groups) - 1);
+    return pool_lower_bound_sorted(node_weights_, shape_.slots, shape_.gpus);
+  }
+
  private:
   // The weights of the groups in `groups` (a bit set), heaviest first, merged into node_weights_.
   void merge_node_weights(std::uint32_t groups) {
@@ -167,8 +173,12 @@ double pool_lower_bound(std::span<const TokenCount> weights, std::int64_t slots,
 }
 
 double hierarchical_lower_bound(std::span<const TokenCount> weights, const DeploymentShape& shape) {
+  if (shape.groups <= kMaxEnumeratedGroups) {
+    GroupAssignmentSearch search(weights, shape);
+    const double global = search.global_bound();
+    return std::max(global, search.run());
+  }
   const double global = pool_lower_bound(weights, shape.slots, shape.gpus);
-  if (shape.groups <= kMaxEnumeratedGroups) return std::max(global, GroupAssignmentSearch(weights, shape).run());
   double single_group = 0;
   for (std::int64_t group = 0; group < shape.groups; ++group) {
     const auto first = weights.subspan(static_cast<std::size_t>(group * shape.experts_per_group()),

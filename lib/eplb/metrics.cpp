@@ -8,10 +8,10 @@ namespace moeplan::eplb {
 std::vector<double> gpu_loads(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
   const auto counts = replica_counts(row, shape.experts);
   std::vector<double> loads(static_cast<std::size_t>(shape.gpus), 0.0);
-  for (std::size_t slot = 0; slot < row.size(); ++slot) {
+  const auto per_gpu = shape.slots_per_gpu();
+  for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(row.size()); ++slot) {
     const auto expert = row[slot];
-    loads[static_cast<std::size_t>(shape.gpu_of_slot(static_cast<std::int64_t>(slot)))] +=
-        static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
+    loads[slot / per_gpu] += static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
   }
   return loads;
 }
@@ -28,8 +28,9 @@ double balancedness(std::span<const double> loads) {
 double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
   // on_node[e * nodes + n]: whether node n holds a replica of expert e.
   std::vector<std::uint8_t> on_node(static_cast<std::size_t>(shape.experts * shape.nodes), 0);
-  for (std::size_t slot = 0; slot < row.size(); ++slot) {
-    on_node[row[slot] * shape.nodes + shape.node_of_gpu(shape.gpu_of_slot(static_cast<std::int64_t>(slot)))] = 1;
+  const auto per_node = shape.slots_per_gpu() * shape.gpus_per_node();
+  for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(row.size()); ++slot) {
+    on_node[row[slot] * shape.nodes + slot / per_node] = 1;
   }
   double crossing = 0;
   double total = 0;
