@@ -7,6 +7,4 @@
 
 #include <doctest/doctest.h>
 
-inline doctest::Approx approx(double value) {
-  return doctest::Approx(value).scale(std::numeric_limits<double>::min());
-}
+inline doctest::Approx approx(double value) { return doctest::Approx(value).scale(std::numeric_limits<double>::min()); }

@@ -25,7 +25,8 @@ double median_milliseconds(const moeplan::eplb::LoadLog& log, const DeploymentSh
   std::vector<double> times;
   for (int run = 0; run < 5; ++run) {
     const auto start = std::chrono::steady_clock::now();
-    const auto placement = moeplan::eplb::place_all_layers(log, shape, policy, moeplan::eplb::WindowObjective::worst, quiet);
+    const auto placement =
+        moeplan::eplb::place_all_layers(log, shape, policy, moeplan::eplb::WindowObjective::worst, quiet);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
@@ -51,25 +52,28 @@ void print_speed() {
   for (const auto& [bench, layers, target] : cases) {
     const auto log = moeplan::eplb::skewed_loads(bench, layers, 7);
     const auto policy = moeplan::eplb::automatic_policy(bench.shape);
-    fmt::print("{:<66} {:>10.2f} {:>10.0f} {:>14.2f}\n", bench.name, median_milliseconds(log, bench.shape, policy), target,
-               median_milliseconds(log, bench.shape, Policy::reference_eplb));
+    fmt::print("{:<66} {:>10.2f} {:>10.0f} {:>14.2f}\n", bench.name, median_milliseconds(log, bench.shape, policy),
+               target, median_milliseconds(log, bench.shape, Policy::reference_eplb));
   }
 }
 
 void print_row(const std::string& name, const std::string& bound, const moeplan::eplb::QualityTotals& totals) {
   const auto gapped = static_cast<double>(std::max<std::int64_t>(totals.gapped_layers, 1));
-  fmt::print("{:<40} {:>6} {:>6} {:>7} {:>9.2f}% {:>9.2f}% {:>7.0f}%\n", name, totals.worse_layers, totals.gapped_layers, bound,
-             100 * totals.eplb_gap_sum / gapped, 100 * totals.ours_gap_sum / gapped, 100 * totals.mean_closed());
+  fmt::print("{:<40} {:>6} {:>6} {:>7} {:>9.2f}% {:>9.2f}% {:>7.0f}%\n", name, totals.worse_layers,
+             totals.gapped_layers, bound, 100 * totals.eplb_gap_sum / gapped, 100 * totals.ours_gap_sum / gapped,
+             100 * totals.mean_closed());
 }
 
 void print_quality() {
-  fmt::print("\nBalance against DeepSeek's EPLB (58 layers each; gap = max GPU load / bound - 1; gapped = EPLB gap > 1 %)\n");
-  fmt::print("{:<40} {:>6} {:>6} {:>7} {:>10} {:>10} {:>8}\n", "case", "worse", "gapped", "bound", "EPLB gap", "our gap",
-             "closed");
+  fmt::print(
+      "\nBalance against DeepSeek's EPLB (58 layers each; gap = max GPU load / bound - 1; gapped = EPLB gap > 1 %)\n");
+  fmt::print("{:<40} {:>6} {:>6} {:>7} {:>10} {:>10} {:>8}\n", "case", "worse", "gapped", "bound", "EPLB gap",
+             "our gap", "closed");
   moeplan::eplb::QualityTotals overall;
   for (const SkewedCase& skewed : moeplan::eplb::quality_cases()) {
     const moeplan::eplb::QualityTotals totals = moeplan::eplb::score_against_eplb(skewed);
-    print_row(skewed.name, moeplan::eplb::automatic_policy(skewed.shape) == Policy::hierarchical ? "hier" : "global", totals);
+    print_row(skewed.name, moeplan::eplb::automatic_policy(skewed.shape) == Policy::hierarchical ? "hier" : "global",
+              totals);
     overall.add(totals);
   }
   print_row("all cases", "", overall);

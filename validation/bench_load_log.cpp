@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   const std::uintmax_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::uintmax_t{1} << 30);
   const bool csv = argc > 2 && std::string(argv[2]) == "csv";
   const std::string path =
-      (std::filesystem::temp_directory_path() / (csv ? "moeplan-bench-load-log.csv" : "moeplan-bench-load-log.json")).string();
+      (std::filesystem::temp_directory_path() / (csv ? "moeplan-bench-load-log.csv" : "moeplan-bench-load-log.json"))
+          .string();
   const long windows = csv ? write_csv(path, bytes) : write_log(path, bytes);
   const double before = peak_mebibytes();
   const auto start = std::chrono::steady_clock::now();

@@ -30,10 +30,12 @@ int main() {
   scenario.workload.num_requests = 5000;
   const moeplan::validation::ServingSetting setting(
       moeplan::load_model_yaml(source_path("models/qwen3-235b-a22b.yaml")), scenario);
-  std::printf("serving simulation speed, one thread: %s, %lld requests of %lld in / %lld out, %lld concurrent (target %.0f s)\n",
-              scenario.name.c_str(), static_cast<long long>(scenario.workload.num_requests),
-              static_cast<long long>(scenario.workload.input_tokens), static_cast<long long>(scenario.workload.output_tokens),
-              static_cast<long long>(scenario.workload.concurrency.value_or(0)), kTargetSeconds);
+  std::printf(
+      "serving simulation speed, one thread: %s, %lld requests of %lld in / %lld out, %lld concurrent (target %.0f "
+      "s)\n",
+      scenario.name.c_str(), static_cast<long long>(scenario.workload.num_requests),
+      static_cast<long long>(scenario.workload.input_tokens), static_cast<long long>(scenario.workload.output_tokens),
+      static_cast<long long>(scenario.workload.concurrency.value_or(0)), kTargetSeconds);
   const bool baseline = measure(setting, "dp=16,ep=16");
   const bool split = measure(setting, "dp=16,ep=16,otp=4");
   return baseline && split ? 0 : 1;

@@ -134,8 +134,8 @@ std::vector<Command> commands(const std::string& output) {
   const std::string source = MOEPLAN_SOURCE_DIR;
   const std::string loads = source + "/validation/data/eplb_deepseek_v3_synthetic.json";
   const std::string model = source + "/models/deepseek-v3.yaml";
-  const std::vector<std::string> solve{"eplb-solve", "--loads", loads, "--model", model, "--nodes", "4",
-                                       "--gpus", "32", "--slots", "288", "--out", output};
+  const std::vector<std::string> solve{"eplb-solve", "--loads", loads,     "--model", model,   "--nodes", "4",
+                                       "--gpus",     "32",      "--slots", "288",     "--out", output};
   return {{"--version", {"--version"}, 10, 20}, {"eplb-solve", solve, 15, 0}};
 }
 

@@ -24,9 +24,9 @@ constexpr double kHeldOutTarget = 0.10;  // issue 7: held-out MAPE at most 10 % 
 void add_family(CaseList& cases, const std::string& stem, const std::string& source, const char* family,
                 const std::optional<double>& error, int points, bool targeted) {
   if (!error) return;
-  ValidationCase entry = absolute_case(fmt::format("calib.{}.heldout.{}", stem, family), source, "fraction", 0.0,
-                                       *error, kHeldOutTarget,
-                                       fmt::format("{} held-out points, whole shapes kept out of the fit", points));
+  ValidationCase entry =
+      absolute_case(fmt::format("calib.{}.heldout.{}", stem, family), source, "fraction", 0.0, *error, kHeldOutTarget,
+                    fmt::format("{} held-out points, whole shapes kept out of the fit", points));
   if (!targeted) {
     // Issue 7 sets no GEMM target; one (compute, memory) efficiency pair misses cuBLAS's per-shape tiling.
     entry = with_known_gap(entry, "one roofline for every projection shape; cuBLAS tile quantisation is not modelled");
@@ -57,9 +57,10 @@ void add_otp_rows(CaseList& cases, const std::string& stem, const std::string& s
     calibrated_right += row.calibrated_winner() == row.measured_winner() ? 1 : 0;
     uncalibrated_right += row.uncalibrated_winner() == row.measured_winner() ? 1 : 0;
   }
-  const std::string counts = fmt::format("{} rows, {} where one scheme is more than {:.0f} % faster; calibrated model "
-                                         "right on {} of those, uncalibrated on {}", rows.size(), deciding,
-                                         close_call * 100, calibrated_right, uncalibrated_right);
+  const std::string counts = fmt::format(
+      "{} rows, {} where one scheme is more than {:.0f} % faster; calibrated model "
+      "right on {} of those, uncalibrated on {}",
+      rows.size(), deciding, close_call * 100, calibrated_right, uncalibrated_right);
   if (deciding > 0) {
     cases.push_back(absolute_case(fmt::format("calib.{}.otp.winner", stem), source, "share right", 1.0,
                                   static_cast<double>(calibrated_right) / deciding, 0.0, counts));
@@ -76,7 +77,8 @@ void add_calib_cases(CaseList& cases) {
     const std::string name = file.path().filename().string();
     if (name.rfind("calibration_", 0) != 0 || file.path().extension() != ".json") continue;
     calib::Calibration calibration = calib::read_calibration(file.path());
-    const std::string source = fmt::format("validation/data/{} ({}; {})", name, calibration.measured_on, calibration.command);
+    const std::string source =
+        fmt::format("validation/data/{} ({}; {})", name, calibration.measured_on, calibration.command);
     calib::fit_calibration(calibration);  // re-fitted here: the held-out error is recomputed, not read back
     const std::string stem = file.path().stem().string().substr(std::string("calibration_").size());
     const calib::HeldOutError& heldout = calibration.heldout;

@@ -103,13 +103,15 @@ OtpSchemeCost output_cost(const AscendModels& models, double tokens, std::int64_
 // The uncalibrated model's known misses, with the reason each stays in the table.
 ValidationCase mark_known_gaps(ValidationCase entry) {
   if (entry.id == "doc004.op.matmul.bs48.otp4" || entry.id == "doc004.op.sum.bs48.otp2") {
-    return with_known_gap(std::move(entry), "the 910B's measured bs-48 O matmul runs far below its roofline; "
-                                            "the datasheet defaults cannot see that, the 910B scenarios' additive "
-                                            "GEMMs fitted to these timings do (doc004.910b_gemm)");
+    return with_known_gap(std::move(entry),
+                          "the 910B's measured bs-48 O matmul runs far below its roofline; "
+                          "the datasheet defaults cannot see that, the 910B scenarios' additive "
+                          "GEMMs fitted to these timings do (doc004.910b_gemm)");
   }
   if (entry.id == "h200_measured.all_gather.n2.64MiB" || entry.id == "h200_measured.reduce_scatter.n2.64MiB") {
-    return with_known_gap(std::move(entry), "at 2 ranks the bus bandwidth is still climbing at 64 MiB; one "
-                                            "straight large-message line cannot follow it until calibrated");
+    return with_known_gap(std::move(entry),
+                          "at 2 ranks the bus bandwidth is still climbing at 64 MiB; one "
+                          "straight large-message line cannot follow it until calibrated");
   }
   return entry;
 }
@@ -200,8 +202,7 @@ void add_collective_cases(CaseList& cases) {
     cases.push_back(mark_known_gaps(
         relative_case(fmt::format("h200_measured.{}.n{}.{}MiB", point.name, point.ranks, point.mebibytes),
                       "[moeplan-h200-measurements] (H200, NVLS off, eager, one sample)", "us", point.microseconds, got,
-                      tolerance,
-                      "held out: default curve from the H200 preset and NCCL's ring constants")));
+                      tolerance, "held out: default curve from the H200 preset and NCCL's ring constants")));
   }
 }
 
@@ -226,8 +227,8 @@ void add_deepep_cases(CaseList& cases) {
     for (const auto& [stage, expected, got] :
          {std::tuple{"dispatch", row.dispatch, times.dispatch}, std::tuple{"combine", row.combine, times.combine}}) {
       cases.push_back(relative_case(fmt::format("deepep.low_latency.{}.ep{}", stage, row.ep),
-                                    "[deepep] (DeepEP docs/legacy.md, H800, 128 tokens per rank)", "us",
-                                    expected, got / kMicrosecond, 0.20, "uniform routing; RDMA share (ep - 8) / ep"));
+                                    "[deepep] (DeepEP docs/legacy.md, H800, 128 tokens per rank)", "us", expected,
+                                    got / kMicrosecond, 0.20, "uniform routing; RDMA share (ep - 8) / ep"));
     }
   }
 }

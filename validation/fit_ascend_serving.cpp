@@ -65,9 +65,10 @@ int main() {
   fitted.cluster.efficiency.attention_memory = best.attention_memory;
   fitted.memory.activation_bytes = static_cast<std::uint64_t>(best.reserve_gib * kGiB);
   best.otp4 = output_rate(model, fitted, "dp=16,ep=16,otp=4");
-  std::printf("best: attention_memory %.3f, activation_gib %.2f -> OTP1 %.1f, OTP4+QKVTP4 %.1f; held out: OTP4 %.1f "
-              "(measured %.2f), OTP4 over OTP1 %.3f (measured %.3f)\n",
-              best.attention_memory, best.reserve_gib, best.otp1, best.qkv, best.otp4, kOtp4Tps, best.otp4 / best.otp1,
-              kOtp4Tps / kOtp1Tps);
+  std::printf(
+      "best: attention_memory %.3f, activation_gib %.2f -> OTP1 %.1f, OTP4+QKVTP4 %.1f; held out: OTP4 %.1f "
+      "(measured %.2f), OTP4 over OTP1 %.3f (measured %.3f)\n",
+      best.attention_memory, best.reserve_gib, best.otp1, best.qkv, best.otp4, kOtp4Tps, best.otp4 / best.otp1,
+      kOtp4Tps / kOtp1Tps);
   return 0;
 }

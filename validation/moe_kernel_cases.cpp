@@ -16,8 +16,8 @@
 namespace moeplan::validation {
 namespace {
 
-constexpr double kDecodeCopyFloor = 0.70;    // of measured copy bandwidth, up to 64 rows per expert
-constexpr double kPrefillGemmFloor = 0.50;   // of the measured dense bf16 GEMM rate, 1024+ rows per expert
+constexpr double kDecodeCopyFloor = 0.70;   // of measured copy bandwidth, up to 64 rows per expert
+constexpr double kPrefillGemmFloor = 0.50;  // of the measured dense bf16 GEMM rate, 1024+ rows per expert
 constexpr double kDecodeMostRows = 64;
 constexpr double kPrefillLeastRows = 1024;
 constexpr double kRoutingMostSeconds = 10e-6;  // at up to 256 tokens
@@ -87,7 +87,8 @@ double over_limit(double largest, double limit, int points) {
   return points == 0 ? -1 : std::max(0.0, largest - limit);
 }
 
-void add_gemm_floors(CaseList& cases, const std::string& device, const nlohmann::json& sweep, const std::string& source) {
+void add_gemm_floors(CaseList& cases, const std::string& device, const nlohmann::json& sweep,
+                     const std::string& source) {
   for (const std::string format : {"bf16", "fp8"}) {
     Shortfall decode, prefill;
     for (const nlohmann::json& point : sweep["points"]) {
@@ -97,7 +98,8 @@ void add_gemm_floors(CaseList& cases, const std::string& device, const nlohmann:
         decode.add(point, weaker_gemm(point, "streaming", "copy_bandwidth_fraction"), kDecodeCopyFloor);
       }
       if (rows >= kPrefillLeastRows) {
-        prefill.add(point, weaker_gemm(point, point["path"].get<std::string>(), "gemm_rate_fraction"), kPrefillGemmFloor);
+        prefill.add(point, weaker_gemm(point, point["path"].get<std::string>(), "gemm_rate_fraction"),
+                    kPrefillGemmFloor);
       }
     }
     cases.push_back(shortfall_case(fmt::format("moe.{}.{}.decode_copy_floor", device, format), source,
@@ -172,12 +174,13 @@ void add_torch_limit(CaseList& cases, const std::string& device, const nlohmann:
     faster += ratio < 1 ? 1 : 0;
     ++points;
   }
-  const std::string source = fmt::format("validation/data/moe_torch_{}.json ({})", device, peer["command"].get<std::string>());
-  cases.push_back(absolute_case(fmt::format("moe.{}.layer_over_torch_limit", device),
-                                fmt::format("{}: the layer at most {}x the PyTorch path's time", source,
-                                            kMostTimesTorch),
-                                "x", 0, over_limit(worst, kMostTimesTorch, points), 0,
-                                fmt::format("worst {:.3f}x; faster at {} of {} points", worst, faster, points)));
+  const std::string source =
+      fmt::format("validation/data/moe_torch_{}.json ({})", device, peer["command"].get<std::string>());
+  cases.push_back(
+      absolute_case(fmt::format("moe.{}.layer_over_torch_limit", device),
+                    fmt::format("{}: the layer at most {}x the PyTorch path's time", source, kMostTimesTorch), "x", 0,
+                    over_limit(worst, kMostTimesTorch, points), 0,
+                    fmt::format("worst {:.3f}x; faster at {} of {} points", worst, faster, points)));
 }
 
 }  // namespace
@@ -185,8 +188,9 @@ void add_torch_limit(CaseList& cases, const std::string& device, const nlohmann:
 void add_moe_kernel_cases(CaseList& cases) {
   for (const std::string device : {"h100", "h200"}) {
     const nlohmann::json sweep = read_data(fmt::format("moe_sweep_{}.json", device));
-    const std::string source = fmt::format("issue 6 floor; validation/data/moe_sweep_{}.json ({}, {})", device,
-                                           sweep["device"]["name"].get<std::string>(), sweep["command"].get<std::string>());
+    const std::string source =
+        fmt::format("issue 6 floor; validation/data/moe_sweep_{}.json ({}, {})", device,
+                    sweep["device"]["name"].get<std::string>(), sweep["command"].get<std::string>());
     add_gemm_floors(cases, device, sweep, source);
     add_small_kernel_limits(cases, device, sweep, source);
     add_path_choice(cases, device, sweep, source);

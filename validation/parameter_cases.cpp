@@ -33,11 +33,12 @@ void add_parameter_cases(CaseList& cases) {
     if (!model.published) continue;
     const ParameterCounts counts = count_parameters(model);
     const Published& published = *model.published;
-    cases.push_back(relative_case(std::string("params.total.") + name, published.source, "params", published.total_params,
-                     static_cast<double>(counts.total), tolerance_for(published.total_params)));
-    cases.push_back(relative_case(std::string("params.active.") + name, published.source, "params", published.active_params,
-                     static_cast<double>(counts.active(published.active_counts)),
-                     tolerance_for(published.active_params)));
+    cases.push_back(relative_case(std::string("params.total.") + name, published.source, "params",
+                                  published.total_params, static_cast<double>(counts.total),
+                                  tolerance_for(published.total_params)));
+    cases.push_back(relative_case(std::string("params.active.") + name, published.source, "params",
+                                  published.active_params, static_cast<double>(counts.active(published.active_counts)),
+                                  tolerance_for(published.active_params)));
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include "cost/memory.hpp"
 #include "cost/step_time.hpp"
-#include "plan/serving.hpp"
 #include "plan/load_skew.hpp"
+#include "plan/serving.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
@@ -16,7 +16,9 @@ namespace moeplan::validation {
 
 namespace {
 
-Model model_file(const std::string& name) { return load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/" + name); }
+Model model_file(const std::string& name) {
+  return load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/" + name);
+}
 
 double decode_step(const StepModel& steps, const Model& model, const std::string& layout_text, double batch,
                    double context, DispatchMode dispatch) {
@@ -55,10 +57,10 @@ void add_eplb_effect_cases(CaseList& cases) {
   const std::string source = "[doc-003]: EPLB gives 1.49x prefill and 2.54x decode throughput (12 x 8 H100)";
   cases.push_back(absolute_case("doc003.eplb.decode_faster", source, "holds", 1, balanced < plain ? 1 : 0, 0,
                                 "EP32, 256 + 32 redundant slots (9 per GPU [doc-001]) against 256 plain"));
-  cases.push_back(with_known_gap(
-      relative_case("doc003.eplb.decode_speedup", source, "x", 2.54, plain / balanced, 0.15),
-      "without a load log the skew model assumes a 0.5 load variation across experts; the production "
-      "distribution of [doc-003] was far more skewed, which a real log fed to eplb-solve would show"));
+  cases.push_back(
+      with_known_gap(relative_case("doc003.eplb.decode_speedup", source, "x", 2.54, plain / balanced, 0.15),
+                     "without a load log the skew model assumes a 0.5 load variation across experts; the production "
+                     "distribution of [doc-003] was far more skewed, which a real log fed to eplb-solve would show"));
 }
 
 // [doc-000] 0x1: mean ITL at request rates 1/4/8 on 8 x H200 TP8, unfused (--disable-shared-experts-fusion).

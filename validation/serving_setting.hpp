@@ -32,15 +32,16 @@ struct ServingSetting {
   // max_batch: running sequences per DP rank (default: the scenario's); duration 0 serves every request;
   // graph_batch_sizes: the captured decode graphs (default: the scenario's).
   sim::SimulationResult run(const std::string& layout_text, std::optional<std::int64_t> max_batch = std::nullopt,
-                       double duration = 0,
-                       std::optional<std::vector<std::int64_t>> graph_batch_sizes = std::nullopt) const {
+                            double duration = 0,
+                            std::optional<std::vector<std::int64_t>> graph_batch_sizes = std::nullopt) const {
     const Layout layout = parse_layout(layout_text, "validation");
     validate_layout(layout, model, "validation");
     sim::SimulationOptions options;
     options.max_batch = max_batch;
     options.duration = duration;
     options.graph_batch_sizes = std::move(graph_batch_sizes);
-    return sim::simulate_aggregated(context, {layout, sim::best_role_options(context, layout, Role::aggregated), 1}, options);
+    return sim::simulate_aggregated(context, {layout, sim::best_role_options(context, layout, Role::aggregated), 1},
+                                    options);
   }
 };
 

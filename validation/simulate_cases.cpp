@@ -45,7 +45,8 @@ void add_rl_cases(CaseList& cases) {
   const sim::SimulationResult baseline = setting.run("dp=16,ep=16", 48);
   const sim::SimulationResult split = setting.run("dp=16,ep=16,otp=4", 48);
   // [doc-004]: the baseline leads until the KV cache binds; OTP4's cache is the later of the two to bind.
-  const double binds = std::max(baseline.summary.memory_binds_at.value_or(0), split.summary.memory_binds_at.value_or(0));
+  const double binds =
+      std::max(baseline.summary.memory_binds_at.value_or(0), split.summary.memory_binds_at.value_or(0));
   const sim::SimulationResult baseline_early = setting.run("dp=16,ep=16", 48, binds);
   const sim::SimulationResult split_early = setting.run("dp=16,ep=16,otp=4", 48, binds);
   const double early_baseline = baseline_early.summary.output_tokens_per_second;
@@ -62,11 +63,12 @@ void add_rl_cases(CaseList& cases) {
                   late_baseline, late_split, baseline.pools.front().memory.max_kv_tokens,
                   split.pools.front().memory.max_kv_tokens)));
   // 5 %: one benchmark run per layout, on a dataset whose prompts vary around the scenario's fixed 2K.
-  cases.push_back(relative_case(
-      "doc004.rl.otp4_gain", kRlSource, "ratio", 602.16 / 517.66,
-      split.summary.output_tokens_per_second / baseline.summary.output_tokens_per_second, 0.05,
-      fmt::format("whole-run output tokens/s {:.1f} -> {:.1f}; {} and {} preemptions", baseline.summary.output_tokens_per_second,
-                  split.summary.output_tokens_per_second, baseline.summary.preemptions, split.summary.preemptions)));
+  cases.push_back(
+      relative_case("doc004.rl.otp4_gain", kRlSource, "ratio", 602.16 / 517.66,
+                    split.summary.output_tokens_per_second / baseline.summary.output_tokens_per_second, 0.05,
+                    fmt::format("whole-run output tokens/s {:.1f} -> {:.1f}; {} and {} preemptions",
+                                baseline.summary.output_tokens_per_second, split.summary.output_tokens_per_second,
+                                baseline.summary.preemptions, split.summary.preemptions)));
   const MemoryPlan& memory = baseline.pools.front().memory;
   const std::int64_t prompts_held = memory.max_kv_tokens / setting.scenario.workload.input_tokens;
   cases.push_back(with_known_gap(
@@ -115,7 +117,8 @@ const char* const kDp16Tp1Gap =
     "DP16 TP1 keeps the least KV (whole O and QKV weights on every rank) and preempts most; the model prices a "
     "preemption as the recompute prefill of the prompt and the tokens so far, less the prefix the cache still "
     "holds, and with fixed lengths every DP rank holds the same requests, so all recompute in the same steps "
-    "and none waits for another's. Parted by a 1 % output spread (docs/simulation.md), the ranks stall each other and the "
+    "and none waits for another's. Parted by a 1 % output spread (docs/simulation.md), the ranks stall each other and "
+    "the "
     "model gives 0.60 QPS here. Not the steps run outside the captured graph (a prefill on any DP rank makes "
     "every rank's step eager): 100 ms more on each of them moves its QPS under 1 %";
 // Running sequences in the table: QPS x output x TPOT (0.97 x 4096 x 0.169 s = 672; 1.10 x 4096 x 0.152 s = 686).
@@ -164,7 +167,8 @@ ValidationCase qps_order_case(const std::string& name, const std::vector<sim::Si
   std::string got_order;
   bool ordered = true;
   for (std::size_t index = 0; index < runs.size(); ++index) {
-    got_order += fmt::format("{}{} {:.2f}", index == 0 ? "" : ", ", kMixedRows[index].name, runs[index].requests_per_second);
+    got_order +=
+        fmt::format("{}{} {:.2f}", index == 0 ? "" : ", ", kMixedRows[index].name, runs[index].requests_per_second);
     if (index > 0) ordered = ordered && runs[index].requests_per_second < runs[index - 1].requests_per_second;
   }
   return absolute_case(name, kMixedSource, "holds", 1, holds(ordered), 0,
@@ -201,10 +205,10 @@ void add_mixed_cases(CaseList& cases) {
   const std::vector<sim::SimulationSummary> runs = mixed_runs(setting);
   const std::string otp4_gap = dp16_otp4_gap(runs);
   const std::string tp2_gap = dp8_tp2_gap(runs, output);
-  cases.push_back(with_known_gap(
-      qps_order_case("doc004.mixed.qps_order", runs, ""),
-      fmt::format("DP8+TP2 [48,24] and DP16 OTP4+QKVTP4 stand 1 % apart in the table; {}. And {}",
-                  otp4_gap, kDp16Tp1Gap)));
+  cases.push_back(
+      with_known_gap(qps_order_case("doc004.mixed.qps_order", runs, ""),
+                     fmt::format("DP8+TP2 [48,24] and DP16 OTP4+QKVTP4 stand 1 % apart in the table; {}. And {}",
+                                 otp4_gap, kDp16Tp1Gap)));
   // The DP16 TP1 row misses on every count, OTP4+QKVTP4 only against the best layout, DP8+TP2 in QPS
   // (both rows) and TPOT (the larger batch).
   const auto add = [&](const MixedRow& row, ValidationCase entry, const char* note = nullptr) {
@@ -218,17 +222,20 @@ void add_mixed_cases(CaseList& cases) {
     const sim::SimulationSummary& run = runs[index];
     const bool dp8_tp2 = std::string(row.name).starts_with("dp8_tp2");
     // 10 %: one benchmark run per layout; the fit saw none of this table.
-    add(row, relative_case(fmt::format("doc004.mixed.qps.{}", row.name), kMixedSource, "req/s", row.qps,
-                           run.requests_per_second, 0.10, fmt::format("{} preemptions", run.preemptions)),
+    add(row,
+        relative_case(fmt::format("doc004.mixed.qps.{}", row.name), kMixedSource, "req/s", row.qps,
+                      run.requests_per_second, 0.10, fmt::format("{} preemptions", run.preemptions)),
         dp8_tp2 ? tp2_gap.c_str() : nullptr);
     // 15 %: the benchmark's TPOT also carries the prefill stalls and preemption waits of each request.
-    add(row, relative_case(fmt::format("doc004.mixed.tpot.{}", row.name), kMixedSource, "ms", row.tpot_ms,
-                           run.tpot.mean * 1e3, 0.15),
+    add(row,
+        relative_case(fmt::format("doc004.mixed.tpot.{}", row.name), kMixedSource, "ms", row.tpot_ms,
+                      run.tpot.mean * 1e3, 0.15),
         index == 0 ? tp2_gap.c_str() : nullptr);
     if (index > 0) {
-      add(row, relative_case(fmt::format("doc004.mixed.qps_over_best.{}", row.name), kMixedSource, "ratio",
-                             row.qps / kMixedRows[0].qps, run.requests_per_second / runs[0].requests_per_second, 0.05,
-                             "QPS over DP8+TP2 [96,48,24]'s"),
+      add(row,
+          relative_case(fmt::format("doc004.mixed.qps_over_best.{}", row.name), kMixedSource, "ratio",
+                        row.qps / kMixedRows[0].qps, run.requests_per_second / runs[0].requests_per_second, 0.05,
+                        "QPS over DP8+TP2 [96,48,24]'s"),
           row.name == std::string("dp16_otp4_qkvtp4") ? otp4_gap.c_str() : nullptr);
     }
   }
@@ -237,15 +244,16 @@ void add_mixed_cases(CaseList& cases) {
     const MixedRow& row = kMixedRows[index];
     cases.push_back(absolute_case(
         fmt::format("doc004.mixed.ttft_lifetimes.{}", row.name), kMixedSource, "lifetimes",
-        ttft_in_lifetimes(row.ttft_ms, row.tpot_ms, output), ttft_in_lifetimes(runs[index].ttft.mean, runs[index].tpot.mean, output),
-        0.05,
+        ttft_in_lifetimes(row.ttft_ms, row.tpot_ms, output),
+        ttft_in_lifetimes(runs[index].ttft.mean, runs[index].tpot.mean, output), 0.05,
         fmt::format("simulated TTFT {:.1f} s, TPOT {:.1f} ms, memory binds at {}", runs[index].ttft.mean,
                     runs[index].tpot.mean * 1e3,
                     runs[index].memory_binds_at ? fmt::format("{:.0f} s", *runs[index].memory_binds_at) : "never")));
   }
-  const auto longest = std::max_element(runs.begin(), runs.end(), [](const sim::SimulationSummary& left, const sim::SimulationSummary& right) {
-    return left.ttft.mean < right.ttft.mean;
-  });
+  const auto longest = std::max_element(runs.begin(), runs.end(),
+                                        [](const sim::SimulationSummary& left, const sim::SimulationSummary& right) {
+                                          return left.ttft.mean < right.ttft.mean;
+                                        });
   cases.push_back(absolute_case(
       "doc004.mixed.longest_ttft_is_dp8_tp2_g48", kMixedSource, "holds", 1,
       holds(kMixedRows[longest - runs.begin()].name == std::string("dp8_tp2_g48")), 0,

@@ -17,7 +17,8 @@ std::string format_value(double value) {
 }
 
 std::string format_tolerance(const ValidationCase& entry) {
-  return entry.absolute ? fmt::format("±{}", format_value(entry.tolerance)) : fmt::format("{:.3g}%", entry.tolerance * 100);
+  return entry.absolute ? fmt::format("±{}", format_value(entry.tolerance))
+                        : fmt::format("{:.3g}%", entry.tolerance * 100);
 }
 
 std::string format_error(const ValidationCase& entry) {
@@ -52,7 +53,10 @@ int main(int argc, char** argv) {
     (ok ? passed : gap ? gaps : failed)++;
     std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", entry.id.c_str(), format_value(entry.expected).c_str(),
                 format_value(entry.got).c_str(), entry.unit.c_str(), format_error(entry).c_str(),
-                format_tolerance(entry).c_str(), ok ? "pass" : gap ? "GAP" : "FAIL");
+                format_tolerance(entry).c_str(),
+                ok    ? "pass"
+                : gap ? "GAP"
+                      : "FAIL");
     if (verbose || !ok) std::printf("    source: %s\n", entry.source.c_str());
     if ((verbose || !ok) && !entry.note.empty()) std::printf("    note: %s\n", entry.note.c_str());
     if (gap) std::printf("    known gap: %s\n", entry.known_gap.c_str());

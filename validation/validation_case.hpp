@@ -6,17 +6,17 @@
 namespace moeplan::validation {
 
 struct ValidationCase {
-  std::string id;            // short, unique: "doc004.o_proj.saving.otp4"
-  std::string source;        // document and place the expected figure comes from
-  std::string unit;          // "GiB", "params", "sequences", ...
-  double expected = 0;       // the published figure, never the program's own output
-  double got = 0;            // what moeplan computes from the model's real shape
-  double tolerance = 0;      // relative (0.005 = 0.5 %) unless `absolute` is set
+  std::string id;        // short, unique: "doc004.o_proj.saving.otp4"
+  std::string source;    // document and place the expected figure comes from
+  std::string unit;      // "GiB", "params", "sequences", ...
+  double expected = 0;   // the published figure, never the program's own output
+  double got = 0;        // what moeplan computes from the model's real shape
+  double tolerance = 0;  // relative (0.005 = 0.5 %) unless `absolute` is set
   bool absolute = false;
-  std::string note;          // where moeplan and the document differ, and why
-  std::string known_gap;     // non-empty: the model cannot meet this yet, and why; shown, not hidden
+  std::string note;       // where moeplan and the document differ, and why
+  std::string known_gap;  // non-empty: the model cannot meet this yet, and why; shown, not hidden
 
-  double error() const;      // relative or absolute, matching `absolute`
+  double error() const;  // relative or absolute, matching `absolute`
   bool passes() const;
 };
 

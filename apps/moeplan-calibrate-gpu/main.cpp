@@ -1,8 +1,8 @@
 // moeplan-calibrate-gpu: the measuring half of moeplan calibrate, the one executable that loads CUDA,
 // NCCL and MPI. `moeplan calibrate` checks its options and execs it from the same directory; it takes
 // the same options (all but --from) and can be run directly, also under mpirun.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 

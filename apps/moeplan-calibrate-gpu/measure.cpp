@@ -2,8 +2,8 @@
 // and Ctrl-C stopping after the point in flight.
 #include "measure.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -35,7 +35,9 @@ extern "C" void request_stop(int) {
 // One line per stage and per tenth of the sweep, with the time left extrapolated from the time so far.
 class ProgressReporter final : public Reporter {
  public:
-  void note(std::string_view message) override { std::fprintf(stderr, "calibrate: %.*s\n", int(message.size()), message.data()); }
+  void note(std::string_view message) override {
+    std::fprintf(stderr, "calibrate: %.*s\n", int(message.size()), message.data());
+  }
   void warning(std::string_view message) override {
     std::fprintf(stderr, "warning: %.*s\n", int(message.size()), message.data());
   }
@@ -45,7 +47,8 @@ class ProgressReporter final : public Reporter {
     stage_ = std::string(stage);
     tenth_ = tenth;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string left = fraction_done > 0.02 ? fmt::format(", about {:.0f} s left", elapsed * (1 - fraction_done) / fraction_done) : "";
+    const std::string left =
+        fraction_done > 0.02 ? fmt::format(", about {:.0f} s left", elapsed * (1 - fraction_done) / fraction_done) : "";
     std::fprintf(stderr, "calibrate: [%3.0f%%] %s%s\n", fraction_done * 100, stage_.c_str(), left.c_str());
   }
 
@@ -71,38 +74,45 @@ std::string command_line(const CalibrateOptions& options) {
   if (processes.distributed()) environment += fmt::format("mpirun -np {} ", processes.size());
   const std::string model = options.model.model_file.empty() ? "--hf-config " + options.model.hf_config_file
                                                              : "--model " + options.model.model_file;
-  return fmt::format("{}moeplan calibrate {} --out {}{}{}", environment, model, options.out, options.gpus > 0 ? fmt::format(" --gpus {}", options.gpus) : "",
-                     options.quick ? " --quick" : "");
+  return fmt::format("{}moeplan calibrate {} --out {}{}{}", environment, model, options.out,
+                     options.gpus > 0 ? fmt::format(" --gpus {}", options.gpus) : "", options.quick ? " --quick" : "");
 }
 
 int usable_gpus(const CalibrateOptions& options) {
   const gpu::Processes& processes = gpu::Processes::instance();
   if (processes.launched_without_mpi()) {
-    throw CLI::RuntimeError("moeplan: calibrate: started by mpirun, but this process joined no MPI job: the build has "
-                            "no MPI (mpi.h was not found when it was configured) or another MPI than the launcher's; "
-                            "run one process, which drives every GPU of the node, or rebuild with the launcher's MPI",
-                            kUnavailableExit);
+    throw CLI::RuntimeError(
+        "moeplan: calibrate: started by mpirun, but this process joined no MPI job: the build has "
+        "no MPI (mpi.h was not found when it was configured) or another MPI than the launcher's; "
+        "run one process, which drives every GPU of the node, or rebuild with the launcher's MPI",
+        kUnavailableExit);
   }
   if (processes.distributed()) {
     if (gpu::visible_gpu_count() == 0) {
       throw CLI::RuntimeError(fmt::format("moeplan: calibrate: process {} of {} sees no GPU (one GPU per process under "
-                                          "mpirun)", processes.rank(), processes.size()), kUnavailableExit);
+                                          "mpirun)",
+                                          processes.rank(), processes.size()),
+                              kUnavailableExit);
     }
     if (options.gpus > 0 && options.gpus != processes.size()) {
       throw CLI::RuntimeError(fmt::format("moeplan: calibrate: --gpus {} under mpirun with {} processes: one GPU per "
-                                          "process, so leave --gpus out or make them equal", options.gpus,
-                                          processes.size()), kUnavailableExit);
+                                          "process, so leave --gpus out or make them equal",
+                                          options.gpus, processes.size()),
+                              kUnavailableExit);
     }
     return processes.size();
   }
   const int visible = gpu::visible_gpu_count();
   if (visible == 0) {
-    throw CLI::RuntimeError("moeplan: calibrate: no CUDA GPU is visible (no driver, no device, or CUDA_VISIBLE_DEVICES "
-                            "names none)", kUnavailableExit);
+    throw CLI::RuntimeError(
+        "moeplan: calibrate: no CUDA GPU is visible (no driver, no device, or CUDA_VISIBLE_DEVICES "
+        "names none)",
+        kUnavailableExit);
   }
   if (options.gpus > visible) {
     throw CLI::RuntimeError(fmt::format("moeplan: calibrate: --gpus {} asked for, but only {} GPU{} visible",
-                                        options.gpus, visible, visible == 1 ? " is" : "s are"), kUnavailableExit);
+                                        options.gpus, visible, visible == 1 ? " is" : "s are"),
+                            kUnavailableExit);
   }
   return options.gpus > 0 ? options.gpus : visible;
 }
@@ -155,9 +165,10 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
       std::fprintf(stderr, "moeplan: calibrate: process %d: %s\n", processes.rank(), error.what());
       processes.abort(1);
     }
-    throw CLI::RuntimeError(fmt::format("moeplan: calibrate: {}{}", error.what(),
-                                        written ? fmt::format("; {} holds the stages measured before it", options.out) : ""),
-                            1);
+    throw CLI::RuntimeError(
+        fmt::format("moeplan: calibrate: {}{}", error.what(),
+                    written ? fmt::format("; {} holds the stages measured before it", options.out) : ""),
+        1);
   }
   std::signal(SIGINT, SIG_DFL);
   processes.finish();

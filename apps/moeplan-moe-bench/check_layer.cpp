@@ -21,19 +21,20 @@ std::string error_text(double error, double bound) {
   return text;
 }
 
-std::string format_name(gpu::WeightFormat format) {
-  return format == gpu::WeightFormat::bf16 ? "bf16" : "fp8";
-}
+std::string format_name(gpu::WeightFormat format) { return format == gpu::WeightFormat::bf16 ? "bf16" : "fp8"; }
 
 std::string path_name(gpu::GemmPath path) { return path == gpu::GemmPath::streaming ? "streaming" : "cublas"; }
 
 // [doc-000]: the fused output must equal routed * factor + shared, computed here the unfused way.
-std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& host, const moe_reference::ExpertWeights& weights,
+std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& host,
+                                      const moe_reference::ExpertWeights& weights,
                                       const moe_reference::Routing& fused) {
   const std::vector<std::int32_t> map = moe_reference::global_to_local_map(layer.parallel);
   if (layer.parallel.fused_shared == 0) {
-    const moe_reference::Alignment alignment = moe_reference::align_by_expert(fused.expert_ids, map, layer.local_experts(), 1);
-    return moe_reference::reference_moe_layer(host.hidden_states, fused, alignment, weights, layer.routed_scaling_factor);
+    const moe_reference::Alignment alignment =
+        moe_reference::align_by_expert(fused.expert_ids, map, layer.local_experts(), 1);
+    return moe_reference::reference_moe_layer(host.hidden_states, fused, alignment, weights,
+                                              layer.routed_scaling_factor);
   }
   moe_reference::Routing routed{fused.num_tokens, fused.top_k - 1, {}, {}, fused.selection_margins};
   for (int token = 0; token < fused.num_tokens; ++token) {
@@ -42,7 +43,8 @@ std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& h
       routed.weights.push_back(fused.weights[static_cast<std::size_t>(token) * fused.top_k + slot]);
     }
   }
-  const moe_reference::Alignment alignment = moe_reference::align_by_expert(routed.expert_ids, map, layer.local_experts(), 1);
+  const moe_reference::Alignment alignment =
+      moe_reference::align_by_expert(routed.expert_ids, map, layer.local_experts(), 1);
   std::vector<double> output =
       moe_reference::reference_moe_layer(host.hidden_states, routed, alignment, weights, layer.routed_scaling_factor);
   const int shared_slot = map[static_cast<std::size_t>(moe_reference::first_shared_id(layer.parallel))];
@@ -51,7 +53,8 @@ std::vector<double> unfused_reference(const LayerCase& layer, const HostLayer& h
   return output;
 }
 
-void check_path(const std::string& prefix, gpu::GemmPath path, StageRunner& runner, const moe_reference::ExpertWeights& weights, const std::vector<double>& layer_reference,
+void check_path(const std::string& prefix, gpu::GemmPath path, StageRunner& runner,
+                const moe_reference::ExpertWeights& weights, const std::vector<double>& layer_reference,
                 const std::vector<double>* unquantised_reference, CheckTally& tally) {
   const std::string name = prefix + " " + path_name(path);
   const StageErrors errors = runner.run_gemms_and_combine(path, weights, layer_reference);
@@ -65,7 +68,8 @@ void check_path(const std::string& prefix, gpu::GemmPath path, StageRunner& runn
                  std::to_string(errors.token_group_mismatches) + " rows differ from the host's codes or scales");
   }
   const double layer_bound = token_groups ? moe_reference::kE4m3LayerBound : kOperandBound;
-  tally.record(name + " layer vs unfused reference", errors.layer <= layer_bound, error_text(errors.layer, layer_bound));
+  tally.record(name + " layer vs unfused reference", errors.layer <= layer_bound,
+               error_text(errors.layer, layer_bound));
   if (unquantised_reference != nullptr) {
     const double error = runner.layer_error(*unquantised_reference);
     tally.record(name + " layer vs unquantised weights", error <= moe_reference::kE4m3LayerBound,
@@ -84,9 +88,9 @@ void check_format(const LayerCase& layer, const HostLayer& host, gpu::WeightForm
   const moe_reference::Routing cpu = cpu_routing(layer, host);
   const RoutingComparison routing = runner.run_routing(cpu);
   tally.record(prefix + " routing", routing.passed, routing.detail);
-  const moe_reference::Alignment alignment =
-      moe_reference::align_by_expert(runner.gpu_routing().expert_ids, moe_reference::global_to_local_map(layer.parallel),
-                           layer.local_experts(), gpu::kStreamingBlockRows);
+  const moe_reference::Alignment alignment = moe_reference::align_by_expert(
+      runner.gpu_routing().expert_ids, moe_reference::global_to_local_map(layer.parallel), layer.local_experts(),
+      gpu::kStreamingBlockRows);
   const AlignmentComparison aligned = runner.run_align(alignment);
   tally.record(prefix + " align", aligned.passed, aligned.detail);
 

@@ -54,7 +54,8 @@ StageRunner::StageRunner(const LayerCase& layer, const HostLayer& host, const gp
   logits_ = gpu::DeviceBuffer<float>(std::span<const float>(host.logits));
   bias_ = gpu::DeviceBuffer<float>(std::span<const float>(host.bias));
   output_ = gpu::DeviceBuffer<std::uint16_t>(host.hidden_states.size());
-  const gpu::MoeLayerConfig config{layer.columns(), moe_reference::global_to_local_map(layer.parallel), layer.routed_scaling_factor};
+  const gpu::MoeLayerConfig config{layer.columns(), moe_reference::global_to_local_map(layer.parallel),
+                                   layer.routed_scaling_factor};
   moe_ = std::make_unique<gpu::MoeLayer>(config, layer.tokens, weights, stream_);
 }
 
@@ -73,7 +74,8 @@ RoutingComparison StageRunner::run_routing(const moe_reference::Routing& cpu) {
   poison(output.expert_ids, entries * sizeof(std::int32_t));
   poison(output.weights, entries * sizeof(float));
   if (layer_.router == RouterKind::biased_grouped) {
-    gpu::launch_grouped_topk(logits_.data(), bias_.data(), layer_.tokens, layer_.grouped, layer_.shared(), output, stream_);
+    gpu::launch_grouped_topk(logits_.data(), bias_.data(), layer_.tokens, layer_.grouped, layer_.shared(), output,
+                             stream_);
   } else {
     gpu::launch_softmax_topk(logits_.data(), layer_.tokens, layer_.softmax, layer_.shared(), output, stream_);
   }
@@ -135,8 +137,8 @@ AlignmentComparison StageRunner::run_align(const moe_reference::Alignment& cpu) 
   std::vector<moe_reference::RunningBlock> gpu_running = download(buffers.running_blocks, blocks, stream_);
   gpu_running.resize(std::min(gpu_running.size(), static_cast<std::size_t>(std::max(running_count[0], 0))));
   const bool runs_same = running_count[0] == static_cast<std::int32_t>(running.size()) && gpu_running == running;
-  const bool passed = layout && tails_unused && runs_same && segments_hold_same_entries(cpu, gpu) &&
-                      positions_consistent(cpu, gpu);
+  const bool passed =
+      layout && tails_unused && runs_same && segments_hold_same_entries(cpu, gpu) && positions_consistent(cpu, gpu);
   gpu.sorted_entries.resize(used_rows);
   gpu.block_experts.resize(cpu.block_experts.size());
   return {passed, std::to_string(cpu.padded_rows()) + " aligned rows, " + std::to_string(cpu.block_experts.size()) +
@@ -159,13 +161,14 @@ std::vector<float> StageRunner::rows_read(const std::vector<float>& rows, int wi
   const std::vector<std::uint8_t> codes = download(groups.codes->data(), want.values.size(), stream_);
   const std::vector<float> scales = download(groups.scales->data(), want.scales.size(), stream_);
   for (int row = 0; row < row_count; ++row) {
-    if (aligned_rows && gpu_alignment_.sorted_entries[static_cast<std::size_t>(row)] == moe_reference::kPaddingEntry) continue;
+    if (aligned_rows && gpu_alignment_.sorted_entries[static_cast<std::size_t>(row)] == moe_reference::kPaddingEntry)
+      continue;
     const auto first_code = static_cast<std::ptrdiff_t>(row) * width;
     const auto first_scale = static_cast<std::ptrdiff_t>(row) * want.scale_cols();
-    const bool same = std::equal(codes.begin() + first_code, codes.begin() + first_code + width,
-                                 want.values.begin() + first_code) &&
-                      std::equal(scales.begin() + first_scale, scales.begin() + first_scale + want.scale_cols(),
-                                 want.scales.begin() + first_scale);
+    const bool same =
+        std::equal(codes.begin() + first_code, codes.begin() + first_code + width, want.values.begin() + first_code) &&
+        std::equal(scales.begin() + first_scale, scales.begin() + first_scale + want.scale_cols(),
+                   want.scales.begin() + first_scale);
     mismatches += same ? 0 : 1;
   }
   return moe_reference::dequantize(want);
@@ -175,7 +178,8 @@ std::vector<std::size_t> StageRunner::valid_elements(int width) const {
   std::vector<std::size_t> elements;
   for (std::size_t row = 0; row < gpu_alignment_.sorted_entries.size(); ++row) {
     if (gpu_alignment_.sorted_entries[row] == moe_reference::kPaddingEntry) continue;
-    for (int feature = 0; feature < width; ++feature) elements.push_back(row * static_cast<std::size_t>(width) + feature);
+    for (int feature = 0; feature < width; ++feature)
+      elements.push_back(row * static_cast<std::size_t>(width) + feature);
   }
   return elements;
 }
@@ -191,7 +195,8 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe_ref
       token_groups ? poison_token_groups(moe_->hidden_codes(), moe_->hidden_scales()) : TokenGroupBuffers{};
   moe_->quantize_hidden(hidden_states_.data(), layer_.tokens);
   moe_->gate_up(hidden_states_.data(), layer_.tokens, path);
-  const std::vector<double> activation = bf16_bits_to_double(download(moe_->activation(), rows * intermediate, stream_));
+  const std::vector<double> activation =
+      bf16_bits_to_double(download(moe_->activation(), rows * intermediate, stream_));
   const std::vector<float> hidden_read =
       rows_read(host_.hidden_states, hidden, hidden_groups, false, errors.token_group_mismatches);
   const std::vector<double> activation_reference =
@@ -204,9 +209,9 @@ StageErrors StageRunner::run_gemms_and_combine(gpu::GemmPath path, const moe_ref
   moe_->quantize_activation(layer_.tokens);
   moe_->down(layer_.tokens, path);
   const std::vector<double> expert_rows = bf16_bits_to_double(download(moe_->expert_rows(), rows * hidden, stream_));
-  const std::vector<float> activation_read = rows_read(std::vector<float>(activation.begin(), activation.end()),
-                                                       intermediate, activation_groups, true,
-                                                       errors.token_group_mismatches);
+  const std::vector<float> activation_read =
+      rows_read(std::vector<float>(activation.begin(), activation.end()), intermediate, activation_groups, true,
+                errors.token_group_mismatches);
   const std::vector<double> rows_reference = moe_reference::reference_down_projection(
       std::vector<double>(activation_read.begin(), activation_read.end()), gpu_alignment_, weights);
   errors.down = relative_error(expert_rows, rows_reference, valid_elements(hidden));

@@ -6,7 +6,8 @@
 
 namespace moeplan::bench {
 
-double relative_error(std::span<const double> got, std::span<const double> want, const std::vector<std::size_t>& elements) {
+double relative_error(std::span<const double> got, std::span<const double> want,
+                      const std::vector<std::size_t>& elements) {
   double difference = 0, reference = 0;
   for (std::size_t index : elements) {
     if (!std::isfinite(got[index])) return std::numeric_limits<double>::infinity();

@@ -7,7 +7,8 @@
 namespace moeplan::bench {
 
 // ||got - want|| / ||want|| over the listed elements; NaN or infinity in `got` gives infinity.
-double relative_error(std::span<const double> got, std::span<const double> want, const std::vector<std::size_t>& elements);
+double relative_error(std::span<const double> got, std::span<const double> want,
+                      const std::vector<std::size_t>& elements);
 
 class CheckTally {
  public:

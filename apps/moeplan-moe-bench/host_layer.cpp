@@ -70,7 +70,8 @@ QuantizedStack quantize_stack(const std::vector<float>& stacked, int experts, in
   std::vector<std::future<moe_reference::BlockScaledMatrix>> jobs;
   for (int expert = 0; expert < experts; ++expert) {
     jobs.push_back(std::async(std::launch::async, [&, expert] {
-      return moe_reference::quantize_block_scaled(std::span<const float>(stacked).subspan(expert * matrix, matrix), rows, cols);
+      return moe_reference::quantize_block_scaled(std::span<const float>(stacked).subspan(expert * matrix, matrix),
+                                                  rows, cols);
     }));
   }
   QuantizedStack result;
@@ -105,9 +106,10 @@ HostLayer make_host_layer(const LayerCase& layer, std::uint64_t seed) {
 }
 
 moe_reference::Routing cpu_routing(const LayerCase& layer, const HostLayer& host) {
-  const moe_reference::Routing routed = layer.router == RouterKind::biased_grouped
-                                  ? moe_reference::route_biased_grouped_topk(host.logits, host.bias, layer.grouped)
-                                  : moe_reference::route_softmax_topk(host.logits, layer.softmax);
+  const moe_reference::Routing routed =
+      layer.router == RouterKind::biased_grouped
+          ? moe_reference::route_biased_grouped_topk(host.logits, host.bias, layer.grouped)
+          : moe_reference::route_softmax_topk(host.logits, layer.softmax);
   return layer.parallel.fused_shared > 0 ? moe_reference::fuse_shared_expert(routed, layer.shared()) : routed;
 }
 
@@ -127,12 +129,15 @@ DeviceWeights upload_bf16_weights(const moe_reference::ExpertWeights& weights) {
   DeviceWeights device;
   device.w13_bf16 = gpu::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(to_bf16_bits(weights.w13)));
   device.w2_bf16 = gpu::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(to_bf16_bits(weights.w2)));
-  device.view = {gpu::WeightFormat::bf16, weights.num_experts, weights.hidden, weights.intermediate,
-                 device.w13_bf16.data(), nullptr, device.w2_bf16.data(), nullptr};
+  device.view = {gpu::WeightFormat::bf16, weights.num_experts,
+                 weights.hidden,          weights.intermediate,
+                 device.w13_bf16.data(),  nullptr,
+                 device.w2_bf16.data(),   nullptr};
   return device;
 }
 
-DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights, moe_reference::ExpertWeights& dequantized) {
+DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights,
+                                 moe_reference::ExpertWeights& dequantized) {
   const QuantizedStack w13 = quantize_stack(weights.w13, weights.num_experts, 2 * weights.intermediate, weights.hidden);
   const QuantizedStack w2 = quantize_stack(weights.w2, weights.num_experts, weights.hidden, weights.intermediate);
   dequantized = {weights.num_experts, weights.hidden, weights.intermediate, w13.dequantized, w2.dequantized};
@@ -141,8 +146,14 @@ DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights, mo
   device.w2_fp8 = gpu::DeviceBuffer<std::uint8_t>(std::span<const std::uint8_t>(w2.values));
   device.w13_scales = gpu::DeviceBuffer<float>(std::span<const float>(w13.scales));
   device.w2_scales = gpu::DeviceBuffer<float>(std::span<const float>(w2.scales));
-  device.view = {gpu::WeightFormat::fp8_block_scaled, weights.num_experts, weights.hidden, weights.intermediate,
-                 device.w13_fp8.data(), device.w13_scales.data(), device.w2_fp8.data(), device.w2_scales.data()};
+  device.view = {gpu::WeightFormat::fp8_block_scaled,
+                 weights.num_experts,
+                 weights.hidden,
+                 weights.intermediate,
+                 device.w13_fp8.data(),
+                 device.w13_scales.data(),
+                 device.w2_fp8.data(),
+                 device.w2_scales.data()};
   return device;
 }
 

@@ -13,10 +13,10 @@
 namespace moeplan::bench {
 
 struct HostLayer {
-  std::vector<float> hidden_states;  // [tokens][hidden]
-  std::vector<float> logits;         // [tokens][routed experts]
-  std::vector<float> bias;           // [routed experts], grouped routing only
-  moe_reference::ExpertWeights weights;        // the rank's local slots; shared replicas hold equal weights
+  std::vector<float> hidden_states;      // [tokens][hidden]
+  std::vector<float> logits;             // [tokens][routed experts]
+  std::vector<float> bias;               // [routed experts], grouped routing only
+  moe_reference::ExpertWeights weights;  // the rank's local slots; shared replicas hold equal weights
 };
 
 HostLayer make_host_layer(const LayerCase& layer, std::uint64_t seed);
@@ -34,7 +34,8 @@ struct DeviceWeights {
 DeviceWeights upload_bf16_weights(const moe_reference::ExpertWeights& weights);
 // Quantises every expert (FP8 e4m3, 128x128 blocks) and uploads it; `dequantized` receives the
 // values the kernels compute with, for the reference.
-DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights, moe_reference::ExpertWeights& dequantized);
+DeviceWeights upload_fp8_weights(const moe_reference::ExpertWeights& weights,
+                                 moe_reference::ExpertWeights& dequantized);
 
 std::vector<std::uint16_t> to_bf16_bits(const std::vector<float>& values);
 std::vector<double> bf16_bits_to_double(const std::vector<std::uint16_t>& bits);

@@ -19,7 +19,8 @@ double expert_matrix_bytes(gpu::WeightFormat format, int rows, int cols) {
 
 // A GEMM's input rows of `width`: bf16, or for e4m3 weights token groups (a float scale per 1 x 128 block).
 double input_bytes(gpu::WeightFormat format, double rows, int width) {
-  return rows * static_cast<double>(matrix_bytes(dtype_of(format), 1, width, BlockShape{1, moe_reference::kScaleBlock}));
+  return rows *
+         static_cast<double>(matrix_bytes(dtype_of(format), 1, width, BlockShape{1, moe_reference::kScaleBlock}));
 }
 
 StageCost quantize_cost(double rows, int width) {
@@ -59,8 +60,8 @@ StageCost gate_up_cost(const LayerTraffic& t) {
 
 StageCost down_cost(const LayerTraffic& t) {
   const double weights = t.active_experts * expert_matrix_bytes(t.format, t.hidden, t.intermediate);
-  const double activations =
-      input_bytes(t.format, static_cast<double>(t.rows), t.intermediate) + static_cast<double>(t.rows) * t.hidden * kBf16;
+  const double activations = input_bytes(t.format, static_cast<double>(t.rows), t.intermediate) +
+                             static_cast<double>(t.rows) * t.hidden * kBf16;
   return {weights + activations, 2.0 * t.rows * t.intermediate * t.hidden};
 }
 
@@ -77,7 +78,7 @@ double roofline_seconds(const StageCost& cost, const gpu::Ceilings& ceilings) {
 
 std::string bound_of(const StageCost& cost, const gpu::Ceilings& ceilings) {
   return cost.bytes / ceilings.copy_bytes_per_second >= cost.flops / ceilings.bf16_gemm_flops_per_second ? "memory"
-                                                                                                          : "compute";
+                                                                                                         : "compute";
 }
 
 }  // namespace moeplan::bench

@@ -15,10 +15,10 @@ struct StageCost {
 
 struct LayerTraffic {
   int tokens = 0;
-  int columns = 0;          // router columns per token, fused shared included
-  int routed_experts = 0;   // experts the router scores
-  long rows = 0;            // entries routed to local experts
-  int active_experts = 0;   // local experts with at least one row
+  int columns = 0;         // router columns per token, fused shared included
+  int routed_experts = 0;  // experts the router scores
+  long rows = 0;           // entries routed to local experts
+  int active_experts = 0;  // local experts with at least one row
   int hidden = 0;
   int intermediate = 0;
   gpu::WeightFormat format = gpu::WeightFormat::bf16;

@@ -26,10 +26,8 @@ struct NamedLayout {
 // the 256-byte promotion, and e4m3 staged two lines a row.
 const std::vector<NamedLayout>& layouts() {
   static const std::vector<NamedLayout> named = {
-      {"e4m3 kernel, promoted", {128, 1, 4, 2, 256}},
-      {"e4m3 kernel, unpromoted", {128, 1, 4, 2, 0}},
-      {"e4m3 two lines, unpromoted", {128, 2, 3, 2, 0}},
-      {"bf16 kernel, promoted", {64, 2, 2, 3, 256}},
+      {"e4m3 kernel, promoted", {128, 1, 4, 2, 256}},    {"e4m3 kernel, unpromoted", {128, 1, 4, 2, 0}},
+      {"e4m3 two lines, unpromoted", {128, 2, 3, 2, 0}}, {"bf16 kernel, promoted", {64, 2, 2, 3, 256}},
       {"bf16 kernel, unpromoted", {64, 2, 2, 3, 0}},
   };
   return named;
@@ -76,25 +74,35 @@ int run_stream(const StreamOptions& options) {
         const double fraction = total / seconds / ceilings.copy_bytes_per_second;
         std::printf("%-16s %-7s %d B  %-28s %8.1f us  %.3f of copy\n", matrix.model.c_str(), matrix.matrix.c_str(),
                     element_bytes, named.name, seconds * 1e6, fraction);
-        points.push_back({{"model", matrix.model}, {"matrix", matrix.matrix}, {"experts", matrix.experts},
-                          {"rows", matrix.rows}, {"row_bytes", bytes.columns}, {"element_bytes", element_bytes},
-                          {"layout", named.name}, {"seconds", seconds}, {"copy_bandwidth_fraction", fraction}});
+        points.push_back({{"model", matrix.model},
+                          {"matrix", matrix.matrix},
+                          {"experts", matrix.experts},
+                          {"rows", matrix.rows},
+                          {"row_bytes", bytes.columns},
+                          {"element_bytes", element_bytes},
+                          {"layout", named.name},
+                          {"seconds", seconds},
+                          {"copy_bandwidth_fraction", fraction}});
       }
     }
   }
   nlohmann::json layout_records = nlohmann::json::array();
   for (const NamedLayout& named : layouts()) {
     const gpu::WeightStreamLayout& layout = named.layout;
-    layout_records.push_back({{"name", named.name}, {"box_rows", layout.box_rows}, {"lines", layout.lines},
-                              {"buffers", layout.buffers}, {"ctas_per_sm", layout.ctas_per_sm},
+    layout_records.push_back({{"name", named.name},
+                              {"box_rows", layout.box_rows},
+                              {"lines", layout.lines},
+                              {"buffers", layout.buffers},
+                              {"ctas_per_sm", layout.ctas_per_sm},
                               {"l2_promotion_bytes", layout.l2_promotion_bytes}});
   }
   const nlohmann::json result = {
       {"schema", "moeplan.weight_stream.v1"},
       {"command", options.command},
       {"device", device_record(facts, ceilings)},
-      {"measure", "every row of the matrix streamed once by TMA boxes into a ring of buffers freed as they land, "
-                  "one tile of box_rows rows a CTA; fraction = bytes / time / copy bandwidth (read + written)"},
+      {"measure",
+       "every row of the matrix streamed once by TMA boxes into a ring of buffers freed as they land, "
+       "one tile of box_rows rows a CTA; fraction = bytes / time / copy bandwidth (read + written)"},
       {"layouts", layout_records},
       {"points", points}};
   write_file_atomically(options.output_path, result.dump(1));

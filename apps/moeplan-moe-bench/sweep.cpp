@@ -48,8 +48,14 @@ RandomWeights random_weights(const LayerCase& rank, gpu::WeightFormat format, cu
     gpu::fill_random_float(weights.w13_scales.data(), static_cast<long>(weights.w13_scales.size()), 1e-3f, 15, stream);
     gpu::fill_random_float(weights.w2_scales.data(), static_cast<long>(weights.w2_scales.size()), 1e-3f, 16, stream);
   }
-  weights.view = {format, static_cast<int>(experts), rank.hidden, rank.intermediate, weights.w13.data(),
-                  weights.w13_scales.data(), weights.w2.data(), weights.w2_scales.data()};
+  weights.view = {format,
+                  static_cast<int>(experts),
+                  rank.hidden,
+                  rank.intermediate,
+                  weights.w13.data(),
+                  weights.w13_scales.data(),
+                  weights.w2.data(),
+                  weights.w2_scales.data()};
   return weights;
 }
 
@@ -67,7 +73,8 @@ void sweep_slice(const SweepModel& model, int local_routed, gpu::WeightFormat fo
   gpu::DeviceBuffer<std::uint16_t> hidden_states(static_cast<std::size_t>(max_tokens) * largest.hidden);
   gpu::fill_random_bf16(hidden_states.data(), static_cast<long>(hidden_states.size()), 1.0f, 21, stream);
   gpu::DeviceBuffer<std::uint16_t> output(hidden_states.size());
-  const auto model_logits = random_floats(static_cast<long>(max_tokens) * model.full.routed_experts(), 2.0f, 22, stream);
+  const auto model_logits =
+      random_floats(static_cast<long>(max_tokens) * model.full.routed_experts(), 2.0f, 22, stream);
   const auto rank_logits = random_floats(static_cast<long>(max_tokens) * local_routed, 2.0f, 23, stream);
   const auto bias = random_floats(model.full.routed_experts(), 0.05f, 24, stream);
   gpu::DeviceBuffer<std::int32_t> model_ids(static_cast<std::size_t>(max_tokens) * model.full.columns());
@@ -75,8 +82,12 @@ void sweep_slice(const SweepModel& model, int local_routed, gpu::WeightFormat fo
   const gpu::MoeLayerConfig config{largest.columns(), moe_reference::global_to_local_map(largest.parallel),
                                    largest.routed_scaling_factor};
   gpu::MoeLayer layer(config, max_tokens, weights.view, stream);
-  const SweepInputs inputs{hidden_states.data(), model_logits.data(), rank_logits.data(), bias.data(),
-                           {model_ids.data(), model_weights.data()}, output.data()};
+  const SweepInputs inputs{hidden_states.data(),
+                           model_logits.data(),
+                           rank_logits.data(),
+                           bias.data(),
+                           {model_ids.data(), model_weights.data()},
+                           output.data()};
   for (int tokens : options.tokens) {
     points.push_back(time_point(model, rank_layer(model, local_routed, tokens), layer, inputs, ceilings, stream));
   }
@@ -118,7 +129,8 @@ int run_sweep(const SweepOptions& options) {
   for (const std::string& name : options.formats) {
     const gpu::WeightFormat format = name == "fp8" ? gpu::WeightFormat::fp8_block_scaled : gpu::WeightFormat::bf16;
     for (const SweepModel& model : sweep_models()) {
-      for (int local_routed : model.local_routed) sweep_slice(model, local_routed, format, options, ceilings, points, stream);
+      for (int local_routed : model.local_routed)
+        sweep_slice(model, local_routed, format, options, ceilings, points, stream);
     }
   }
   const nlohmann::json result = {
@@ -126,9 +138,10 @@ int run_sweep(const SweepOptions& options) {
       {"command", options.command},
       {"device", device_record(facts, ceilings)},
       {"roofline", "max(bytes / measured copy bandwidth, FLOPs / measured bf16 GEMM rate); fraction = roofline / time"},
-      {"dispatch_model", "E_local < experts: each token sends top_k rows to distinct local slots uniformly at random "
-                         "(a balanced EP dispatch); the fused shared slot takes every token; routing is timed with the "
-                         "model's own router over all its experts"},
+      {"dispatch_model",
+       "E_local < experts: each token sends top_k rows to distinct local slots uniformly at random "
+       "(a balanced EP dispatch); the fused shared slot takes every token; routing is timed with the "
+       "model's own router over all its experts"},
       {"points", points}};
   write_file_atomically(options.output_path, result.dump(1));
   cudaStreamDestroy(stream);

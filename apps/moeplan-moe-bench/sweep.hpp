@@ -12,9 +12,9 @@ namespace moeplan::bench {
 
 struct SweepOptions {
   std::string output_path;
-  std::string torch_output_path;  // not empty: the PyTorch peer runs after the sweep and writes here
-  std::string command;        // the command line, recorded in the JSON
-  std::vector<int> tokens;    // tokens per rank
+  std::string torch_output_path;     // not empty: the PyTorch peer runs after the sweep and writes here
+  std::string command;               // the command line, recorded in the JSON
+  std::vector<int> tokens;           // tokens per rank
   std::vector<std::string> formats;  // "bf16", "fp8"
 };
 

@@ -40,7 +40,8 @@ LayerCase rank_layer(const SweepModel& model, int local_routed, int tokens) {
   layer.tokens = tokens;
   if (local_routed == model.full.routed_experts()) return layer;
   layer.router = RouterKind::softmax;
-  layer.softmax = {.num_experts = local_routed, .top_k = std::min(model.full.top_k(), local_routed), .renormalize = true};
+  layer.softmax = {
+      .num_experts = local_routed, .top_k = std::min(model.full.top_k(), local_routed), .renormalize = true};
   layer.parallel.routed_experts = local_routed;
   return layer;
 }

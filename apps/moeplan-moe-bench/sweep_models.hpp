@@ -9,8 +9,8 @@
 namespace moeplan::bench {
 
 struct SweepModel {
-  LayerCase full;                      // the model's own router over all its routed experts
-  std::vector<int> local_routed;       // E_local routed slots per rank to sweep
+  LayerCase full;                 // the model's own router over all its routed experts
+  std::vector<int> local_routed;  // E_local routed slots per rank to sweep
 };
 
 std::vector<SweepModel> sweep_models();

@@ -27,10 +27,11 @@ nlohmann::json stage_record(const gpu::Timing& timing, const StageCost& cost, co
 LayerTraffic read_traffic(const LayerCase& rank, gpu::MoeLayer& layer, cudaStream_t stream) {
   std::vector<std::int32_t> counts(static_cast<std::size_t>(layer.weights().num_experts));
   gpu::check_cuda(cudaMemcpyAsync(counts.data(), layer.alignment().expert_counts, counts.size() * 4,
-                                  cudaMemcpyDeviceToHost, stream), "read counts");
+                                  cudaMemcpyDeviceToHost, stream),
+                  "read counts");
   gpu::check_cuda(cudaStreamSynchronize(stream), "read counts");
-  LayerTraffic traffic{rank.tokens, rank.columns(), rank.routed_experts(), 0, 0, rank.hidden, rank.intermediate,
-                       layer.weights().format};
+  LayerTraffic traffic{rank.tokens, rank.columns(), rank.routed_experts(), 0,
+                       0,           rank.hidden,    rank.intermediate,     layer.weights().format};
   for (std::int32_t count : counts) {
     traffic.rows += count;
     traffic.active_experts += count > 0 ? 1 : 0;
@@ -42,8 +43,8 @@ const char* path_name(gpu::GemmPath path) { return path == gpu::GemmPath::stream
 
 }  // namespace
 
-void launch_router(const LayerCase& layer, const float* logits, const float* bias, int tokens,
-                   gpu::RouterOutput output, cudaStream_t stream) {
+void launch_router(const LayerCase& layer, const float* logits, const float* bias, int tokens, gpu::RouterOutput output,
+                   cudaStream_t stream) {
   if (layer.router == RouterKind::biased_grouped) {
     gpu::launch_grouped_topk(logits, bias, tokens, layer.grouped, layer.shared(), output, stream);
   } else {
@@ -57,7 +58,8 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
   LayerCase model_layer = model.full;
   model_layer.tokens = tokens;
   const gpu::Timing routing = gpu::time_on_stream(
-      [&] { launch_router(model_layer, inputs.model_logits, inputs.bias, tokens, inputs.model_router, stream); }, stream);
+      [&] { launch_router(model_layer, inputs.model_logits, inputs.bias, tokens, inputs.model_router, stream); },
+      stream);
   launch_router(rank, inputs.rank_logits, inputs.bias, tokens, layer.router_output(), stream);
   const gpu::Timing align = gpu::time_on_stream([&] { layer.align(tokens); }, stream);
   const LayerTraffic traffic = read_traffic(rank, layer, stream);
@@ -104,16 +106,18 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
     stages["quantize_hidden"] = stage_record(quantize_hidden, quantize_hidden_cost(traffic), ceilings);
     stages["quantize_activation"] = stage_record(quantize_activation, quantize_activation_cost(traffic), ceilings);
   }
-  std::printf("%-16s E_local %3d+%d %-4s T %5d %-9s | route %6.1f us | align %6.1f us | quantize %6.1f us | "
-              "w13 %8.1f us %5.1f%% | "
-              "w2 %8.1f us %5.1f%% | combine %6.1f us | layer %8.1f us %5.1f%%\n",
-              model.full.name.c_str(), rank.routed_experts(), rank.parallel.fused_shared,
-              layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8", tokens, path_name(chosen),
-              routing.median_seconds * 1e6, align.median_seconds * 1e6,
-              (quantize_hidden.median_seconds + quantize_activation.median_seconds) * 1e6,
-              stages["gate_up"]["seconds"].get<double>() * 1e6, stages["gate_up"]["roofline_fraction"].get<double>() * 100,
-              stages["down"]["seconds"].get<double>() * 1e6, stages["down"]["roofline_fraction"].get<double>() * 100,
-              combine.median_seconds * 1e6, whole.median_seconds * 1e6, stages["layer"]["roofline_fraction"].get<double>() * 100);
+  std::printf(
+      "%-16s E_local %3d+%d %-4s T %5d %-9s | route %6.1f us | align %6.1f us | quantize %6.1f us | "
+      "w13 %8.1f us %5.1f%% | "
+      "w2 %8.1f us %5.1f%% | combine %6.1f us | layer %8.1f us %5.1f%%\n",
+      model.full.name.c_str(), rank.routed_experts(), rank.parallel.fused_shared,
+      layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8", tokens, path_name(chosen),
+      routing.median_seconds * 1e6, align.median_seconds * 1e6,
+      (quantize_hidden.median_seconds + quantize_activation.median_seconds) * 1e6,
+      stages["gate_up"]["seconds"].get<double>() * 1e6, stages["gate_up"]["roofline_fraction"].get<double>() * 100,
+      stages["down"]["seconds"].get<double>() * 1e6, stages["down"]["roofline_fraction"].get<double>() * 100,
+      combine.median_seconds * 1e6, whole.median_seconds * 1e6,
+      stages["layer"]["roofline_fraction"].get<double>() * 100);
   std::fflush(stdout);
   return {{"model", model.full.name},
           {"weights", layer.weights().format == gpu::WeightFormat::bf16 ? "bf16" : "fp8_e4m3_block128x128"},

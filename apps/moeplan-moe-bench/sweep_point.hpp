@@ -14,8 +14,8 @@ namespace moeplan::bench {
 // Device inputs shared by every token count of one (model, slice, format).
 struct SweepInputs {
   const std::uint16_t* hidden_states;
-  const float* model_logits;   // [tokens][model's routed experts]
-  const float* rank_logits;    // [tokens][rank's routed slots]
+  const float* model_logits;  // [tokens][model's routed experts]
+  const float* rank_logits;   // [tokens][rank's routed slots]
   const float* bias;
   gpu::RouterOutput model_router;  // scratch for timing the model's own router
   std::uint16_t* output;
@@ -25,7 +25,7 @@ nlohmann::json time_point(const SweepModel& model, const LayerCase& rank, gpu::M
                           const SweepInputs& inputs, const gpu::Ceilings& ceilings, cudaStream_t stream);
 
 // Launches the router of `layer` (grouped or softmax, with its shared column) on `tokens` tokens.
-void launch_router(const LayerCase& layer, const float* logits, const float* bias, int tokens,
-                   gpu::RouterOutput output, cudaStream_t stream);
+void launch_router(const LayerCase& layer, const float* logits, const float* bias, int tokens, gpu::RouterOutput output,
+                   cudaStream_t stream);
 
 }  // namespace moeplan::bench

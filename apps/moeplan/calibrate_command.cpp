@@ -45,21 +45,25 @@ void measure(const CalibrateOptions& options) {
 
 void add_calibrate_command(CLI::App& app) {
   auto state = std::make_shared<CalibrateCommand>();
-  auto* command = app.add_subcommand("calibrate", "Time the fused-MoE, OTP and collective paths on this GPU node and fit the "
-                                                  "cost models, or re-fit a calibration file");
+  auto* command = app.add_subcommand("calibrate",
+                                     "Time the fused-MoE, OTP and collective paths on this GPU node and fit the "
+                                     "cost models, or re-fit a calibration file");
   add_measuring_options(*command, state->options);
-  command->add_option("--from", state->from, "re-fit this calibration JSON instead of measuring (no GPU needed); --out "
-                                             "then names the re-fitted file")
+  command
+      ->add_option("--from", state->from,
+                   "re-fit this calibration JSON instead of measuring (no GPU needed); --out "
+                   "then names the re-fitted file")
       ->excludes(command->get_option("--model"))
       ->excludes(command->get_option("--hf-config"))
       ->excludes(command->get_option("--gpus"))
       ->excludes(command->get_option("--quick"));
-  command->footer("Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
-                  "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
-                  "  mpirun -np 16 moeplan calibrate --model models/deepseek-v3.yaml --out calibration-2x8.json\n"
-                  "Measuring runs moeplan-calibrate-gpu, built beside moeplan where CUDA and NCCL are found.\n"
-                  "Under mpirun (a build with MPI) each process drives one GPU and the first one writes the file.\n"
-                  "Ctrl-C stops after the point in flight and writes what was measured.");
+  command->footer(
+      "Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
+      "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
+      "  mpirun -np 16 moeplan calibrate --model models/deepseek-v3.yaml --out calibration-2x8.json\n"
+      "Measuring runs moeplan-calibrate-gpu, built beside moeplan where CUDA and NCCL are found.\n"
+      "Under mpirun (a build with MPI) each process drives one GPU and the first one writes the file.\n"
+      "Ctrl-C stops after the point in flight and writes what was measured.");
   command->callback([state] {
     if (state->from.empty()) {
       measure(state->options);

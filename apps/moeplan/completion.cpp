@@ -60,8 +60,9 @@ void add_completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   auto* command = app.add_subcommand("completion", "Print a shell completion script for bash or zsh");
   command->add_option("shell", *shell, "the shell to complete in")->required()->check(CLI::IsMember({"bash", "zsh"}));
-  command->footer("Example:\n  source <(moeplan completion bash)          # in ~/.bashrc\n"
-                  "  moeplan completion zsh > ~/.zfunc/_moeplan  # with ~/.zfunc on $fpath, then compinit");
+  command->footer(
+      "Example:\n  source <(moeplan completion bash)          # in ~/.bashrc\n"
+      "  moeplan completion zsh > ~/.zfunc/_moeplan  # with ~/.zfunc on $fpath, then compinit");
   command->callback([&app, shell] {
     const std::vector<CompletedCommand> commands = completion_model(app);
     fmt::print("{}", *shell == "zsh" ? zsh_completion(commands) : bash_completion(commands));

@@ -9,7 +9,7 @@
 namespace moeplan::cli {
 
 struct CompletedOption {
-  std::vector<std::string> names;    // "-q", "--quiet"; empty for a positional
+  std::vector<std::string> names;  // "-q", "--quiet"; empty for a positional
   std::string description;
   bool takes_value = false;
   bool file_value = false;           // a text value: offer file names
@@ -17,7 +17,7 @@ struct CompletedOption {
 };
 
 struct CompletedCommand {
-  std::string name;                  // empty for the top-level app
+  std::string name;  // empty for the top-level app
   std::string description;
   std::vector<CompletedOption> options;
 };

@@ -1,6 +1,6 @@
 // moeplan: plan, place and calibrate Mixture-of-Experts deployments.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 
@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   moeplan::cli::add_terminal_options(app);
-  app.footer("Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml");
+  app.footer(
+      "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml");
   moeplan::cli::add_plan_deploy_command(app);
   moeplan::cli::add_memory_command(app);
   moeplan::cli::add_eplb_solve_command(app);

@@ -36,7 +36,8 @@ std::string render(const Model& model, const Scenario& scenario, const MemoryPla
   }
   table.add_rule();
   table.add_row({"weights total", gib(plan.weights.total()), percent(plan.weights.total(), plan.usable_bytes)});
-  table.add_row({"activation workspace", gib(plan.overheads.activation), percent(plan.overheads.activation, plan.usable_bytes)});
+  table.add_row(
+      {"activation workspace", gib(plan.overheads.activation), percent(plan.overheads.activation, plan.usable_bytes)});
   table.add_row({"CUDA graphs", gib(plan.overheads.cuda_graph), percent(plan.overheads.cuda_graph, plan.usable_bytes)});
   table.add_row({"communication buffers", gib(plan.overheads.communication),
                  percent(plan.overheads.communication, plan.usable_bytes)});
@@ -45,7 +46,8 @@ std::string render(const Model& model, const Scenario& scenario, const MemoryPla
   table.add_row({"total (usable)", gib(plan.total()), percent(plan.total(), plan.usable_bytes)});
   text += table.render();
   text += fmt::format("\nKV cache: {} bytes per token per rank", plan.kv.bytes_per_token);
-  if (plan.kv.bytes_per_sequence > 0) text += fmt::format(" (+{} bytes per sequence in sliding layers)", plan.kv.bytes_per_sequence);
+  if (plan.kv.bytes_per_sequence > 0)
+    text += fmt::format(" (+{} bytes per sequence in sliding layers)", plan.kv.bytes_per_sequence);
   text += fmt::format("\nKV capacity: {} tokens per DP rank, {} sequences of {} tokens per DP rank ({} DP ranks)\n",
                       plan.max_kv_tokens, plan.max_sequences, plan.context_length, plan.layout.dp);
   return text;
@@ -56,16 +58,16 @@ void run(const MemoryOptions& options) {
   const Scenario scenario = load_scenario(options.scenario);
   const Layout layout = parse_layout(options.layout, "--layout");
   validate_layout(layout, model, "--layout");
-  const std::int64_t context =
-      options.context > 0 ? options.context : scenario.workload.longest_request();
+  const std::int64_t context = options.context > 0 ? options.context : scenario.workload.longest_request();
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
   if (!plan.fits) {
-    throw InputError(options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
-                     "memory",
-                     fmt::format("a device budget above the weights: weights {} GiB + overheads {} GiB exceed the usable "
-                                 "{} GiB of {} for layout {}",
-                                 gib(plan.weights.total()), gib(plan.overheads.total()), gib(plan.usable_bytes),
-                                 scenario.cluster.hardware.name, layout_label(layout)));
+    throw InputError(
+        options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
+        "memory",
+        fmt::format("a device budget above the weights: weights {} GiB + overheads {} GiB exceed the usable "
+                    "{} GiB of {} for layout {}",
+                    gib(plan.weights.total()), gib(plan.overheads.total()), gib(plan.usable_bytes),
+                    scenario.cluster.hardware.name, layout_label(layout)));
   }
   write_json_output(options.json, memory_json(plan));
   fmt::print("{}", render(model, scenario, plan));
@@ -75,13 +77,17 @@ void run(const MemoryOptions& options) {
 
 void add_memory_command(CLI::App& app) {
   auto options = std::make_shared<MemoryOptions>();
-  auto* command = app.add_subcommand("memory", "Memory per rank of one layout: weights by component, overheads, KV capacity");
+  auto* command =
+      app.add_subcommand("memory", "Memory per rank of one layout: weights by component, overheads, KV capacity");
   add_model_options(*command, options->model);
   add_scenario_options(*command, options->scenario, false);
-  command->add_option("--layout", options->layout, "layout keys: tp, dp, otp, qkvtp, dense_tp, lm_head_tp, ep, redundant, fused_shared, nodes")
+  command
+      ->add_option("--layout", options->layout,
+                   "layout keys: tp, dp, otp, qkvtp, dense_tp, lm_head_tp, ep, redundant, fused_shared, nodes")
       ->required();
-  command->add_option("--context", options->context,
-                      "context length for the sequence count (default: the scenario's longest request, input + output)")
+  command
+      ->add_option("--context", options->context,
+                   "context length for the sequence count (default: the scenario's longest request, input + output)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command->add_option("--json", options->json, "also write the breakdown as JSON");
   command->footer(

@@ -4,17 +4,17 @@
 #include <algorithm>
 #include <memory>
 
-#include "commands.hpp"
-#include "inputs.hpp"
-#include "io/atomic_file.hpp"
 #include "calib/calibrated_models.hpp"
 #include "calib/calibration_json.hpp"
+#include "commands.hpp"
 #include "eplb/load_log.hpp"
+#include "inputs.hpp"
+#include "io/atomic_file.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
-#include "sim/ranking.hpp"
 #include "plan_tables.hpp"
 #include "report/plan_report.hpp"
+#include "sim/ranking.hpp"
 #include "simulation_tables.hpp"
 #include "terminal_reporter.hpp"
 
@@ -49,7 +49,8 @@ StepModel step_model(const PlanOptions& options, const Model& model, const Scena
     calib::check_model_matches(file, model, options.calibration);
     calib::check_device_matches(file, scenario.cluster.hardware, options.calibration);
   }
-  const calib::CalibratedModels calibrated = calib::calibrated_models(file, scenario.cluster.hardware, options.calibration);
+  const calib::CalibratedModels calibrated =
+      calib::calibrated_models(file, scenario.cluster.hardware, options.calibration);
   return StepModel(model, calibrated.collectives, calibrated.efficiency);
 }
 
@@ -72,10 +73,11 @@ std::string rejection_summary(const SearchResult& result) {
 
 // What binds when nothing fits: memory rejections first (closest to fitting), then the rest.
 std::string closest_rejections(SearchResult result) {
-  std::stable_sort(result.rejections.begin(), result.rejections.end(), [](const Rejection& left, const Rejection& right) {
-    return (left.reason == "memory" || left.reason.rfind("slo", 0) == 0) >
-           (right.reason == "memory" || right.reason.rfind("slo", 0) == 0);
-  });
+  std::stable_sort(result.rejections.begin(), result.rejections.end(),
+                   [](const Rejection& left, const Rejection& right) {
+                     return (left.reason == "memory" || left.reason.rfind("slo", 0) == 0) >
+                            (right.reason == "memory" || right.reason.rfind("slo", 0) == 0);
+                   });
   std::string text = "no layout is feasible; the closest candidates and what binds:\n";
   for (std::size_t index = 0; index < std::min<std::size_t>(8, result.rejections.size()); ++index) {
     const Rejection& rejection = result.rejections[index];
@@ -107,14 +109,19 @@ void run(const PlanOptions& options) {
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
   fmt::print("workload: {}; {}; expert load: {}\n", scenario.workload.lengths_label(), result.estimates,
              result.load_source);
-  if (!result.aggregated.empty()) fmt::print("\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}", aggregated_table(result.aggregated, options.top));
+  if (!result.aggregated.empty())
+    fmt::print(
+        "\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}",
+        aggregated_table(result.aggregated, options.top));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,
                simulated_ranking_table(
                    sim::rerank_by_simulation(context, result.aggregated, options.simulate, sim::SimulationOptions{})));
   }
-  if (!result.disaggregated.empty()) fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}", disaggregated_table(result.disaggregated, options.top));
+  if (!result.disaggregated.empty())
+    fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}",
+               disaggregated_table(result.disaggregated, options.top));
   fmt::print("\nevaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
              result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
 }
@@ -123,17 +130,22 @@ void run(const PlanOptions& options) {
 
 void add_plan_deploy_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
-  auto* command = app.add_subcommand("plan-deploy", "Search deployment layouts for a model and scenario, rank the feasible ones");
+  auto* command =
+      app.add_subcommand("plan-deploy", "Search deployment layouts for a model and scenario, rank the feasible ones");
   add_model_options(*command, options->model);
   add_scenario_options(*command, options->scenario, true);
-  command->add_option("--top", options->top, "how many plans to print and write")->capture_default_str()->check(CLI::PositiveNumber);
+  command->add_option("--top", options->top, "how many plans to print and write")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command->add_option("--json", options->json, "also write the plan as JSON");
-  command->add_option("--report", options->report, "also write an HTML report: Pareto front, memory, step split, rejections");
+  command->add_option("--report", options->report,
+                      "also write an HTML report: Pareto front, memory, step split, rejections");
   command->add_option("--calibration", options->calibration, "calibration JSON written by moeplan calibrate")
       ->check(CLI::ExistingFile);
   command->add_flag("--force", options->force, "use a calibration measured for another model shape or GPU");
-  command->add_option("--loads", options->loads,
-                      "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")
+  command
+      ->add_option("--loads", options->loads,
+                   "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")
       ->check(CLI::ExistingFile);
   command->add_option("--simulate", options->simulate, "re-rank the top N aggregated plans by simulated throughput")
       ->check(CLI::PositiveNumber);

@@ -28,11 +28,12 @@ std::string serving_text(const ServingEstimate& estimate) {
     const StepBreakdown& step = estimate.decode;
     text += fmt::format("batch {} per DP rank (bound by {}), EP max/mean load {:.3f}\n", estimate.batch,
                         estimate.batch_limit, estimate.max_over_mean);
-    text += fmt::format("      decode step {} ms = attention {} + MoE compute {} + dispatch/combine {} + OTP comm {} + "
-                        "TP comm {} + other {} - overlap {}\n",
-                        milliseconds(step.total), milliseconds(step.attention), milliseconds(step.moe_compute),
-                        milliseconds(step.dispatch_combine), milliseconds(step.otp_comm), milliseconds(step.tp_comm),
-                        milliseconds(step.other), milliseconds(step.overlap_saved));
+    text += fmt::format(
+        "      decode step {} ms = attention {} + MoE compute {} + dispatch/combine {} + OTP comm {} + "
+        "TP comm {} + other {} - overlap {}\n",
+        milliseconds(step.total), milliseconds(step.attention), milliseconds(step.moe_compute),
+        milliseconds(step.dispatch_combine), milliseconds(step.otp_comm), milliseconds(step.tp_comm),
+        milliseconds(step.other), milliseconds(step.overlap_saved));
     text += fmt::format("      TPOT {} ms, {:.1f} tokens/s per user, {:.1f} output tokens/s per GPU\n",
                         milliseconds(estimate.tpot), estimate.tokens_per_user, estimate.output_tokens_per_gpu);
     if (estimate.load_batch > 0) {
@@ -42,9 +43,10 @@ std::string serving_text(const ServingEstimate& estimate) {
     }
   }
   if (estimate.options.role != Role::decode) {
-    text += fmt::format("{}prefill step of {} tokens per DP rank {} ms; TTFT {} ms; {:.0f} input tokens/s per GPU\n",
-                        estimate.options.role == Role::prefill ? "" : "      ", estimate.prefill_tokens,
-                        milliseconds(estimate.prefill.total), milliseconds(estimate.ttft), estimate.input_tokens_per_gpu);
+    text +=
+        fmt::format("{}prefill step of {} tokens per DP rank {} ms; TTFT {} ms; {:.0f} input tokens/s per GPU\n",
+                    estimate.options.role == Role::prefill ? "" : "      ", estimate.prefill_tokens,
+                    milliseconds(estimate.prefill.total), milliseconds(estimate.ttft), estimate.input_tokens_per_gpu);
   }
   return text;
 }
@@ -53,12 +55,13 @@ std::string otp_text(const StepModel& steps, const Layout& layout, double tokens
   std::string text;
   for (const OtpDecision& decision : steps.otp_decisions(layout, tokens)) {
     const OtpChoice& choice = decision.choice;
-    text += fmt::format("    {} at {:.0f} tokens: X1 {:.1f} us (volume {:.0f} B), X2 {:.1f} us (volume {:.0f} B); "
-                        "chosen {}, volume rule says {}{}\n",
-                        decision.matrix, tokens, choice.x1.total() * 1e6, choice.x1.volume_bytes,
-                        choice.x2.total() * 1e6, choice.x2.volume_bytes, choice.chosen == OtpScheme::x1 ? "X1" : "X2",
-                        choice.by_volume == OtpScheme::x1 ? "X1" : "X2",
-                        choice.latency_disagrees() ? " (latency overrides the volume rule)" : "");
+    text += fmt::format(
+        "    {} at {:.0f} tokens: X1 {:.1f} us (volume {:.0f} B), X2 {:.1f} us (volume {:.0f} B); "
+        "chosen {}, volume rule says {}{}\n",
+        decision.matrix, tokens, choice.x1.total() * 1e6, choice.x1.volume_bytes, choice.x2.total() * 1e6,
+        choice.x2.volume_bytes, choice.chosen == OtpScheme::x1 ? "X1" : "X2",
+        choice.by_volume == OtpScheme::x1 ? "X1" : "X2",
+        choice.latency_disagrees() ? " (latency overrides the volume rule)" : "");
   }
   return text;
 }
@@ -66,8 +69,8 @@ std::string otp_text(const StepModel& steps, const Layout& layout, double tokens
 }  // namespace
 
 std::string aggregated_table(const std::vector<Candidate>& candidates, std::size_t top) {
-  Table table({"#", "layout", "GPUs", "dispatch", "batch/DP", "bound", "TPOT ms", "TTFT ms", "tok/s/GPU",
-               "tok/s/user", "attn/moe/a2a/comm/other ms", "weights GiB", "KV GiB"});
+  Table table({"#", "layout", "GPUs", "dispatch", "batch/DP", "bound", "TPOT ms", "TTFT ms", "tok/s/GPU", "tok/s/user",
+               "attn/moe/a2a/comm/other ms", "weights GiB", "KV GiB"});
   for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
     const Candidate& candidate = candidates[index];
     const ServingEstimate& serving = candidate.serving;
@@ -86,15 +89,15 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
                "batch/DP", "TPOT ms", "out tok/s/GPU (decode)", "out tok/s/GPU (all)", "P:D GPUs"});
   for (std::size_t index = 0; index < std::min(top, plans.size()); ++index) {
     const DisaggregatedPlan& plan = plans[index];
-    table.add_row({std::to_string(index + 1),
-                   layout_label(plan.prefill.layout) + " " + options_label(plan.prefill.serving.options),
-                   std::to_string(plan.prefill_nodes), fmt::format("{:.0f}", plan.prefill.serving.input_tokens_per_gpu),
-                   milliseconds(plan.prefill.serving.ttft),
-                   layout_label(plan.decode.layout) + " " + options_label(plan.decode.serving.options),
-                   std::to_string(plan.decode_nodes), std::to_string(plan.decode.serving.batch),
-                   milliseconds(plan.decode.serving.tpot), fmt::format("{:.0f}", plan.decode.serving.output_tokens_per_gpu),
-                   fmt::format("{:.0f}", plan.output_tokens_per_gpu),
-                   fmt::format("{:.2f}", plan.prefill_gpus_per_decode_gpu)});
+    table.add_row(
+        {std::to_string(index + 1),
+         layout_label(plan.prefill.layout) + " " + options_label(plan.prefill.serving.options),
+         std::to_string(plan.prefill_nodes), fmt::format("{:.0f}", plan.prefill.serving.input_tokens_per_gpu),
+         milliseconds(plan.prefill.serving.ttft),
+         layout_label(plan.decode.layout) + " " + options_label(plan.decode.serving.options),
+         std::to_string(plan.decode_nodes), std::to_string(plan.decode.serving.batch),
+         milliseconds(plan.decode.serving.tpot), fmt::format("{:.0f}", plan.decode.serving.output_tokens_per_gpu),
+         fmt::format("{:.0f}", plan.output_tokens_per_gpu), fmt::format("{:.2f}", plan.prefill_gpus_per_decode_gpu)});
   }
   return table.render();
 }
@@ -110,10 +113,11 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
   }
   const MemoryPlan memory =
       plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, scenario.workload.longest_request());
-  text += fmt::format("  memory per rank: weights {} GiB + overheads {} GiB of usable {} GiB -> KV {} GiB, {} tokens "
-                      "({} bytes per token)\n",
-                      gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.usable_bytes),
-                      gib(memory.kv_cache_bytes), memory.max_kv_tokens, memory.kv.bytes_per_token);
+  text += fmt::format(
+      "  memory per rank: weights {} GiB + overheads {} GiB of usable {} GiB -> KV {} GiB, {} tokens "
+      "({} bytes per token)\n",
+      gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.usable_bytes), gib(memory.kv_cache_bytes),
+      memory.max_kv_tokens, memory.kv.bytes_per_token);
   if (!memory.fits) return text + "  rejected: memory: weights and overheads exceed the usable memory\n";
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   for (const Role role : {Role::aggregated, Role::prefill, Role::decode}) {

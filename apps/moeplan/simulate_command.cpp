@@ -9,9 +9,9 @@
 #include "inputs.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
-#include "sim/simulation.hpp"
-#include "sim/output.hpp"
 #include "report/simulation_report.hpp"
+#include "sim/output.hpp"
+#include "sim/simulation.hpp"
 #include "simulation_tables.hpp"
 
 namespace moeplan::cli {
@@ -38,7 +38,7 @@ struct SimulateOptions {
 };
 
 sim::PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
-                   std::int64_t instances) {
+                        std::int64_t instances) {
   const Layout layout = parse_layout(text, option);
   validate_layout(layout, context.model, option);
   return {layout, sim::best_role_options(context, layout, role), instances};
@@ -65,7 +65,8 @@ sim::SimulationResult simulate(const ServingContext& context, const SimulateOpti
   const sim::PoolSpec prefill =
       pool_spec(context, options.prefill_layout, "--prefill-layout", Role::prefill, options.prefill_instances);
   const sim::PoolSpec decode = pool_spec(context, options.layout, "--layout", Role::decode, options.decode_instances);
-  check_cluster(context.scenario, prefill.layout.world() * prefill.instances + decode.layout.world() * decode.instances);
+  check_cluster(context.scenario,
+                prefill.layout.world() * prefill.instances + decode.layout.world() * decode.instances);
   return sim::simulate_disaggregated(context, prefill, decode, settings);
 }
 
@@ -76,7 +77,8 @@ void run(const SimulateOptions& options) {
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const sim::SimulationResult result = simulate(context, options);
   const std::string& estimates = steps.compute().efficiency().source;
-  const std::string run_label = options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
+  const std::string run_label =
+      options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
   std::vector<sim::SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
   compared.reserve(options.compare.size());
   std::vector<report::SimulationRun> runs{{run_label, result}};
@@ -100,8 +102,8 @@ void run(const SimulateOptions& options) {
   const Workload& workload = scenario.workload;
   fmt::print("{} on {} x {} {}, scenario {}\n", model.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
              scenario.cluster.hardware.name, scenario.name);
-  fmt::print("workload: {} requests of {}, {}; {}; expert load: skew model (no load log)\n\n",
-             workload.num_requests, workload.lengths_label(),
+  fmt::print("workload: {} requests of {}, {}; {}; expert load: skew model (no load log)\n\n", workload.num_requests,
+             workload.lengths_label(),
              workload.request_rate ? fmt::format("Poisson {:.3g} req/s", *workload.request_rate)
                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
              estimates);
@@ -115,37 +117,51 @@ void run(const SimulateOptions& options) {
 
 void add_simulate_command(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
-  auto* command = app.add_subcommand("simulate", "Serve the scenario's workload step by step with one layout: "
-                                                 "throughput, TTFT and TPOT over time, and when memory binds");
+  auto* command = app.add_subcommand("simulate",
+                                     "Serve the scenario's workload step by step with one layout: "
+                                     "throughput, TTFT and TPOT over time, and when memory binds");
   add_model_options(*command, options->model);
   add_scenario_options(*command, options->scenario, true);
-  command->add_option("--layout", options->layout, "the layout (the decode pool's with --prefill-layout), e.g. \"dp=16,ep=16,otp=4\"")
+  command
+      ->add_option("--layout", options->layout,
+                   "the layout (the decode pool's with --prefill-layout), e.g. \"dp=16,ep=16,otp=4\"")
       ->required();
   auto* prefill = command->add_option("--prefill-layout", options->prefill_layout,
                                       "simulate prefill/decode disaggregation with this prefill pool layout");
   command->add_option("--prefill-instances", options->prefill_instances, "prefill pool instances")
-      ->capture_default_str()->check(CLI::PositiveNumber)->needs(prefill);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->needs(prefill);
   command->add_option("--decode-instances", options->decode_instances, "decode pool instances")
-      ->capture_default_str()->check(CLI::PositiveNumber)->needs(prefill);
-  command->add_option("--max-batch", options->max_batch, "running sequences per DP rank (default: the scenario's memory.max_batch)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->needs(prefill);
+  command
+      ->add_option("--max-batch", options->max_batch,
+                   "running sequences per DP rank (default: the scenario's memory.max_batch)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--graph-sizes", options->graph_sizes,
-                      "decode batch sizes with a captured graph, e.g. 24,48 (default: the scenario's "
-                      "memory.graph_batch_sizes); a decode-only step is padded to the smallest that holds its batch")
+  command
+      ->add_option("--graph-sizes", options->graph_sizes,
+                   "decode batch sizes with a captured graph, e.g. 24,48 (default: the scenario's "
+                   "memory.graph_batch_sizes); a decode-only step is padded to the smallest that holds its batch")
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
-  command->add_option("--duration", options->duration, "stop after this many simulated seconds (default: serve every request)")
+  command
+      ->add_option("--duration", options->duration,
+                   "stop after this many simulated seconds (default: serve every request)")
       ->check(finite_in(1e-9, 1e9));
-  command->add_option("--seed", options->seed,
-                      "seed of the random request lengths and Poisson arrivals the scenario asks for; a run repeats "
-                      "exactly with the same seed")
+  command
+      ->add_option("--seed", options->seed,
+                   "seed of the random request lengths and Poisson arrivals the scenario asks for; a run repeats "
+                   "exactly with the same seed")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
   command->add_option("--csv", options->csv, "also write the time series as CSV");
   command->add_option("--json", options->json, "also write the summary and the time series as JSON");
-  command->add_option("--compare", options->compare,
-                      "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. OTP1 "
-                      "against OTP4 [doc-004]")
+  command
+      ->add_option("--compare", options->compare,
+                   "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. OTP1 "
+                   "against OTP4 [doc-004]")
       ->excludes(prefill);
   command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
   command->footer(

@@ -21,20 +21,22 @@ std::string latency_row(const sim::LatencyStats& stats, double scale) {
 
 std::string simulation_summary_text(const sim::SimulationResult& result) {
   const sim::SimulationSummary& summary = result.summary;
-  std::string text = fmt::format(
-      "{} requests completed in {:.1f} s: {:.2f} output tokens/s ({:.2f} per GPU), {:.3f} requests/s\n",
-      summary.completed, summary.elapsed, summary.output_tokens_per_second, summary.output_tokens_per_gpu,
-      summary.requests_per_second);
+  std::string text =
+      fmt::format("{} requests completed in {:.1f} s: {:.2f} output tokens/s ({:.2f} per GPU), {:.3f} requests/s\n",
+                  summary.completed, summary.elapsed, summary.output_tokens_per_second, summary.output_tokens_per_gpu,
+                  summary.requests_per_second);
   text += fmt::format("TTFT ms: {}\nTPOT ms: {}\n", latency_row(summary.ttft, 1e3), latency_row(summary.tpot, 1e3));
-  text += fmt::format("memory first binds at {}; {} preemptions (recomputed, {} tokens read back from the "
-                      "prefix cache)\n",
-                      seconds_or_never(summary.memory_binds_at), summary.preemptions, summary.cached_prefill_tokens);
+  text += fmt::format(
+      "memory first binds at {}; {} preemptions (recomputed, {} tokens read back from the "
+      "prefix cache)\n",
+      seconds_or_never(summary.memory_binds_at), summary.preemptions, summary.cached_prefill_tokens);
   for (const sim::PoolResult& pool : result.pools) {
-    text += fmt::format("  {} pool: {} x {}, {} GPUs, {}{}, max batch {} per DP rank, KV {} tokens per DP rank, "
-                        "{} steps, memory binds at {}\n",
-                        role_name(pool.pool.options.role), pool.pool.instances, layout_label(pool.pool.layout), pool.gpus,
-                        dispatch_mode_name(pool.pool.options.dispatch), pool.pool.options.two_batch_overlap ? "+tbo" : "",
-                        pool.max_batch, pool.memory.max_kv_tokens, pool.steps, seconds_or_never(pool.memory_binds_at));
+    text += fmt::format(
+        "  {} pool: {} x {}, {} GPUs, {}{}, max batch {} per DP rank, KV {} tokens per DP rank, "
+        "{} steps, memory binds at {}\n",
+        role_name(pool.pool.options.role), pool.pool.instances, layout_label(pool.pool.layout), pool.gpus,
+        dispatch_mode_name(pool.pool.options.dispatch), pool.pool.options.two_batch_overlap ? "+tbo" : "",
+        pool.max_batch, pool.memory.max_kv_tokens, pool.steps, seconds_or_never(pool.memory_binds_at));
   }
   return text;
 }
@@ -64,8 +66,8 @@ std::string simulated_ranking_table(const std::vector<sim::SimulatedCandidate>& 
     table.add_row({std::to_string(index + 1), std::to_string(entry.static_rank), layout_label(entry.candidate.layout),
                    fmt::format("{:.0f}", entry.candidate.serving.output_tokens_per_gpu),
                    fmt::format("{:.0f}", simulated.output_tokens_per_gpu),
-                   fmt::format("{:.3f}", simulated.requests_per_second), fmt::format("{:.1f}", simulated.ttft.p50 * 1e3),
-                   fmt::format("{:.1f}", simulated.tpot.p50 * 1e3),
+                   fmt::format("{:.3f}", simulated.requests_per_second),
+                   fmt::format("{:.1f}", simulated.ttft.p50 * 1e3), fmt::format("{:.1f}", simulated.tpot.p50 * 1e3),
                    simulated.memory_binds_at ? fmt::format("{:.1f}", *simulated.memory_binds_at) : "never"});
   }
   return table.render();

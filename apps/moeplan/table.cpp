@@ -9,14 +9,13 @@ namespace {
 
 // Display width: count UTF-8 code points, not bytes, so labels with '·' align.
 std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char byte) {
-    return (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
-  }));
+  return static_cast<std::size_t>(std::count_if(
+      text.begin(), text.end(), [](char byte) { return (static_cast<unsigned char>(byte) & 0xC0) != 0x80; }));
 }
 
 bool looks_numeric(const std::string& text) {
-  return !text.empty() && (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' ||
-                           text.front() == '+');
+  return !text.empty() &&
+         (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' || text.front() == '+');
 }
 
 }  // namespace

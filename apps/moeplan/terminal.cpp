@@ -47,7 +47,8 @@ std::string styled(std::string_view text, Style style, std::FILE* stream) {
 bool quiet() { return quiet_requested; }
 
 void add_terminal_options(CLI::App& app) {
-  app.add_flag("-q,--quiet", quiet_requested, "print only warnings and errors: no progress, notes or tables (files are still written)");
+  app.add_flag("-q,--quiet", quiet_requested,
+               "print only warnings and errors: no progress, notes or tables (files are still written)");
   app.fallthrough();
   // After parsing and --help, before any subcommand runs.
   app.parse_complete_callback([] {

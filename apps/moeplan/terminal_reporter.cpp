@@ -27,7 +27,10 @@ std::string time_left(double elapsed_seconds, double fraction_done) {
 }  // namespace
 
 TerminalReporter::TerminalReporter()
-    : enabled_(!quiet() && isatty(fileno(stderr)) == 1), started_(Clock::now()), stage_started_(started_), drawn_(started_) {}
+    : enabled_(!quiet() && isatty(fileno(stderr)) == 1),
+      started_(Clock::now()),
+      stage_started_(started_),
+      drawn_(started_) {}
 
 TerminalReporter::~TerminalReporter() { clear(); }
 
@@ -63,11 +66,12 @@ void TerminalReporter::progress(std::string_view stage, double fraction_done) {
 
 void TerminalReporter::draw(double fraction_done) {
   const int filled = std::clamp(static_cast<int>(fraction_done * kBarWidth), 0, kBarWidth);
-  const std::string bar = std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(kBarWidth - filled), '.');
+  const std::string bar = std::string(static_cast<std::size_t>(filled), '#') +
+                          std::string(static_cast<std::size_t>(kBarWidth - filled), '.');
   const double elapsed = std::chrono::duration<double>(Clock::now() - stage_started_).count();
   // \r returns to the line's start and \033[K erases what a longer previous line left.
-  std::fprintf(stderr, "\r%s [%s] %3.0f%%%s\033[K", stage_.c_str(), styled(bar, Style::green, stderr).c_str(), fraction_done * 100,
-               time_left(elapsed, fraction_done).c_str());
+  std::fprintf(stderr, "\r%s [%s] %3.0f%%%s\033[K", stage_.c_str(), styled(bar, Style::green, stderr).c_str(),
+               fraction_done * 100, time_left(elapsed, fraction_done).c_str());
   std::fflush(stderr);
   visible_ = true;
 }

@@ -50,8 +50,8 @@ struct DeviceRecord {
   int memory_clock_khz = 0;
   int driver_version = 0;
   int runtime_version = 0;
-  int nccl_version = 0;     // 0 where NCCL took no part
-  double copy_bytes_per_second = 0;      // device-to-device copy, bytes read + written
+  int nccl_version = 0;                   // 0 where NCCL took no part
+  double copy_bytes_per_second = 0;       // device-to-device copy, bytes read + written
   double bf16_gemm_flops_per_second = 0;  // cuBLAS 8192^3, random data
 };
 
@@ -85,9 +85,9 @@ struct FittedPoint {
 };
 
 struct Calibration {
-  std::string command;   // what produced the file
+  std::string command;      // what produced the file
   std::string measured_on;  // "4x NVIDIA H200"
-  bool complete = true;  // false when the sweep was interrupted: the file holds what was measured
+  bool complete = true;     // false when the sweep was interrupted: the file holds what was measured
   ModelSignature model;
   DeviceRecord device;
   std::vector<Measurement> measurements;

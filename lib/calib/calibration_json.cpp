@@ -9,9 +9,9 @@
 
 #include "calib/coefficients_json.hpp"
 #include "calib/collective_fit.hpp"
-#include "io/json_fields.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "io/json_fields.hpp"
 #include "spec/dtype.hpp"
 
 namespace moeplan::calib {
@@ -111,19 +111,16 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
     for (const char* key : keys) shape.integer(key, minimum, maximum);
   };
   switch (measurement.family) {
-    case Family::collective:
-      try {
-        parse_collective(measurement.kind);
+    case Family::collective: try { parse_collective(measurement.kind);
       } catch (const std::invalid_argument& error) {
         fields.fail("kind", error.what());
       }
       fields.integer("ranks", 2, kMostUnits);
       return;
-    case Family::gemm:
-      need({"m", "n", "k"}, 1, kMostTokens);
-      return;
+    case Family::gemm: need({"m", "n", "k"}, 1, kMostTokens); return;
     case Family::otp:
-      if (measurement.kind != "x1" && measurement.kind != "x2") fields.fail("kind", "\"x1\" or \"x2\" (the schemes of [doc-004])");
+      if (measurement.kind != "x1" && measurement.kind != "x2")
+        fields.fail("kind", "\"x1\" or \"x2\" (the schemes of [doc-004])");
       fields.integer("ranks", 2, kMostUnits);
       need({"tokens", "input_width", "output_width"}, 1, kMostTokens);
       return;
@@ -133,7 +130,8 @@ void check_family_fields(const JsonFields& fields, const Measurement& measuremen
       need({"local_experts", "top_k", "columns"}, 1, kMostUnits);
       // Files measured before riding rows (moe/riding_rows.hpp) have none: their kernels rode no rows.
       if (shape.has("riding_rows")) shape.integer("riding_rows", 0, 63);
-      if (shape.integer("columns", 1) < shape.integer("top_k", 1)) shape.fail("columns", "at least top_k (routed columns plus fused shared ones)");
+      if (shape.integer("columns", 1) < shape.integer("top_k", 1))
+        shape.fail("columns", "at least top_k (routed columns plus fused shared ones)");
       if (shape.integer("top_k", 1) > shape.integer("local_experts", 1)) {
         shape.fail("top_k", "at most local_experts (a token picks distinct routed slots)");
       }
@@ -219,7 +217,8 @@ Calibration calibration_from_json(const nlohmann::json& document, const std::str
   const JsonFields fields(document, file, "");
   const std::string schema = fields.text("schema");
   if (schema == "moeplan.calibration.v1") {
-    fields.fail("schema", std::string("\"") + kCalibrationSchema + "\"; a v1 file predates the per-path MoE fit: re-run moeplan calibrate");
+    fields.fail("schema", std::string("\"") + kCalibrationSchema +
+                              "\"; a v1 file predates the per-path MoE fit: re-run moeplan calibrate");
   }
   if (schema != kCalibrationSchema) fields.fail("schema", std::string("\"") + kCalibrationSchema + "\"");
   Calibration calibration;

@@ -78,7 +78,6 @@ json coefficients_json(const Coefficients& coefficients) {
           {"otp", {{"x1", adjustment_json(coefficients.otp_x1)}, {"x2", adjustment_json(coefficients.otp_x2)}}}};
 }
 
-
 namespace {
 
 // A fixed cost past any kernel the sweeps time.
@@ -146,7 +145,8 @@ CollectiveFit read_curve(const JsonFields& fields) {
   fit.curve.line_latency = fields.number("line_latency_seconds");
   fit.curve.bus_bandwidth = fields.positive("bus_bandwidth_bytes_per_second");
   fit.curve.line_from = fields.positive("line_from_wire_bytes");
-  if (fit.curve.line_from < fit.curve.floor_until) fields.fail("line_from_wire_bytes", "a size at or past floor_until_wire_bytes");
+  if (fit.curve.line_from < fit.curve.floor_until)
+    fields.fail("line_from_wire_bytes", "a size at or past floor_until_wire_bytes");
   return fit;
 }
 
@@ -166,10 +166,12 @@ Coefficients read_coefficients(const JsonFields& fields) {
     const JsonFields moe = fields.object("moe");
     coefficients.moe = MoeFit{read_line(moe.object("routing")), read_line(moe.object("align")),
                               read_line(moe.object("combine")), read_path(moe, "streaming"),
-                              read_path(moe, "library"), moe.non_negative("streaming_max_rows_per_slot")};
-    if (!coefficients.moe->streaming && !coefficients.moe->library) moe.fail("streaming", "a fit for at least one path");
+                              read_path(moe, "library"),        moe.non_negative("streaming_max_rows_per_slot")};
+    if (!coefficients.moe->streaming && !coefficients.moe->library)
+      moe.fail("streaming", "a fit for at least one path");
     // Absent in files fitted before riding rows: their kernels rode none.
-    if (moe.has("streaming_riding_rows")) coefficients.moe->streaming_riding_rows = moe.integer("streaming_riding_rows", 0, 63);
+    if (moe.has("streaming_riding_rows"))
+      coefficients.moe->streaming_riding_rows = moe.integer("streaming_riding_rows", 0, 63);
   }
   if (fields.has("otp") && !fields.is_null("otp")) {
     const JsonFields otp = fields.object("otp");
@@ -178,6 +180,5 @@ Coefficients read_coefficients(const JsonFields& fields) {
   }
   return coefficients;
 }
-
 
 }  // namespace moeplan::calib

@@ -42,18 +42,12 @@ double median_seconds(const std::vector<CurvePoint>& points, std::size_t end) {
 
 std::string collective_name(Collective kind) {
   switch (kind) {
-    case Collective::all_reduce:
-      return "all_reduce";
-    case Collective::all_gather:
-      return "all_gather";
-    case Collective::reduce_scatter:
-      return "reduce_scatter";
-    case Collective::all_to_all:
-      return "all_to_all";
-    case Collective::broadcast:
-      return "broadcast";
-    case Collective::point_to_point:
-      return "point_to_point";
+    case Collective::all_reduce: return "all_reduce";
+    case Collective::all_gather: return "all_gather";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::all_to_all: return "all_to_all";
+    case Collective::broadcast: return "broadcast";
+    case Collective::point_to_point: return "point_to_point";
   }
   return "all_reduce";
 }
@@ -67,7 +61,8 @@ Collective parse_collective(const std::string& name) {
 
 double curve_error(const CollectiveCurve& curve, const std::vector<CurvePoint>& points) {
   double total = 0;
-  for (const CurvePoint& point : points) total += std::abs(curve.time(point.wire_bytes) - point.seconds) / point.seconds;
+  for (const CurvePoint& point : points)
+    total += std::abs(curve.time(point.wire_bytes) - point.seconds) / point.seconds;
   return points.empty() ? 0.0 : total / static_cast<double>(points.size());
 }
 
@@ -98,7 +93,8 @@ CollectiveCurve fit_collective_curve(std::vector<CurvePoint> points, Collective 
       }
     }
   }
-  if (!std::isfinite(best_error)) throw std::invalid_argument("fit_collective_curve: no split gives a positive bandwidth");
+  if (!std::isfinite(best_error))
+    throw std::invalid_argument("fit_collective_curve: no split gives a positive bandwidth");
   return best;
 }
 

@@ -98,7 +98,8 @@ void fit_gemms(Calibration& calibration) {
   if (split.training.empty()) return;
   const RooflineReference& reference = calibration.coefficients.reference;
   std::vector<RooflinePoint> points;
-  for (const Measurement& measurement : gather(calibration, split.training)) points.push_back(roofline_point(measurement));
+  for (const Measurement& measurement : gather(calibration, split.training))
+    points.push_back(roofline_point(measurement));
   const RooflineFit fit = fit_roofline(points, reference);
   calibration.coefficients.gemm = fit;
   calibration.heldout.gemm =
@@ -114,8 +115,8 @@ void fit_moe_layers(Calibration& calibration) {
   const MoeFit fit = fit_moe(gather(calibration, split.training), reference);
   calibration.coefficients.moe = fit;
   const RooflineFit dense = *calibration.coefficients.gemm;
-  calibration.heldout.moe_layer = record_predictions(
-      calibration, split, calibration.heldout.moe_layer_points, [&](const Measurement& measurement) {
+  calibration.heldout.moe_layer =
+      record_predictions(calibration, split, calibration.heldout.moe_layer_points, [&](const Measurement& measurement) {
         return std::optional<double>{predict_moe_layer(fit, dense, measurement, reference)};
       });
 }

@@ -12,10 +12,8 @@ std::vector<std::int64_t> shape_key(const Measurement& measurement) {
     case Family::collective:  // the size asked for: group sizes that round it down share its key
       return {measurement.shape.count("nominal_bytes") > 0 ? measurement.dimension("nominal_bytes")
                                                            : static_cast<std::int64_t>(measurement.bytes)};
-    case Family::gemm:
-      return {measurement.dimension("n"), measurement.dimension("k")};
-    case Family::moe_layer:
-      return {measurement.dimension("local_experts")};
+    case Family::gemm: return {measurement.dimension("n"), measurement.dimension("k")};
+    case Family::moe_layer: return {measurement.dimension("local_experts")};
     case Family::otp:
       return {measurement.dimension("input_width"), measurement.dimension("output_width"), measurement.ranks};
   }

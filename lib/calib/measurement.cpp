@@ -6,14 +6,10 @@ namespace moeplan::calib {
 
 std::string family_name(Family family) {
   switch (family) {
-    case Family::collective:
-      return "collective";
-    case Family::otp:
-      return "otp";
-    case Family::gemm:
-      return "gemm";
-    case Family::moe_layer:
-      return "moe_layer";
+    case Family::collective: return "collective";
+    case Family::otp: return "otp";
+    case Family::gemm: return "gemm";
+    case Family::moe_layer: return "moe_layer";
   }
   return "gemm";
 }

@@ -15,15 +15,15 @@ Family parse_family(const std::string& name);
 
 struct Measurement {
   Family family = Family::gemm;
-  std::string kind;           // collective name, "x1"/"x2", projection or MoE variant
-  std::string label;          // what the shape belongs to: "o_proj", "qkv", "expert slice", ...
-  std::string mode;           // "eager" or "graph" where the launch mode matters
+  std::string kind;   // collective name, "x1"/"x2", projection or MoE variant
+  std::string label;  // what the shape belongs to: "o_proj", "qkv", "expert slice", ...
+  std::string mode;   // "eager" or "graph" where the launch mode matters
   std::string dtype = "bf16";
-  int ranks = 1;              // GPUs taking part
+  int ranks = 1;                              // GPUs taking part
   std::map<std::string, std::int64_t> shape;  // named dimensions: m, n, k, tokens, local_experts, ...
-  double bytes = 0;           // collectives: nccl-tests S; others: fewest bytes through device memory
+  double bytes = 0;                           // collectives: nccl-tests S; others: fewest bytes through device memory
   double flops = 0;
-  double seconds = 0;         // median
+  double seconds = 0;  // median
   double min_seconds = 0;
   double max_seconds = 0;
   std::map<std::string, double> stages;  // seconds per stage, where the sweep timed them apart

@@ -52,8 +52,8 @@ std::optional<PathFit> fit_path(const std::vector<Measurement>& layers, ExpertPa
 }
 
 double rows_per_slot(const Measurement& layer) {
-  const auto slots = static_cast<double>(layer.dimension("local_experts") + layer.dimension("columns") -
-                                         layer.dimension("top_k"));
+  const auto slots =
+      static_cast<double>(layer.dimension("local_experts") + layer.dimension("columns") - layer.dimension("top_k"));
   return static_cast<double>(layer.dimension("tokens") * layer.dimension("columns")) / slots;
 }
 
@@ -88,7 +88,7 @@ double stage_time(const AdditiveCost& cost, const Work& work, const RooflineRefe
 }
 
 AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<double>& seconds,
-                         const RooflineReference& reference) {
+                          const RooflineReference& reference) {
   // Terms in microseconds and in seconds at the reference ceilings, so the coefficients are of one order.
   std::vector<std::vector<double>> terms;
   for (const Work& stage : work) {

@@ -14,7 +14,8 @@ std::vector<OtpShape> otp_shapes(const Model& model) {
     const bool attention = tensor.component == Component::attention_qkv || tensor.component == Component::attention_o;
     if (!attention || tensor.scope != LayerScope::every_layer || tensor.cols <= 1) continue;
     if (tensor.split == Split::o_input) shapes.push_back({"o_proj", tensor.cols, tensor.rows});
-    if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) head_split_outputs[tensor.cols] += tensor.rows;
+    if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads)
+      head_split_outputs[tensor.cols] += tensor.rows;
   }
   for (const auto& [input, output] : head_split_outputs) {
     const std::string label = head_split_outputs.size() == 1 ? "qkv" : "qkv" + std::to_string(input);

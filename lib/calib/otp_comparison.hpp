@@ -10,7 +10,7 @@
 namespace moeplan::calib {
 
 struct OtpShape {
-  std::string label;  // "o_proj", "qkv" (or "qkv<input width>" where several head-split inputs exist)
+  std::string label;              // "o_proj", "qkv" (or "qkv<input width>" where several head-split inputs exist)
   std::int64_t input_width = 0;   // h1
   std::int64_t output_width = 0;  // h2
 };
@@ -29,9 +29,7 @@ struct OtpRow {
 
   OtpScheme measured_winner() const { return measured_x1 <= measured_x2 ? OtpScheme::x1 : OtpScheme::x2; }
   OtpScheme calibrated_winner() const { return calibrated_x1 <= calibrated_x2 ? OtpScheme::x1 : OtpScheme::x2; }
-  OtpScheme uncalibrated_winner() const {
-    return uncalibrated_x1 <= uncalibrated_x2 ? OtpScheme::x1 : OtpScheme::x2;
-  }
+  OtpScheme uncalibrated_winner() const { return uncalibrated_x1 <= uncalibrated_x2 ? OtpScheme::x1 : OtpScheme::x2; }
 };
 
 // The cost model's time for one measured OTP path (projection weights in bf16, as measured).

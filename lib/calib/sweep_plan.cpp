@@ -68,8 +68,8 @@ MoeShape moe_shape(const Model& model) {
 
 // E / EP for the EP sizes a node or a few nodes run, smallest slice first, at least top_k slots.
 std::vector<std::int64_t> local_expert_slices(const Moe& moe, bool quick) {
-  const std::vector<std::int64_t> ep_sizes = quick ? std::vector<std::int64_t>{16, 4, 1}
-                                                   : std::vector<std::int64_t>{64, 32, 16, 8, 4, 2, 1};
+  const std::vector<std::int64_t> ep_sizes =
+      quick ? std::vector<std::int64_t>{16, 4, 1} : std::vector<std::int64_t>{64, 32, 16, 8, 4, 2, 1};
   std::vector<std::int64_t> slices;
   for (std::int64_t ep : ep_sizes) {
     const std::int64_t local = moe.num_experts / ep;

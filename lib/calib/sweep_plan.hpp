@@ -12,7 +12,7 @@
 namespace moeplan::calib {
 
 struct GemmShape {
-  std::string label;  // the projection, with its split: "o_proj/4 cols"
+  std::string label;   // the projection, with its split: "o_proj/4 cols"
   std::int64_t n = 0;  // output features
   std::int64_t k = 0;  // input features
 };

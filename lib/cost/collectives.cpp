@@ -10,17 +10,14 @@ double wire_factor(Collective kind, std::int64_t ranks) {
   const double n = static_cast<double>(ranks);
   switch (kind) {
     // nccl-tests PERFORMANCE.md: all-reduce busbw = algbw x 2(n-1)/n.
-    case Collective::all_reduce:
-      return 2.0 * (n - 1.0) / n;
+    case Collective::all_reduce: return 2.0 * (n - 1.0) / n;
     // nccl-tests PERFORMANCE.md: all-gather, reduce-scatter and all-to-all busbw = algbw x (n-1)/n.
     case Collective::all_gather:
     case Collective::reduce_scatter:
-    case Collective::all_to_all:
-      return (n - 1.0) / n;
+    case Collective::all_to_all: return (n - 1.0) / n;
     // nccl-tests PERFORMANCE.md: broadcast busbw = algbw; a send/receive pair moves the buffer once.
     case Collective::broadcast:
-    case Collective::point_to_point:
-      return 1.0;
+    case Collective::point_to_point: return 1.0;
   }
   return 1.0;
 }
@@ -29,16 +26,13 @@ std::int64_t collective_steps(Collective kind, std::int64_t ranks) {
   if (ranks <= 1) return 0;
   switch (kind) {
     // [nccl-tuning]: ring nsteps = 2(n-1) for all-reduce, n-1 for all-gather and reduce-scatter.
-    case Collective::all_reduce:
-      return 2 * (ranks - 1);
+    case Collective::all_reduce: return 2 * (ranks - 1);
     case Collective::all_gather:
     case Collective::reduce_scatter:
     // [thakur-collectives-2005]: pairwise all-to-all and pipelined broadcast pay (p-1) alpha.
     case Collective::all_to_all:
-    case Collective::broadcast:
-      return ranks - 1;
-    case Collective::point_to_point:
-      return 1;
+    case Collective::broadcast: return ranks - 1;
+    case Collective::point_to_point: return 1;
   }
   return 1;
 }
@@ -135,8 +129,7 @@ double CollectiveModel::spanning_time(Collective kind, const Group& group, doubl
     case Collective::broadcast:
       return flat_time(Collective::broadcast, inter, nodes, bytes) +
              flat_time(Collective::broadcast, intra, local, bytes);
-    case Collective::point_to_point:
-      return flat_time(Collective::point_to_point, inter, 2, bytes);
+    case Collective::point_to_point: return flat_time(Collective::point_to_point, inter, 2, bytes);
   }
   return 0.0;
 }

@@ -29,8 +29,7 @@ double ExpertLoad::routed_probability() const {
 }
 
 double ExpertLoad::active() const {
-  return experts_reached(routed_trials(), routed_probability(), experts) +
-         active_experts(shared_pairs, shared_experts);
+  return experts_reached(routed_trials(), routed_probability(), experts) + active_experts(shared_pairs, shared_experts);
 }
 
 ComputeModel::ComputeModel(const Hardware& hardware, const Efficiency& efficiency)
@@ -126,13 +125,13 @@ double AdditiveCost::time(const Work& work, double bytes_per_second, double flop
 ExpertTimes ComputeModel::calibrated_experts(const ExpertLoad& load, double prefetched_bytes) const {
   const ExpertPathCosts& paths = efficiency_.expert_paths;
   const double rows = load.rows(), slots = load.experts + load.shared_experts;
-  const ExpertPath path = rows / slots <= paths.streaming_max_rows_per_slot ? ExpertPath::streaming : ExpertPath::library;
+  const ExpertPath path =
+      rows / slots <= paths.streaming_max_rows_per_slot ? ExpertPath::streaming : ExpertPath::library;
   // Routed rows land uniformly on the routed experts; each fused shared replica takes an equal share.
   const int riding = load.dtype == DType::fp8_e4m3 ? paths.streaming_riding_rows : 0;
   const SlotExpectation routed = expected_slot(load.routed_trials(), load.routed_probability(), riding);
-  const SlotExpectation shared = load.shared_experts > 0
-                                     ? expected_slot(load.shared_pairs / load.shared_experts, 1.0, riding)
-                                     : SlotExpectation{};
+  const SlotExpectation shared =
+      load.shared_experts > 0 ? expected_slot(load.shared_pairs / load.shared_experts, 1.0, riding) : SlotExpectation{};
   ExpertStageWork work = expert_stage_work(
       path, rows, load.experts * routed.reached + load.shared_experts * shared.reached,
       load.experts * routed.blocks + load.shared_experts * shared.blocks, static_cast<double>(load.hidden),

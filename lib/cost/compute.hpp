@@ -50,7 +50,8 @@ struct ExpertPathCosts {
   bool calibrated = false;
   AdditiveCost streaming_gate_up, streaming_down, library_gate_up, library_down;
   double streaming_max_rows_per_slot = 0;  // the layer switches to the library path past this load
-  int streaming_riding_rows = 0;  // e4m3 rows that ride with a full block in the kernel calibrated (moe/riding_rows.hpp)
+  int streaming_riding_rows =
+      0;  // e4m3 rows that ride with a full block in the kernel calibrated (moe/riding_rows.hpp)
 };
 
 // Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.

@@ -54,10 +54,12 @@ ExpertStageWork expert_stage_work(ExpertPath path, double rows, double reached, 
   work.down.repeat_bytes = repeats * hidden * intermediate * bytes_per_weight;
   // [doc-002]: GEMM1 w13 [2I, H] gathers each row's hidden state and writes its SiLU-and-mul activation.
   work.gate_up.flops = 2.0 * rows * 2.0 * intermediate * hidden;
-  work.gate_up.bytes = passes * 2.0 * intermediate * hidden * bytes_per_weight + rows * (hidden + intermediate) * kActivationBytes;
+  work.gate_up.bytes =
+      passes * 2.0 * intermediate * hidden * bytes_per_weight + rows * (hidden + intermediate) * kActivationBytes;
   // [doc-002]: GEMM2 w2 [H, I] reads the activation and writes one hidden row per entry.
   work.down.flops = 2.0 * rows * hidden * intermediate;
-  work.down.bytes = passes * hidden * intermediate * bytes_per_weight + rows * (intermediate + hidden) * kActivationBytes;
+  work.down.bytes =
+      passes * hidden * intermediate * bytes_per_weight + rows * (intermediate + hidden) * kActivationBytes;
   return work;
 }
 

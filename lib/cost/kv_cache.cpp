@@ -4,8 +4,7 @@
 
 namespace moeplan {
 
-KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype,
-                               std::int64_t context_length) {
+KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype, std::int64_t context_length) {
   const Attention& attention = model.attention;
   const double element = element_bytes(kv_dtype);
   KvCacheShape shape;

@@ -16,7 +16,6 @@ struct KvCacheShape {
 
 // [moeplan-model-arithmetic]: MLA caches (kv_lora_rank + qk_rope_head_dim) per layer, replicated across
 // attention TP; GQA caches 2 * kv_heads * head_dim, split by TP down to one head and replicated beyond.
-KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype,
-                               std::int64_t context_length);
+KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype, std::int64_t context_length);
 
 }  // namespace moeplan

@@ -11,7 +11,6 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
-
 // Expert TP degree for this component: fused shared slots live inside the MoE kernel [doc-002],
 // an unfused shared expert is a dense MLP split like the dense FFN.
 std::int64_t expert_tp(const Layout& layout, Component component) {
@@ -70,8 +69,9 @@ std::uint64_t activation_workspace(const Model& model, const Layout& layout, con
           ? tokens * static_cast<std::uint64_t>(3 * model.dense_intermediate_size / layout.dense_tp_size()) * element
           : 0;
   // fp32 logits of one decode batch over this rank's vocabulary slice.
-  const std::uint64_t logits = static_cast<std::uint64_t>(settings.max_batch) *
-                               static_cast<std::uint64_t>(divide_rounding_up(model.vocab_size, layout.lm_head_tp_size())) * 4;
+  const std::uint64_t logits =
+      static_cast<std::uint64_t>(settings.max_batch) *
+      static_cast<std::uint64_t>(divide_rounding_up(model.vocab_size, layout.lm_head_tp_size())) * 4;
   return hidden_buffers + attention + std::max(moe, dense) + logits;
 }
 
@@ -82,7 +82,8 @@ std::uint64_t communication_buffers(const Model& model, const Layout& layout, co
   if (layout.ep > 1) {
     // All-to-all send and receive buffers for one step's dispatched tokens (bf16, top-k copies each).
     bytes += 2 * static_cast<std::uint64_t>(settings.activation_tokens) *
-             static_cast<std::uint64_t>(model.moe.experts_per_token) * static_cast<std::uint64_t>(model.hidden_size) * 2;
+             static_cast<std::uint64_t>(model.moe.experts_per_token) * static_cast<std::uint64_t>(model.hidden_size) *
+             2;
   }
   return bytes;
 }

@@ -33,15 +33,15 @@ struct Overheads {
 struct MemoryPlan {
   Layout layout;
   std::uint64_t device_bytes = 0;
-  std::uint64_t usable_bytes = 0;   // device_bytes x utilization
+  std::uint64_t usable_bytes = 0;  // device_bytes x utilization
   WeightBytes weights;
   Overheads overheads;
-  std::uint64_t kv_cache_bytes = 0; // what is left for KV after weights and overheads
-  bool fits = false;                // weights and overheads leave room for KV
+  std::uint64_t kv_cache_bytes = 0;  // what is left for KV after weights and overheads
+  bool fits = false;                 // weights and overheads leave room for KV
   KvCacheShape kv;
   std::int64_t max_kv_tokens = 0;
   std::int64_t context_length = 0;
-  std::int64_t max_sequences = 0;   // concurrent sequences of context_length per DP rank
+  std::int64_t max_sequences = 0;  // concurrent sequences of context_length per DP rank
 
   std::uint64_t total() const { return weights.total() + overheads.total() + kv_cache_bytes; }
 };

@@ -44,8 +44,8 @@ DispatchTimes standard_all_to_all(const DispatchInput& input, const CollectiveMo
 
 DispatchTimes gather_scatter(const DispatchInput& input, const CollectiveModel& collectives) {
   // [doc-003]: tokens all-gathered across the group before the experts, reduce-scattered after them.
-  const double bytes =
-      input.tokens_per_rank * static_cast<double>(input.group.ranks) * static_cast<double>(input.hidden) * kActivationBytes;
+  const double bytes = input.tokens_per_rank * static_cast<double>(input.group.ranks) *
+                       static_cast<double>(input.hidden) * kActivationBytes;
   return {collectives.time(Collective::all_gather, input.group, bytes),
           collectives.time(Collective::reduce_scatter, input.group, bytes)};
 }
@@ -84,14 +84,10 @@ DispatchTimes deepep_normal(const DispatchInput& input, const Hardware& hardware
 
 std::string dispatch_mode_name(DispatchMode mode) {
   switch (mode) {
-    case DispatchMode::gather_scatter:
-      return "all-gather/reduce-scatter";
-    case DispatchMode::all_to_all:
-      return "all-to-all";
-    case DispatchMode::deepep_normal:
-      return "DeepEP normal";
-    case DispatchMode::deepep_low_latency:
-      return "DeepEP low-latency";
+    case DispatchMode::gather_scatter: return "all-gather/reduce-scatter";
+    case DispatchMode::all_to_all: return "all-to-all";
+    case DispatchMode::deepep_normal: return "DeepEP normal";
+    case DispatchMode::deepep_low_latency: return "DeepEP low-latency";
   }
   return "unknown";
 }
@@ -106,14 +102,10 @@ DispatchTimes dispatch_times(const DispatchInput& input, const CollectiveModel& 
                              const DispatchConstants& constants) {
   if (input.group.ranks <= 1 || input.tokens_per_rank <= 0) return {};
   switch (input.mode) {
-    case DispatchMode::gather_scatter:
-      return gather_scatter(input, collectives);
-    case DispatchMode::all_to_all:
-      return standard_all_to_all(input, collectives);
-    case DispatchMode::deepep_normal:
-      return deepep_normal(input, collectives.hardware(), constants);
-    case DispatchMode::deepep_low_latency:
-      return deepep_low_latency(input, collectives.hardware(), constants);
+    case DispatchMode::gather_scatter: return gather_scatter(input, collectives);
+    case DispatchMode::all_to_all: return standard_all_to_all(input, collectives);
+    case DispatchMode::deepep_normal: return deepep_normal(input, collectives.hardware(), constants);
+    case DispatchMode::deepep_low_latency: return deepep_low_latency(input, collectives.hardware(), constants);
   }
   return {};
 }

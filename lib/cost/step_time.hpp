@@ -32,7 +32,7 @@ struct StepBreakdown {
   double other = 0;             // dense FFN layers, norms and residuals, embedding, LM head
   double overlap_saved = 0;     // hidden by two-batch overlap, shared-expert overlap and weight prefetch
   double total = 0;
-  double routed_experts = 0;    // of moe_compute, the grouped GEMMs of the EP slots (routed and fused shared)
+  double routed_experts = 0;  // of moe_compute, the grouped GEMMs of the EP slots (routed and fused shared)
 };
 
 struct DecodeInput {

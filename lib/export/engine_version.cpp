@@ -10,12 +10,9 @@ namespace moeplan::exporting {
 
 std::string engine_name(Engine engine) {
   switch (engine) {
-    case Engine::sglang:
-      return "sglang";
-    case Engine::vllm:
-      return "vllm";
-    case Engine::vllm_ascend:
-      return "vllm-ascend";
+    case Engine::sglang: return "sglang";
+    case Engine::vllm: return "vllm";
+    case Engine::vllm_ascend: return "vllm-ascend";
   }
   return "";
 }

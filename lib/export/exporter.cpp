@@ -54,9 +54,10 @@ std::map<RoleKind, ExpertPlacement> read_placements(const PlanFile& plan, const 
   if (files.empty()) return placements;
   // [vllm-ep-docs]: upstream vLLM has no static expert-map flag; its EPLB places experts online.
   if (engine != Engine::sglang) {
-    throw InputError(kCommandLine, "--placement",
-                     fmt::format("no placement for {}, which has no flag for a static expert map [vllm-engine-args-docs]",
-                                 engine_name(engine)));
+    throw InputError(
+        kCommandLine, "--placement",
+        fmt::format("no placement for {}, which has no flag for a static expert map [vllm-engine-args-docs]",
+                    engine_name(engine)));
   }
   for (const RolePlan& role : deployment.roles) {
     const auto file = files.find(role.role);
@@ -87,12 +88,8 @@ void check_roles(const PlanFile& plan, const DeploymentPlan& deployment, const E
   check_platform(plan, request.engine);
   for (const RolePlan& role : deployment.roles) {
     switch (request.engine) {
-      case Engine::sglang:
-        check_sglang_role(plan, role, sglang_release(request.version));
-        break;
-      case Engine::vllm:
-        check_vllm_role(plan, role, request.version, VllmPlatform::cuda);
-        break;
+      case Engine::sglang: check_sglang_role(plan, role, sglang_release(request.version)); break;
+      case Engine::vllm: check_vllm_role(plan, role, request.version, VllmPlatform::cuda); break;
       case Engine::vllm_ascend:
         check_vllm_role(plan, role, request.version, VllmPlatform::ascend);
         check_vllm_ascend_role(plan, role, request.version);

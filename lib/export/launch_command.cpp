@@ -36,7 +36,8 @@ std::string render_script(const LaunchCommand& command, const std::string& comme
   std::string script = fmt::format("#!/bin/sh\n# {}\n", comment);
   // The command names files that sit beside the script (an expert-location file).
   if (command.reads_output_files) script += "cd \"$(dirname \"$0\")\"\n";
-  for (const auto& [name, value] : command.environment) script += fmt::format("export {}={}\n", name, shell_quote(value));
+  for (const auto& [name, value] : command.environment)
+    script += fmt::format("export {}={}\n", name, shell_quote(value));
   script += "exec";
   for (const std::string& token : command.program) script += fmt::format(" {}", shell_quote(token));
   for (const Argument& argument : command.arguments) {

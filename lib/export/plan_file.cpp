@@ -4,24 +4,18 @@ namespace moeplan::exporting {
 
 std::string role_name(RoleKind role) {
   switch (role) {
-    case RoleKind::aggregated:
-      return "aggregated";
-    case RoleKind::prefill:
-      return "prefill";
-    case RoleKind::decode:
-      return "decode";
+    case RoleKind::aggregated: return "aggregated";
+    case RoleKind::prefill: return "prefill";
+    case RoleKind::decode: return "decode";
   }
   return "";
 }
 
 std::string dispatch_name(Dispatch dispatch) {
   switch (dispatch) {
-    case Dispatch::standard:
-      return "standard";
-    case Dispatch::deepep_normal:
-      return "deepep_normal";
-    case Dispatch::deepep_low_latency:
-      return "deepep_low_latency";
+    case Dispatch::standard: return "standard";
+    case Dispatch::deepep_normal: return "deepep_normal";
+    case Dispatch::deepep_low_latency: return "deepep_low_latency";
   }
   return "";
 }

@@ -57,13 +57,13 @@ struct RolePlan {
   bool two_batch_overlap = false;
   std::int64_t max_running_requests = 1;  // per instance
   std::int64_t max_batch_per_dp_rank = 1;
-  std::int64_t chunked_prefill_tokens = 1;  // per DP rank and forward pass
-  std::int64_t cuda_graph_max_batch = 0;    // per DP rank; 0 = graphs off
+  std::int64_t chunked_prefill_tokens = 1;      // per DP rank and forward pass
+  std::int64_t cuda_graph_max_batch = 0;        // per DP rank; 0 = graphs off
   std::vector<std::int64_t> graph_batch_sizes;  // captured decode batch sizes; empty = the engine's own
   std::int64_t kv_block_tokens = 1;             // 1 = the engine's default block
   bool prefix_caching = true;                   // false: the launch turns the engine's prefix cache off
-  double memory_fraction_static = 0;        // (weights + KV pool) / device memory
-  double memory_utilization = 0;            // everything the engine may use / device memory
+  double memory_fraction_static = 0;            // (weights + KV pool) / device memory
+  double memory_utilization = 0;                // everything the engine may use / device memory
   KvCacheDtype kv_cache_dtype = KvCacheDtype::bf16;
   std::int64_t max_context = 1;
   nlohmann::json memory;     // the role's memory breakdown, passed through

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "io/json_fields.hpp"
 #include "io/input_error.hpp"
+#include "io/json_fields.hpp"
 
 namespace moeplan::exporting {
 

@@ -18,12 +18,9 @@ SglangRelease sglang_release(const EngineVersion& version) {
 
 std::string sglang_release_name(SglangRelease release) {
   switch (release) {
-    case SglangRelease::v0_4:
-      return "0.4.5-0.4.6";
-    case SglangRelease::v0_5:
-      return "0.5";
-    case SglangRelease::main:
-      return "main";
+    case SglangRelease::v0_4: return "0.4.5-0.4.6";
+    case SglangRelease::v0_5: return "0.5";
+    case SglangRelease::main: return "main";
   }
   return "";
 }
@@ -32,11 +29,9 @@ std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease rele
   const bool v0_4 = release == SglangRelease::v0_4;
   switch (setting) {
     // [sglang-server-args-docs]: --enable-ep-moe "deprecated. Please set --ep-size to the same value as --tp-size".
-    case SglangSetting::expert_parallel:
-      return v0_4 ? "--enable-ep-moe" : "--ep-size";
+    case SglangSetting::expert_parallel: return v0_4 ? "--enable-ep-moe" : "--ep-size";
     // [sglang-server-args-docs]: --enable-deepep-moe "deprecated. Please set --moe-a2a-backend to 'deepep'".
-    case SglangSetting::deepep:
-      return v0_4 ? "--enable-deepep-moe" : "--moe-a2a-backend";
+    case SglangSetting::deepep: return v0_4 ? "--enable-deepep-moe" : "--moe-a2a-backend";
     // [sglang-server-args]: main keeps --cuda-graph-max-bs only as a deprecated alias.
     case SglangSetting::cuda_graph_max_batch:
       return release == SglangRelease::main ? "--cuda-graph-max-bs-decode" : "--cuda-graph-max-bs";
@@ -44,8 +39,7 @@ std::optional<std::string> sglang_flag(SglangSetting setting, SglangRelease rele
     // server_args.py and sglang-docs@004813e register --cuda-graph-bs (int, nargs "+"; List[int]).
     case SglangSetting::cuda_graph_batch_sizes:
       return release == SglangRelease::main ? "--cuda-graph-bs-decode" : "--cuda-graph-bs";
-    case SglangSetting::shared_fusion_off:
-      return "--disable-shared-experts-fusion";
+    case SglangSetting::shared_fusion_off: return "--disable-shared-experts-fusion";
     case SglangSetting::shared_fusion_enforce:
       if (release == SglangRelease::main) return "--enforce-shared-experts-fusion";
       return std::nullopt;

@@ -125,9 +125,10 @@ void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
   if (!plan.scenario.on_ascend()) return;
   const std::int64_t chunk = role.chunked_prefill_tokens * role.layout.dp;
   if (role.dispatch == Dispatch::deepep_normal && chunk > 8192) {
-    refuse(plan, role, "chunked_prefill_tokens",
-           fmt::format("a --chunked-prefill-size of at most 8192 with DeepEP normal mode on Ascend, got {} x dp {} = {}",
-                       role.chunked_prefill_tokens, role.layout.dp, chunk));
+    refuse(
+        plan, role, "chunked_prefill_tokens",
+        fmt::format("a --chunked-prefill-size of at most 8192 with DeepEP normal mode on Ascend, got {} x dp {} = {}",
+                    role.chunked_prefill_tokens, role.layout.dp, chunk));
   }
   if (role.dispatch == Dispatch::deepep_low_latency && role.max_batch_per_dp_rank > 512) {
     refuse(plan, role, "max_batch_per_dp_rank",

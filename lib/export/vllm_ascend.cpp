@@ -49,8 +49,8 @@ void check_split(const PlanFile& plan, const RolePlan& role, const Split& split,
       (schema == AscendSchema::top_level && std::string_view(split.key) != "mlp_tensor_parallel_size");
   if (!in_schema) {
     refuse(plan, role, split.layout_key,
-           fmt::format("{} for this vllm-ascend release, which has no {} [vllm-ascend-additional-config], got {}", split.unsplit,
-                       split.key, split.size));
+           fmt::format("{} for this vllm-ascend release, which has no {} [vllm-ascend-additional-config], got {}",
+                       split.unsplit, split.key, split.size));
   }
   // [vllm-ascend-finegrained-tp]: the splits take effect only at TP 1 (o_proj requires tensor_parallel_size == 1).
   if (layout.tp != 1) {

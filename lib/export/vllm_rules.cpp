@@ -81,8 +81,8 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
 void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version, VllmPlatform platform) {
   if (version < oldest_vllm_release()) {
     throw InputError("command line", "--engine-version",
-                     fmt::format("a vLLM release from {} on [vllm-engine-args-docs], got {}", oldest_vllm_release().text(),
-                                 version.text()));
+                     fmt::format("a vLLM release from {} on [vllm-engine-args-docs], got {}",
+                                 oldest_vllm_release().text(), version.text()));
   }
   // [vllm-ascend-finegrained-tp]: vllm-ascend has a custom O-projection TP but no QKV one.
   if (role.layout.qkvtp > 1) {

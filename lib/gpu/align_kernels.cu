@@ -68,10 +68,9 @@ __device__ void list_running_blocks(int expert, int count, int first_block, int 
 
 // One block does it all: count per local expert, scan the block-rounded counts, then place
 // each entry with a per-expert cursor. Small inputs (decode) finish in one launch's latency.
-__global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* expert_ids, int num_entries,
-                                                         const std::int32_t* global_to_local, int num_local_experts,
-                                                         int block_size, int riding_rows, int max_blocks,
-                                                         AlignmentBuffers out) {
+__global__ void __launch_bounds__(kThreads)
+    align_kernel(const std::int32_t* expert_ids, int num_entries, const std::int32_t* global_to_local,
+                 int num_local_experts, int block_size, int riding_rows, int max_blocks, AlignmentBuffers out) {
   __shared__ int counts[kMaxLocalExperts];
   __shared__ int cursors[kMaxLocalExperts];
   __shared__ int warp_totals[32];
@@ -91,11 +90,13 @@ __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* exp
     cursors[expert] = offset;
     out.expert_counts[expert] = count;
     out.expert_offsets[expert] = offset;
-    for (int block = offset / block_size; block < (offset + padded) / block_size; ++block) out.block_experts[block] = expert;
+    for (int block = offset / block_size; block < (offset + padded) / block_size; ++block)
+      out.block_experts[block] = expert;
   }
   if (expert == 0) out.expert_offsets[num_local_experts] = total_rows;
   list_running_blocks(expert, count, offset / block_size, block_size, riding_rows, warp_totals, out);
-  for (int block = total_rows / block_size + threadIdx.x; block < max_blocks; block += kThreads) out.block_experts[block] = -1;
+  for (int block = total_rows / block_size + threadIdx.x; block < max_blocks; block += kThreads)
+    out.block_experts[block] = -1;
   // Every row starts as padding, written coalesced by the whole block (one thread per expert
   // writing its own padding rows is ~60 scattered stores each, slow from a single SM); the
   // placement pass below then claims the rows that hold entries.
@@ -113,13 +114,13 @@ __global__ void __launch_bounds__(kThreads) align_kernel(const std::int32_t* exp
 }  // namespace
 
 void launch_align(const std::int32_t* expert_ids, int num_entries, const std::int32_t* global_to_local,
-                  int num_local_experts, int block_size, int riding_rows, int max_blocks,
-                  AlignmentBuffers buffers, cudaStream_t stream) {
+                  int num_local_experts, int block_size, int riding_rows, int max_blocks, AlignmentBuffers buffers,
+                  cudaStream_t stream) {
   if (num_local_experts <= 0 || num_local_experts > kMaxLocalExperts || block_size <= 0) {
     throw std::invalid_argument("align kernel: 1 to 1024 local experts and a positive block size");
   }
   align_kernel<<<1, kThreads, 0, stream>>>(expert_ids, num_entries, global_to_local, num_local_experts, block_size,
-                                          riding_rows, max_blocks, buffers);
+                                           riding_rows, max_blocks, buffers);
   check_launch("align_kernel");
 }
 

@@ -17,8 +17,9 @@ struct AlignmentBuffers {
   std::int32_t* sorted_entries = nullptr;   // [max_blocks * block_size], padding -1
   std::int32_t* block_experts = nullptr;    // [max_blocks], -1 past the last used block
   std::int32_t* entry_positions = nullptr;  // [entries], -1 for entries other ranks hold
-  moe_reference::RunningBlock* running_blocks = nullptr;  // [max_blocks], the blocks that run a tile (moe/riding_rows.hpp)
-  std::int32_t* running_count = nullptr;    // [1], how many of them
+  moe_reference::RunningBlock* running_blocks =
+      nullptr;                            // [max_blocks], the blocks that run a tile (moe/riding_rows.hpp)
+  std::int32_t* running_count = nullptr;  // [1], how many of them
 };
 
 // riding_rows: the most rows an expert's last block may hold to ride with the block before it.

@@ -78,10 +78,10 @@ const cublasLtMatmulAlgo_t& BlockScaledGemm::algorithm(int m, int n, int k) {
                "cublasLtMatmulPreferenceSetAttribute");
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, layouts.weight.get(), layouts.rows.get(),
-                                              layouts.output.get(), layouts.output.get(), preference.get(), 1,
-                                              &result, &found),
-               "cublasLtMatmulAlgoGetHeuristic");
+  check_cublas(
+      cublasLtMatmulAlgoGetHeuristic(handle_, operation_, layouts.weight.get(), layouts.rows.get(),
+                                     layouts.output.get(), layouts.output.get(), preference.get(), 1, &result, &found),
+      "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) {
     throw std::runtime_error("block-scaled FP8 GEMM: cuBLASLt has no algorithm for m " + std::to_string(bucket) +
                              ", n " + std::to_string(n) + ", k " + std::to_string(k));

@@ -22,17 +22,17 @@ __device__ void add_scaled(float (&sum)[kVector], uint4 packed, float weight) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads) combine_kernel(const std::uint16_t* expert_rows,
-                                                           const std::int32_t* entry_positions, const float* weights,
-                                                           int top_k, int hidden, float output_scale,
-                                                           std::uint16_t* output) {
+__global__ void __launch_bounds__(kThreads)
+    combine_kernel(const std::uint16_t* expert_rows, const std::int32_t* entry_positions, const float* weights,
+                   int top_k, int hidden, float output_scale, std::uint16_t* output) {
   const int token = blockIdx.x;
   for (int vector = threadIdx.x; vector < hidden / kVector; vector += kThreads) {
     float sum[kVector] = {};
     for (int slot = 0; slot < top_k; ++slot) {
       const int row = entry_positions[token * top_k + slot];
       if (row < 0) continue;
-      const uint4 packed = *reinterpret_cast<const uint4*>(expert_rows + static_cast<long>(row) * hidden + vector * kVector);
+      const uint4 packed =
+          *reinterpret_cast<const uint4*>(expert_rows + static_cast<long>(row) * hidden + vector * kVector);
       add_scaled(sum, packed, weights[token * top_k + slot]);
     }
     uint4 result;

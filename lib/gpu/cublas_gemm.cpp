@@ -15,8 +15,8 @@ void gemm_rows_by_weight(cublasHandle_t handle, const std::uint16_t* input, cons
                          std::uint16_t* output, int m, int n, int k) {
   const float one = 1.0f, zero = 0.0f;
   // Column-major view: output^T [n x m] = weight [n x k] (stored as k x n, transposed) . input^T.
-  check_cublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, weight, CUDA_R_16BF, k, input,
-                            CUDA_R_16BF, k, &zero, output, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  check_cublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, weight, CUDA_R_16BF, k, input, CUDA_R_16BF,
+                            k, &zero, output, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
 }
 

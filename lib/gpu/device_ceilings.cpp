@@ -16,7 +16,9 @@ double copy_bandwidth(cudaStream_t stream) {
   DeviceBuffer<std::uint16_t> source(kCopyBytes / 2), target(kCopyBytes / 2);
   fill_random_bf16(source.data(), static_cast<long>(source.size()), 1.0f, 1, stream);
   const Timing timing = time_on_stream(
-      [&] { check_cuda(cudaMemcpyAsync(target.data(), source.data(), kCopyBytes, cudaMemcpyDeviceToDevice, stream), "copy"); },
+      [&] {
+        check_cuda(cudaMemcpyAsync(target.data(), source.data(), kCopyBytes, cudaMemcpyDeviceToDevice, stream), "copy");
+      },
       stream);
   return 2.0 * kCopyBytes / timing.median_seconds;  // read + write
 }
@@ -28,7 +30,8 @@ double gemm_rate(cudaStream_t stream) {
   fill_random_bf16(b.data(), static_cast<long>(elements), 1.0f, 3, stream);
   CublasHandle handle(stream);
   const Timing timing = time_on_stream(
-      [&] { gemm_rows_by_weight(handle.get(), a.data(), b.data(), c.data(), kGemmSize, kGemmSize, kGemmSize); }, stream);
+      [&] { gemm_rows_by_weight(handle.get(), a.data(), b.data(), c.data(), kGemmSize, kGemmSize, kGemmSize); },
+      stream);
   return 2.0 * kGemmSize * kGemmSize * static_cast<double>(kGemmSize) / timing.median_seconds;
 }
 

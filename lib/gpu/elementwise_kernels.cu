@@ -26,13 +26,15 @@ __global__ void silu_and_mul_kernel(const std::uint16_t* gate_up, const std::int
                                     std::uint16_t* activation) {
   const int row = blockIdx.x;
   if (sorted_entries[row] < 0) return;
-  const __nv_bfloat162* gates = reinterpret_cast<const __nv_bfloat162*>(gate_up + static_cast<long>(row) * 2 * intermediate);
+  const __nv_bfloat162* gates =
+      reinterpret_cast<const __nv_bfloat162*>(gate_up + static_cast<long>(row) * 2 * intermediate);
   const __nv_bfloat162* ups = gates + intermediate / 2;
   __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(activation + static_cast<long>(row) * intermediate);
   for (int pair = threadIdx.x; pair < intermediate / 2; pair += kThreads) {
     const float2 gate = __bfloat1622float2(gates[pair]);
     const float2 up = __bfloat1622float2(ups[pair]);
-    out[pair] = __floats2bfloat162_rn(gate.x / (1.0f + __expf(-gate.x)) * up.x, gate.y / (1.0f + __expf(-gate.y)) * up.y);
+    out[pair] =
+        __floats2bfloat162_rn(gate.x / (1.0f + __expf(-gate.x)) * up.x, gate.y / (1.0f + __expf(-gate.y)) * up.y);
   }
 }
 

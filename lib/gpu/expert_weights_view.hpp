@@ -11,10 +11,10 @@ struct ExpertWeightsView {
   int num_experts = 0;
   int hidden = 0;
   int intermediate = 0;
-  const void* w13 = nullptr;           // [experts][2 * intermediate][hidden]: gate rows, then up rows
-  const float* w13_scales = nullptr;   // fp8: [experts][2 * intermediate / 128][hidden / 128]
-  const void* w2 = nullptr;            // [experts][hidden][intermediate]
-  const float* w2_scales = nullptr;    // fp8: [experts][hidden / 128][intermediate / 128]
+  const void* w13 = nullptr;          // [experts][2 * intermediate][hidden]: gate rows, then up rows
+  const float* w13_scales = nullptr;  // fp8: [experts][2 * intermediate / 128][hidden / 128]
+  const void* w2 = nullptr;           // [experts][hidden][intermediate]
+  const float* w2_scales = nullptr;   // fp8: [experts][hidden / 128][intermediate / 128]
 
   int element_bytes() const { return format == WeightFormat::bf16 ? 2 : 1; }
 };

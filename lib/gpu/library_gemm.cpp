@@ -11,7 +11,8 @@ namespace {
 
 // [experts][n / 128][k / 128] block scales copied to rows of block_scale_stride(k).
 DeviceBuffer<float> restrided_scales(const float* scales, int experts, int n, int k, cudaStream_t stream) {
-  const int stride = block_scale_stride(k), row_blocks = n / moe_reference::kScaleBlock, blocks = k / moe_reference::kScaleBlock;
+  const int stride = block_scale_stride(k), row_blocks = n / moe_reference::kScaleBlock,
+            blocks = k / moe_reference::kScaleBlock;
   DeviceBuffer<float> restrided(static_cast<std::size_t>(experts) * row_blocks * stride);
   restrided.fill_bytes(0, stream);
   check_cuda(cudaMemcpy2DAsync(restrided.data(), stride * sizeof(float), scales, blocks * sizeof(float),
@@ -41,8 +42,8 @@ LibraryGemm::LibraryGemm(cudaStream_t stream, int max_rows, int block_rows, cons
   permuted_codes_ = DeviceBuffer<std::uint8_t>(rows * weights.hidden);
   expert_major_scales_ =
       DeviceBuffer<float>(rows * std::max(weights.hidden, weights.intermediate) / moe_reference::kScaleBlock);
-  w13_scales_ = restrided_scales(weights.w13_scales, weights.num_experts, 2 * weights.intermediate, weights.hidden,
-                                 stream);
+  w13_scales_ =
+      restrided_scales(weights.w13_scales, weights.num_experts, 2 * weights.intermediate, weights.hidden, stream);
   w2_scales_ = restrided_scales(weights.w2_scales, weights.num_experts, weights.hidden, weights.intermediate, stream);
 }
 
@@ -51,9 +52,11 @@ void LibraryGemm::read_segments(const AlignmentBuffers& alignment) {
   counts_.resize(static_cast<std::size_t>(weights_.num_experts));
   offsets_.resize(counts_.size() + 1);
   check_cuda(cudaMemcpyAsync(counts_.data(), alignment.expert_counts, counts_.size() * sizeof(std::int32_t),
-                             cudaMemcpyDeviceToHost, stream_), "read counts");
+                             cudaMemcpyDeviceToHost, stream_),
+             "read counts");
   check_cuda(cudaMemcpyAsync(offsets_.data(), alignment.expert_offsets, offsets_.size() * sizeof(std::int32_t),
-                             cudaMemcpyDeviceToHost, stream_), "read offsets");
+                             cudaMemcpyDeviceToHost, stream_),
+             "read offsets");
   check_cuda(cudaStreamSynchronize(stream_), "read segments");
 }
 
@@ -93,8 +96,8 @@ void LibraryGemm::gate_up(GemmRows hidden_states, int top_k, int rows, std::uint
     per_expert(permuted_codes_.data(), expert_major_scales_.data(), weights_.w13, w13_scales_, gate_up_.data(), width,
                hidden);
   } else {
-    launch_permute_rows(static_cast<const std::uint16_t*>(hidden_states.values), top_k, alignment_.sorted_entries,
-                        rows, hidden, permuted_.data(), stream_);
+    launch_permute_rows(static_cast<const std::uint16_t*>(hidden_states.values), top_k, alignment_.sorted_entries, rows,
+                        hidden, permuted_.data(), stream_);
     per_expert(permuted_.data(), nullptr, weights_.w13, w13_scales_, gate_up_.data(), width, hidden);
   }
   launch_silu_and_mul(gate_up_.data(), alignment_.sorted_entries, rows, weights_.intermediate, activation, stream_);

@@ -47,7 +47,7 @@ class LibraryGemm {
   ExpertWeightsView weights_;
   AlignmentBuffers alignment_;
   StreamFan lanes_;
-  std::vector<std::unique_ptr<CublasHandle>> handles_;                 // bf16: one per lane
+  std::vector<std::unique_ptr<CublasHandle>> handles_;                // bf16: one per lane
   std::vector<std::unique_ptr<BlockScaledGemm>> block_scaled_gemms_;  // e4m3: one per lane
   std::vector<std::int32_t> counts_, offsets_;
   DeviceBuffer<std::uint16_t> permuted_, gate_up_;

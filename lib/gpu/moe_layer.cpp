@@ -9,14 +9,14 @@
 
 namespace moeplan::gpu {
 
-MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWeightsView& weights,
-                   cudaStream_t stream)
+MoeLayer::MoeLayer(const MoeLayerConfig& config, int max_tokens, const ExpertWeightsView& weights, cudaStream_t stream)
     : config_(config),
       weights_(weights),
       stream_(stream),
       max_tokens_(max_tokens),
-      max_rows_(moe_reference::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
-                kStreamingBlockRows),
+      max_rows_(
+          moe_reference::max_aligned_blocks(max_tokens * config.columns, weights.num_experts, kStreamingBlockRows) *
+          kStreamingBlockRows),
       expert_ids_(static_cast<std::size_t>(max_tokens) * config.columns),
       global_to_local_(std::span<const std::int32_t>(config.global_to_local)),
       router_weights_(expert_ids_.size()),
@@ -96,7 +96,8 @@ int MoeLayer::block_rows(int tokens) const { return std::clamp(tokens, 1, kStrea
 
 StreamingBlocks MoeLayer::streaming_blocks(int tokens) const {
   return {sorted_entries_.data(), block_experts_.data(), expert_offsets_.data() + weights_.num_experts,
-          running_blocks_.data(), running_count_.data(), max_blocks(tokens), block_rows(tokens)};
+          running_blocks_.data(), running_count_.data(), max_blocks(tokens),
+          block_rows(tokens)};
 }
 
 StreamingWorkspace MoeLayer::workspace() const {
@@ -104,7 +105,7 @@ StreamingWorkspace MoeLayer::workspace() const {
 }
 
 AlignmentBuffers MoeLayer::alignment() const {
-  return {expert_counts_.data(), expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
+  return {expert_counts_.data(),   expert_offsets_.data(), sorted_entries_.data(), block_experts_.data(),
           entry_positions_.data(), running_blocks_.data(), running_count_.data()};
 }
 

@@ -31,9 +31,9 @@ constexpr int kStreamingMostRowsBf16 = 64;
 constexpr int kStreamingMostRowsE4m3 = 128;
 
 struct MoeLayerConfig {
-  int columns = 0;                             // router columns per token, fused shared included
-  std::vector<std::int32_t> global_to_local;   // moe_reference::global_to_local_map of this rank
-  double routed_scaling_factor = 1.0;          // [doc-000]: applied once, in the combine
+  int columns = 0;                            // router columns per token, fused shared included
+  std::vector<std::int32_t> global_to_local;  // moe_reference::global_to_local_map of this rank
+  double routed_scaling_factor = 1.0;         // [doc-000]: applied once, in the combine
 };
 
 class MoeLayer {

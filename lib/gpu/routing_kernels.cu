@@ -71,7 +71,8 @@ struct WarpScratch {
 };
 
 __global__ void grouped_topk_kernel(const float* logits, const float* bias, int num_tokens,
-                                    moe_reference::GroupedTopkConfig config, moe_reference::SharedFusion shared, RouterOutput output) {
+                                    moe_reference::GroupedTopkConfig config, moe_reference::SharedFusion shared,
+                                    RouterOutput output) {
   __shared__ WarpScratch scratch[kWarpsPerBlock];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int token = blockIdx.x * kWarpsPerBlock + warp;
@@ -141,8 +142,8 @@ __global__ void softmax_topk_kernel(const float* logits, int num_tokens, moe_ref
 // lane l holds experts l * PerLane .. l * PerLane + PerLane - 1, so a group is a run of lanes.
 template <int PerLane>
 __global__ void grouped_topk_registers_kernel(const float* logits, const float* bias, int num_tokens,
-                                              moe_reference::GroupedTopkConfig config, moe_reference::SharedFusion shared,
-                                              RouterOutput output) {
+                                              moe_reference::GroupedTopkConfig config,
+                                              moe_reference::SharedFusion shared, RouterOutput output) {
   __shared__ float scores[kWarpsPerBlock][32 * PerLane];
   __shared__ int chosen[kWarpsPerBlock][32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -196,15 +197,16 @@ __global__ void grouped_topk_registers_kernel(const float* logits, const float* 
 }
 
 template <int PerLane>
-bool try_registers_path(const float* logits, const float* bias, int num_tokens, const moe_reference::GroupedTopkConfig& config,
-                        const moe_reference::SharedFusion& shared, RouterOutput output, cudaStream_t stream, int blocks) {
+bool try_registers_path(const float* logits, const float* bias, int num_tokens,
+                        const moe_reference::GroupedTopkConfig& config, const moe_reference::SharedFusion& shared,
+                        RouterOutput output, cudaStream_t stream, int blocks) {
   const int width = config.num_experts / config.num_groups;
   const int lanes_per_group = width / PerLane;
   if (config.num_experts != 32 * PerLane || width % PerLane != 0 || (lanes_per_group & (lanes_per_group - 1)) != 0) {
     return false;
   }
-  grouped_topk_registers_kernel<PerLane><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(logits, bias, num_tokens, config,
-                                                                                   shared, output);
+  grouped_topk_registers_kernel<PerLane>
+      <<<blocks, kWarpsPerBlock * 32, 0, stream>>>(logits, bias, num_tokens, config, shared, output);
   return true;
 }
 
@@ -224,9 +226,10 @@ void launch_grouped_topk(const float* logits, const float* correction_bias, int 
   require_router_shape(config.num_experts, config.top_k, config.num_groups);
   if (num_tokens == 0) return;
   const int blocks = router_blocks(num_tokens);
-  const bool registers = try_registers_path<8>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks) ||
-                         try_registers_path<4>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks) ||
-                         try_registers_path<2>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks);
+  const bool registers =
+      try_registers_path<8>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks) ||
+      try_registers_path<4>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks) ||
+      try_registers_path<2>(logits, correction_bias, num_tokens, config, shared, output, stream, blocks);
   if (!registers) {
     grouped_topk_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(logits, correction_bias, num_tokens, config, shared,
                                                                     output);

@@ -15,8 +15,7 @@ __device__ std::uint64_t nanoseconds_now() {
 
 __global__ void hold_kernel(const volatile int* released, std::uint64_t most_nanoseconds) {
   const std::uint64_t start = nanoseconds_now();
-  while (*released == 0 && nanoseconds_now() - start < most_nanoseconds) {
-  }
+  while (*released == 0 && nanoseconds_now() - start < most_nanoseconds) {}
 }
 
 }  // namespace

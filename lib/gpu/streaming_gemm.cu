@@ -103,8 +103,7 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
   for (int column = 0; column < 2; ++column) {
     const int row = group * kTileRows + 2 * quad + column;
     if (row >= valid) continue;
-    std::uint16_t* out =
-        params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
+    std::uint16_t* out = params.output + (static_cast<long>(block) * kStreamingBlockRows + row) * params.output_width;
     if constexpr (Gated) {
       // [doc-002]: SiLU-and-mul; row_a holds the gate feature, row_b the up feature of the same index.
       out[row_a] = bf16_bits_of(silu(result[column]) * result[2 + column]);
@@ -119,8 +118,8 @@ __device__ void store_group(const StreamingParams& params, const float* result, 
 // (e4m3: its partial promoted) and freed for the producer warps; the consumers never meet at a CTA
 // barrier. The pieces of a split tile add up their partial sums first; the last to finish writes the tile.
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
-__device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers,
-                                int valid, const Segment& segment) {
+__device__ void consume_segment(const StreamingParams& params, std::uint8_t* staged, BufferBarriers barriers, int valid,
+                                const Segment& segment) {
   using S = Stage<Format, Warpgroups>;
   const int buffer_bytes = S::bytes(params.staged_rows);
   const int stages = params.stages;
@@ -246,8 +245,7 @@ __global__ void __launch_bounds__(Stage<Format, Warpgroups>::kCtaThreads, Stage<
   __syncthreads();
   // Swizzled atoms start 1024-byte aligned: the launch adds an atom to round the start up.
   const std::uint32_t start = shared_address(shared_words);
-  std::uint8_t* staged =
-      reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
+  std::uint8_t* staged = reinterpret_cast<std::uint8_t*>(shared_words) + (kAtomBytes - start % kAtomBytes) % kAtomBytes;
   stream_fewest<Format, Gated, Warpgroups>(params, staged, {landed, freed}, source_rows, expert, valid, segment);
 }
 
@@ -330,9 +328,9 @@ void require_inputs(const ExpertWeightsView& weights, const GemmRows& rows, cons
         "streaming GEMM: e4m3 weights read e4m3 token groups (codes and scales), bf16 weights bf16 rows");
   }
   if (blocks.max_blocks < 0) throw std::invalid_argument("streaming GEMM: negative max_blocks");
-  if (blocks.max_blocks > 0 && (blocks.sorted_entries == nullptr || blocks.block_experts == nullptr ||
-                                blocks.padded_rows == nullptr || blocks.running_blocks == nullptr ||
-                                blocks.running_count == nullptr)) {
+  if (blocks.max_blocks > 0 &&
+      (blocks.sorted_entries == nullptr || blocks.block_experts == nullptr || blocks.padded_rows == nullptr ||
+       blocks.running_blocks == nullptr || blocks.running_count == nullptr)) {
     throw std::invalid_argument("streaming GEMM: align's buffers are required (gpu/streaming_gemm.hpp)");
   }
 }

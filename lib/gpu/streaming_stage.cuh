@@ -23,18 +23,18 @@ constexpr int kChunkBytes = 16;     // one cp.async, one swizzled chunk
 constexpr int kMostStages = 16;     // staging buffers a CTA may cycle through
 
 struct StreamingParams {
-  CUtensorMap weight_map;      // the weights, in boxes of kTileRows rows (gated) or of a CTA's rows
-  const std::uint8_t* source;  // rows the GEMM reads: hidden states (gathered) or activation rows
-  const float* source_scales;  // e4m3 token groups: [source rows][reduction / 128]
-  int gather_top_k;            // > 0: source row = entry / top_k; 0: source row = aligned row
-  StreamingBlocks blocks;      // align's, on the device
-  int wave;  // CTAs the SMs hold at once (moe/tail_split.hpp)
+  CUtensorMap weight_map;       // the weights, in boxes of kTileRows rows (gated) or of a CTA's rows
+  const std::uint8_t* source;   // rows the GEMM reads: hidden states (gathered) or activation rows
+  const float* source_scales;   // e4m3 token groups: [source rows][reduction / 128]
+  int gather_top_k;             // > 0: source row = entry / top_k; 0: source row = aligned row
+  StreamingBlocks blocks;       // align's, on the device
+  int wave;                     // CTAs the SMs hold at once (moe/tail_split.hpp)
   const std::uint8_t* weights;  // [experts][weight_rows][reduction]
   int experts;
   const float* scales;
-  int reduction;     // K: hidden for w13, intermediate for w2
-  int weight_rows;   // N per expert: 2I for w13, hidden for w2
-  int up_offset;     // gated: the first up row (I)
+  int reduction;    // K: hidden for w13, intermediate for w2
+  int weight_rows;  // N per expert: 2I for w13, hidden for w2
+  int up_offset;    // gated: the first up row (I)
   std::uint16_t* output;
   int output_width;
   int staged_rows;  // token rows each staging buffer holds: 8, 16, 32 or 64, at least any block's
@@ -57,7 +57,7 @@ struct Stage {
   static constexpr int kWeightRows = Warpgroups * kWarpgroupRows;
   static constexpr int kElementBytes = kScaledTokens ? 1 : 2;
   static constexpr int kLines = moe_reference::kScaleBlock * kElementBytes / kSwizzleBytes;  // a row's lines
-  static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;               // a row's chunks
+  static constexpr int kChunks = kLines * kSwizzleBytes / kChunkBytes;                       // a row's chunks
   static constexpr int kWeightBytes = kLines * kWeightRows * kSwizzleBytes;
   static constexpr int kBlocksPerSm = 4 / Warpgroups;  // CTAs per SM: 80 (bf16) or 96 registers a thread (ptxas -v)
   // bf16 boxes come two lines of a row's 256 bytes at once, and stream faster without a promotion
@@ -108,13 +108,13 @@ template <int Chunks, int N, int Producers>
 struct TokenCopies {
   static_assert(Producers % Chunks == 0, "a thread copies one chunk of its rows");
   static constexpr int kSteps = (N * Chunks + Producers - 1) / Producers;
-  int source_row[kSteps];      // -1: past the block's valid rows
+  int source_row[kSteps];        // -1: past the block's valid rows
   std::uint32_t target[kSteps];  // bytes into the buffer's token region
 };
 
 template <int Chunks, int N, int Producers>
 __device__ TokenCopies<Chunks, N, Producers> token_copies(const int* source_rows, int region_rows, int valid,
-                                                         int producer) {
+                                                          int producer) {
   constexpr int kLineChunks = kSwizzleBytes / kChunkBytes;
   const int chunk = producer % Chunks;
   TokenCopies<Chunks, N, Producers> copies;
@@ -147,15 +147,16 @@ __device__ void stage_weights(std::uint8_t* buffer, std::uint64_t* landed, const
 // token_scales), all landing on `landed`: its phase completes when the boxes' bytes and every
 // producer's copies are in (kProducerThreads + 1 arrivals).
 template <WeightFormat Format, bool Gated, int Warpgroups, int N>
-__device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint64_t* landed,
-                            const StreamingParams& params,
-                            const TokenCopies<Stage<Format, Warpgroups>::kChunks, N,
-                                              Stage<Format, Warpgroups>::kProducerThreads>& copies,
-                            const int* source_rows, int expert, int row_tile, int valid, int scale_block, int producer) {
+__device__ void stage_block(
+    std::uint8_t* buffer, float* token_scales, std::uint64_t* landed, const StreamingParams& params,
+    const TokenCopies<Stage<Format, Warpgroups>::kChunks, N, Stage<Format, Warpgroups>::kProducerThreads>& copies,
+    const int* source_rows, int expert, int row_tile, int valid, int scale_block, int producer) {
   using S = Stage<Format, Warpgroups>;
-  if (producer < 32) stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer);
+  if (producer < 32)
+    stage_weights<Format, Gated, Warpgroups>(buffer, landed, params, expert, row_tile, scale_block, producer);
   const long row_bytes = static_cast<long>(params.reduction) * S::kElementBytes;
-  const std::uint8_t* tokens = params.source + static_cast<long>(scale_block) * moe_reference::kScaleBlock * S::kElementBytes +
+  const std::uint8_t* tokens = params.source +
+                               static_cast<long>(scale_block) * moe_reference::kScaleBlock * S::kElementBytes +
                                kChunkBytes * (producer % S::kChunks);
   std::uint8_t* const token_region = buffer + S::kWeightBytes;
 #pragma unroll
@@ -167,7 +168,8 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
   if constexpr (S::kScaledTokens) {
     const int groups = params.reduction / moe_reference::kScaleBlock;
     for (int row = producer; row < valid; row += S::kProducerThreads) {
-      copy_async_4(token_scales + row, params.source_scales + static_cast<long>(source_rows[row]) * groups + scale_block);
+      copy_async_4(token_scales + row,
+                   params.source_scales + static_cast<long>(source_rows[row]) * groups + scale_block);
     }
   }
   arrive_when_copies_land(landed);
@@ -177,7 +179,8 @@ __device__ void stage_block(std::uint8_t* buffer, float* token_scales, std::uint
 // [experts][rows / 128][K / 128].
 __device__ const float* weight_scales(const StreamingParams& params, int expert, int row) {
   const int blocks = params.reduction / moe_reference::kScaleBlock;
-  const long block_row = static_cast<long>(expert) * (params.weight_rows / moe_reference::kScaleBlock) + row / moe_reference::kScaleBlock;
+  const long block_row =
+      static_cast<long>(expert) * (params.weight_rows / moe_reference::kScaleBlock) + row / moe_reference::kScaleBlock;
   return params.scales + block_row * blocks;
 }
 
@@ -213,7 +216,8 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
   const int buffer_bytes = S::bytes(params.staged_rows);
   float* const token_scales = reinterpret_cast<float*>(staged + params.stages * buffer_bytes);
   const int producer = threadIdx.x - S::kThreads;
-  const auto copies = token_copies<S::kChunks, N, S::kProducerThreads>(source_rows, params.staged_rows, valid, producer);
+  const auto copies =
+      token_copies<S::kChunks, N, S::kProducerThreads>(source_rows, params.staged_rows, valid, producer);
   if constexpr (S::kScaledTokens) {
     float* const segment_scales = token_scales + params.stages * params.staged_rows;
     stage_segment_scales<Gated>(segment_scales, params, expert, row_tile, first, last, producer, S::kProducerThreads);
@@ -221,9 +225,9 @@ __device__ void produce_blocks(const StreamingParams& params, std::uint8_t* stag
   int buffer = 0, parity = 0;
   for (int block = first; block < last; ++block) {
     if (block - first >= params.stages) wait_phase(barriers.freed + buffer, parity ^ 1);
-    stage_block<Format, Gated, Warpgroups, N>(staged + buffer * buffer_bytes, token_scales + buffer * params.staged_rows,
-                                              barriers.landed + buffer, params, copies, source_rows, expert, row_tile,
-                                              valid, block, producer);
+    stage_block<Format, Gated, Warpgroups, N>(staged + buffer * buffer_bytes,
+                                              token_scales + buffer * params.staged_rows, barriers.landed + buffer,
+                                              params, copies, source_rows, expert, row_tile, valid, block, producer);
     if (++buffer == params.stages) {
       buffer = 0;
       parity ^= 1;

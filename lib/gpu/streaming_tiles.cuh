@@ -53,8 +53,8 @@ __device__ bool find_segment(const StreamingParams& params, Segment& segment, in
   if (used_blocks > blocks.max_blocks) __trap();  // the launcher promised fewer blocks
   const int row_tiles = params.weight_rows / WeightRows;
   moe_reference::TileWork work;
-  if (!moe_reference::tail_split_work(blockIdx.x, used_blocks * row_tiles, params.wave, params.reduction / moe_reference::kScaleBlock,
-                            work)) {
+  if (!moe_reference::tail_split_work(blockIdx.x, used_blocks * row_tiles, params.wave,
+                                      params.reduction / moe_reference::kScaleBlock, work)) {
     return false;
   }
   segment = segment_of(work, used_blocks, row_tiles);

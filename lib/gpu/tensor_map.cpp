@@ -9,7 +9,7 @@
 namespace moeplan::gpu {
 namespace {
 
-constexpr int kBoxBytes = 128;       // one swizzled line: the widest box a 128-byte swizzle allows
+constexpr int kBoxBytes = 128;        // one swizzled line: the widest box a 128-byte swizzle allows
 constexpr cuuint32_t kGroupRows = 8;  // rows of one half in a gate_up box
 
 // The driver's encoder, through the runtime so that nothing links libcuda directly.
@@ -41,8 +41,8 @@ CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   const cuuint64_t halves = matrices.gate_up ? 2 : 1;
   if (rows % (kGroupRows * halves) != 0 || box_rows % (kGroupRows * halves) != 0) {
     throw std::runtime_error("tensor map: " + std::to_string(matrices.rows) + " rows in boxes of " +
-                             std::to_string(box_rows) + " do not split into " +
-                             std::to_string(kGroupRows * halves) + "-row groups");
+                             std::to_string(box_rows) + " do not split into " + std::to_string(kGroupRows * halves) +
+                             "-row groups");
   }
   const cuuint64_t dims[5] = {static_cast<cuuint64_t>(matrices.columns), kGroupRows, halves,
                               rows / (kGroupRows * halves), static_cast<cuuint64_t>(matrices.experts)};
@@ -50,8 +50,8 @@ CUtensorMap swizzled_expert_map(const ExpertMatrices& matrices, int box_rows) {
   const cuuint64_t half_stride = matrices.gate_up ? rows / 2 * row_bytes : rows * row_bytes;
   const cuuint64_t strides[4] = {row_bytes, half_stride, kGroupRows * row_bytes, rows * row_bytes};
   const cuuint32_t box[5] = {static_cast<cuuint32_t>(kBoxBytes / matrices.element_bytes), kGroupRows,
-                             static_cast<cuuint32_t>(halves),
-                             static_cast<cuuint32_t>(box_rows / (kGroupRows * halves)), 1};
+                             static_cast<cuuint32_t>(halves), static_cast<cuuint32_t>(box_rows / (kGroupRows * halves)),
+                             1};
   const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   const CUtensorMapDataType type =
       matrices.element_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;

@@ -15,8 +15,8 @@ struct ExpertMatrices {
   int experts = 0;
   int rows = 0;
   int columns = 0;
-  int element_bytes = 1;  // 1: e4m3 codes (copied as bytes), 2: bf16
-  bool gate_up = false;   // rows [0, rows/2) are gate rows and [rows/2, rows) up rows
+  int element_bytes = 1;       // 1: e4m3 codes (copied as bytes), 2: bf16
+  bool gate_up = false;        // rows [0, rows/2) are gate rows and [rows/2, rows) up rows
   int l2_promotion_bytes = 0;  // 0 or 256: how far L2 widens each box row's fetch from DRAM
 };
 

@@ -45,8 +45,7 @@ __device__ inline bool phase_done(std::uint64_t* barrier, int parity) {
 
 // Waits for the phase of `barrier` with parity `parity` (0 for its first phase, then alternating).
 __device__ inline void wait_phase(std::uint64_t* barrier, int parity) {
-  while (!phase_done(barrier, parity)) {
-  }
+  while (!phase_done(barrier, parity)) {}
 }
 
 // Copies the box at (k, 8-row group, expert) of `map` (gpu/tensor_map.hpp) to `shared_target`

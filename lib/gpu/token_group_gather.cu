@@ -54,8 +54,14 @@ void launch_gather_token_groups(GemmRows source, int width, int top_k, const Ali
     throw std::invalid_argument("gather token groups: codes, scales and a positive block size are required");
   }
   if (rows == 0) return;
-  const GatherParams params{static_cast<const std::uint8_t*>(source.values), source.group_scales, width, top_k,
-                            alignment, block_rows, gathered_codes, expert_major_scales};
+  const GatherParams params{static_cast<const std::uint8_t*>(source.values),
+                            source.group_scales,
+                            width,
+                            top_k,
+                            alignment,
+                            block_rows,
+                            gathered_codes,
+                            expert_major_scales};
   gather_token_groups_kernel<<<rows, kThreads, 0, stream>>>(params);
   check_launch("gather_token_groups_kernel");
 }

@@ -66,9 +66,8 @@ void launch_token_group_quantize(const std::uint16_t* rows, int row_count, const
   const long groups = static_cast<long>(row_count) * (width / moe_reference::kScaleBlock);
   const long most_blocks = static_cast<long>(multiprocessors()) * kBlocksPerSm;
   const auto blocks = static_cast<unsigned>(std::min(divide_rounding_up(groups, kWarpsPerBlock), most_blocks));
-  token_group_quantize_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, row_count, used_rows,
-                                                                           width / moe_reference::kScaleBlock, sorted_entries,
-                                                                           codes, scales);
+  token_group_quantize_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
+      rows, row_count, used_rows, width / moe_reference::kScaleBlock, sorted_entries, codes, scales);
   check_launch("token_group_quantize_kernel");
 }
 

@@ -16,7 +16,7 @@ namespace {
 constexpr int kLineBytes = 128;
 constexpr int kAtomBytes = 1024;  // a 128-byte swizzle's alignment
 constexpr int kMostBuffers = 16;
-constexpr int kThreads = 64;      // a consumer warp, then the producer warp
+constexpr int kThreads = 64;  // a consumer warp, then the producer warp
 
 struct StreamParams {
   CUtensorMap map;
@@ -86,8 +86,11 @@ double time_weight_stream(const ExpertMatrices& matrices, const WeightStreamLayo
   require_layout(matrices, layout);
   ExpertMatrices promoted = matrices;
   promoted.l2_promotion_bytes = layout.l2_promotion_bytes;
-  const StreamParams params{swizzled_expert_map(promoted, layout.box_rows), matrices.rows / layout.box_rows,
-                            matrices.columns / (layout.lines * kLineBytes), layout.box_rows, layout.lines,
+  const StreamParams params{swizzled_expert_map(promoted, layout.box_rows),
+                            matrices.rows / layout.box_rows,
+                            matrices.columns / (layout.lines * kLineBytes),
+                            layout.box_rows,
+                            layout.lines,
                             layout.buffers};
   // Each CTA takes its share of the SM's shared memory (less an atom, room for its static barriers), so
   // that no more than ctas_per_sm fit.

@@ -45,33 +45,33 @@ __device__ inline void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.al
 #define MOEPLAN_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define MOEPLAN_WGMMA_PREFIX(predicate) \
   "{.reg .pred p; setp.ne.b32 p, %" #predicate ", 0; wgmma.mma_async.sync.aligned."
-#define MOEPLAN_WGMMA_N8(shape, tail)                                                                \
-  asm volatile(MOEPLAN_WGMMA_PREFIX(6) shape " {%0, %1, %2, %3}, %4, %5, p, " tail ";}"             \
-               : MOEPLAN_D4(0)                                                                       \
+#define MOEPLAN_WGMMA_N8(shape, tail)                                                   \
+  asm volatile(MOEPLAN_WGMMA_PREFIX(6) shape " {%0, %1, %2, %3}, %4, %5, p, " tail ";}" \
+               : MOEPLAN_D4(0)                                                          \
                : "l"(a), "l"(b), "r"(accumulate))
-#define MOEPLAN_WGMMA_N16(shape, tail)                                                               \
+#define MOEPLAN_WGMMA_N16(shape, tail)                                                                   \
   asm volatile(MOEPLAN_WGMMA_PREFIX(10) shape " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, " tail ";}" \
-               : MOEPLAN_D4(0), MOEPLAN_D4(4)                                                        \
+               : MOEPLAN_D4(0), MOEPLAN_D4(4)                                                            \
                : "l"(a), "l"(b), "r"(accumulate))
-#define MOEPLAN_WGMMA_N32(shape, tail)                                                                \
-  asm volatile(MOEPLAN_WGMMA_PREFIX(18) shape                                                         \
+#define MOEPLAN_WGMMA_N32(shape, tail)                                                                            \
+  asm volatile(MOEPLAN_WGMMA_PREFIX(18) shape                                                                     \
                " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, " tail ";}" \
-               : MOEPLAN_D4(0), MOEPLAN_D4(4), MOEPLAN_D4(8), MOEPLAN_D4(12)                          \
+               : MOEPLAN_D4(0), MOEPLAN_D4(4), MOEPLAN_D4(8), MOEPLAN_D4(12)                                      \
                : "l"(a), "l"(b), "r"(accumulate))
-#define MOEPLAN_WGMMA_N64(shape, tail)                                                                \
-  asm volatile(MOEPLAN_WGMMA_PREFIX(34) shape                                                         \
+#define MOEPLAN_WGMMA_N64(shape, tail)                                                                        \
+  asm volatile(MOEPLAN_WGMMA_PREFIX(34) shape                                                                 \
                " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
-               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, " tail ";}"   \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, " tail ";}"         \
                : MOEPLAN_D4(0), MOEPLAN_D4(4), MOEPLAN_D4(8), MOEPLAN_D4(12), MOEPLAN_D4(16), MOEPLAN_D4(20), \
-                 MOEPLAN_D4(24), MOEPLAN_D4(28)                                                        \
+                 MOEPLAN_D4(24), MOEPLAN_D4(28)                                                               \
                : "l"(a), "l"(b), "r"(accumulate))
 
 // The instruction for the caller's N: shape "m64n<N>" + k_and_types, then the caller's immediates.
-#define MOEPLAN_WGMMA_FOR_N(k_and_types, tail)                                         \
+#define MOEPLAN_WGMMA_FOR_N(k_and_types, tail)                                             \
   static_assert(N == 8 || N == 16 || N == 32 || N == 64, "N: 8, 16, 32 or 64 token rows"); \
-  if constexpr (N == 8) MOEPLAN_WGMMA_N8("m64n8" k_and_types, tail);                   \
-  if constexpr (N == 16) MOEPLAN_WGMMA_N16("m64n16" k_and_types, tail);                \
-  if constexpr (N == 32) MOEPLAN_WGMMA_N32("m64n32" k_and_types, tail);                \
+  if constexpr (N == 8) MOEPLAN_WGMMA_N8("m64n8" k_and_types, tail);                       \
+  if constexpr (N == 16) MOEPLAN_WGMMA_N16("m64n16" k_and_types, tail);                    \
+  if constexpr (N == 32) MOEPLAN_WGMMA_N32("m64n32" k_and_types, tail);                    \
   if constexpr (N == 64) MOEPLAN_WGMMA_N64("m64n64" k_and_types, tail)
 
 // d (+)= A . B^T over 32 e4m3 elements of k; accumulate = 0 overwrites d.

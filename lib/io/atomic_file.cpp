@@ -1,16 +1,15 @@
 #include "io/atomic_file.hpp"
 
+#include <unistd.h>
 #include <fstream>
 #include <system_error>
-#include <unistd.h>
 
 #include "io/input_error.hpp"
 
 namespace moeplan {
 
 void write_file_atomically(const std::filesystem::path& target, const std::string& contents) {
-  const std::filesystem::path temporary =
-      target.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  const std::filesystem::path temporary = target.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   {
     std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
     if (!stream) throw InputError(target.string(), "", "a writable output path");

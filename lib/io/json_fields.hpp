@@ -28,12 +28,11 @@ class JsonFields {
   std::string text(const std::string& key) const;
   // The value must be one of `choices`; returns its index there.
   std::size_t choice(const std::string& key, const std::vector<std::string>& choices) const;
-  double number(const std::string& key) const;                                 // finite
+  double number(const std::string& key) const;                                  // finite
   double number(const std::string& key, double minimum, double maximum) const;  // finite, in the range
-  double positive(const std::string& key) const;                               // finite, > 0
-  double non_negative(const std::string& key) const;                           // finite, >= 0
-  std::int64_t integer(const std::string& key, std::int64_t minimum,
-                       std::int64_t maximum = kLargestJsonCount) const;
+  double positive(const std::string& key) const;                                // finite, > 0
+  double non_negative(const std::string& key) const;                            // finite, >= 0
+  std::int64_t integer(const std::string& key, std::int64_t minimum, std::int64_t maximum = kLargestJsonCount) const;
   bool flag(const std::string& key) const;
 
   const nlohmann::json& node() const { return node_; }

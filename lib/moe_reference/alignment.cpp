@@ -25,8 +25,10 @@ Alignment align_by_expert(std::span<const std::int32_t> expert_ids, std::span<co
   for (int expert = 0; expert < num_local_experts; ++expert) {
     const int count = alignment.expert_counts[static_cast<std::size_t>(expert)];
     const int padded = (count + block_size - 1) / block_size * block_size;
-    alignment.expert_offsets[static_cast<std::size_t>(expert) + 1] = alignment.expert_offsets[static_cast<std::size_t>(expert)] + padded;
-    alignment.block_experts.insert(alignment.block_experts.end(), static_cast<std::size_t>(padded / block_size), expert);
+    alignment.expert_offsets[static_cast<std::size_t>(expert) + 1] =
+        alignment.expert_offsets[static_cast<std::size_t>(expert)] + padded;
+    alignment.block_experts.insert(alignment.block_experts.end(), static_cast<std::size_t>(padded / block_size),
+                                   expert);
   }
   alignment.sorted_entries.assign(static_cast<std::size_t>(alignment.padded_rows()), kPaddingEntry);
   alignment.entry_positions.assign(expert_ids.size(), -1);

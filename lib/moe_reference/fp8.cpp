@@ -89,7 +89,8 @@ std::vector<float> dequantize(const BlockScaledMatrix& matrix) {
   for (int row = 0; row < matrix.rows; ++row) {
     for (int col = 0; col < matrix.cols; ++col) {
       const std::size_t index = static_cast<std::size_t>(row) * matrix.cols + col;
-      const std::size_t block = static_cast<std::size_t>(row / matrix.block_rows) * matrix.scale_cols() + col / kScaleBlock;
+      const std::size_t block =
+          static_cast<std::size_t>(row / matrix.block_rows) * matrix.scale_cols() + col / kScaleBlock;
       const float scale = matrix.scales[block];
       values[index] = e4m3_value(matrix.values[index]) * scale;
     }

@@ -69,7 +69,8 @@ std::vector<double> reference_down_projection(std::span<const double> activation
   std::vector<double> output(static_cast<std::size_t>(alignment.padded_rows()) * hidden, 0.0);
   for (int row = 0; row < alignment.padded_rows(); ++row) {
     if (alignment.sorted_entries[static_cast<std::size_t>(row)] == kPaddingEntry) continue;
-    down_row(activation.data() + row * intermediate, weights, expert_of_row(alignment, row), output.data() + row * hidden);
+    down_row(activation.data() + row * intermediate, weights, expert_of_row(alignment, row),
+             output.data() + row * hidden);
   }
   return output;
 }
@@ -83,7 +84,8 @@ std::vector<double> reference_combine(std::span<const double> expert_rows, const
     if (row < 0) continue;
     const double weight = output_scale * routing.weights[entry];
     double* token = output.data() + (entry / static_cast<std::size_t>(routing.top_k)) * width;
-    for (std::size_t feature = 0; feature < width; ++feature) token[feature] += weight * expert_rows[row * width + feature];
+    for (std::size_t feature = 0; feature < width; ++feature)
+      token[feature] += weight * expert_rows[row * width + feature];
   }
   return output;
 }
@@ -102,8 +104,7 @@ std::vector<double> reference_expert_ffn(std::span<const float> hidden_states, c
 }
 
 std::vector<double> reference_moe_layer(std::span<const float> hidden_states, const Routing& routing,
-                                        const Alignment& alignment, const ExpertWeights& weights,
-                                        double output_scale) {
+                                        const Alignment& alignment, const ExpertWeights& weights, double output_scale) {
   const std::vector<double> activation = reference_gate_up_activation(hidden_states, routing.top_k, alignment, weights);
   const std::vector<double> rows = reference_down_projection(activation, alignment, weights);
   return reference_combine(rows, alignment, routing, output_scale, weights.hidden);

@@ -40,7 +40,6 @@ std::vector<double> reference_expert_ffn(std::span<const float> hidden_states, c
 
 // The three stages chained: the routed (and fused) layer output, [tokens][hidden].
 std::vector<double> reference_moe_layer(std::span<const float> hidden_states, const Routing& routing,
-                                        const Alignment& alignment, const ExpertWeights& weights,
-                                        double output_scale);
+                                        const Alignment& alignment, const ExpertWeights& weights, double output_scale);
 
 }  // namespace moeplan::moe_reference

@@ -34,8 +34,8 @@ double keep_drop_gap(const std::vector<double>& values, const std::vector<int>& 
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-void write_token(Routing& routing, int token, const std::vector<int>& chosen,
-                 const std::vector<double>& probabilities, bool renormalize, double margin) {
+void write_token(Routing& routing, int token, const std::vector<int>& chosen, const std::vector<double>& probabilities,
+                 bool renormalize, double margin) {
   double total = 0;
   for (int expert : chosen) total += probabilities[static_cast<std::size_t>(expert)];
   const double divisor = renormalize ? total : 1.0;
@@ -48,7 +48,8 @@ void write_token(Routing& routing, int token, const std::vector<int>& chosen,
 }
 
 Routing empty_routing(std::size_t logit_count, int num_experts, int top_k) {
-  if (num_experts <= 0 || top_k <= 0 || top_k > num_experts || logit_count % static_cast<std::size_t>(num_experts) != 0) {
+  if (num_experts <= 0 || top_k <= 0 || top_k > num_experts ||
+      logit_count % static_cast<std::size_t>(num_experts) != 0) {
     throw std::invalid_argument("routing: need 0 < top_k <= num_experts and logits of whole tokens");
   }
   Routing routing;
@@ -66,7 +67,8 @@ Routing route_biased_grouped_topk(std::span<const float> logits, std::span<const
                                   const GroupedTopkConfig& config) {
   Routing routing = empty_routing(logits.size(), config.num_experts, config.top_k);
   if (config.num_groups <= 0 || config.num_experts % config.num_groups != 0 || config.topk_groups <= 0 ||
-      config.topk_groups > config.num_groups || config.top_k > config.topk_groups * (config.num_experts / config.num_groups)) {
+      config.topk_groups > config.num_groups ||
+      config.top_k > config.topk_groups * (config.num_experts / config.num_groups)) {
     throw std::invalid_argument("routing: groups must split the experts evenly and hold top_k experts");
   }
   if (!correction_bias.empty() && correction_bias.size() != static_cast<std::size_t>(config.num_experts)) {

@@ -12,9 +12,9 @@ namespace moeplan::moe_reference {
 
 struct Routing {
   int num_tokens = 0;
-  int top_k = 0;                          // columns per token
-  std::vector<std::int32_t> expert_ids;   // [num_tokens][top_k]
-  std::vector<float> weights;             // [num_tokens][top_k]
+  int top_k = 0;                         // columns per token
+  std::vector<std::int32_t> expert_ids;  // [num_tokens][top_k]
+  std::vector<float> weights;            // [num_tokens][top_k]
   // Per token, the smallest score gap at any keep/drop decision: a router computing in another
   // precision may choose differently only where this gap is below its rounding.
   std::vector<double> selection_margins;  // [num_tokens]

@@ -18,8 +18,8 @@ struct SoftmaxTopkConfig {
 };
 
 struct SharedFusion {
-  int first_shared_id = 0;     // [doc-000]: expert 256 for DeepSeek-V3 (ids after the routed slots)
-  int replicas = 1;            // [doc-000]: ids first_shared_id .. first_shared_id + replicas - 1
+  int first_shared_id = 0;  // [doc-000]: expert 256 for DeepSeek-V3 (ids after the routed slots)
+  int replicas = 1;         // [doc-000]: ids first_shared_id .. first_shared_id + replicas - 1
   double routed_scaling_factor = 1.0;
 };
 

@@ -1,7 +1,7 @@
 #include "plan/load_imbalance.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "eplb/metrics.hpp"
 #include "eplb/placement.hpp"
@@ -15,14 +15,15 @@ namespace {
 
 MeasuredImbalance measure(const eplb::LoadLog& log, const eplb::DeploymentShape& shape, bool rebalance) {
   SilentReporter silent;
-  const eplb::Placement placement =
-      rebalance ? eplb::place_all_layers(log, shape, eplb::automatic_policy(shape), eplb::WindowObjective::worst, silent)
-                : eplb::Placement{};
+  const eplb::Placement placement = rebalance ? eplb::place_all_layers(log, shape, eplb::automatic_policy(shape),
+                                                                       eplb::WindowObjective::worst, silent)
+                                              : eplb::Placement{};
   double ratio_sum = 0;
   double cross_sum = 0;
   for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
     const std::vector<eplb::TokenCount> weights = log.layer_total(layer);
-    const eplb::SlotRow row = rebalance ? placement.physical_to_logical[static_cast<std::size_t>(layer)] : eplb::trivial_row(shape);  // the engine default without EPLB
+    const eplb::SlotRow row = rebalance ? placement.physical_to_logical[static_cast<std::size_t>(layer)]
+                                        : eplb::trivial_row(shape);  // the engine default without EPLB
     const std::vector<double> loads = eplb::gpu_loads(weights, row, shape);
     const double balance = eplb::balancedness(loads);
     ratio_sum += balance > 0 ? 1.0 / balance : 1.0;

@@ -14,8 +14,8 @@
 namespace moeplan {
 
 struct MeasuredImbalance {
-  double max_over_mean = 1.0;     // mean over layers of busiest GPU load / mean GPU load
-  double cross_node_share = -1;   // share of dispatched rows leaving the node; < 0 when one node
+  double max_over_mean = 1.0;    // mean over layers of busiest GPU load / mean GPU load
+  double cross_node_share = -1;  // share of dispatched rows leaving the node; < 0 when one node
 };
 
 class ExpertLoadImbalance {

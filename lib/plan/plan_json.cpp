@@ -67,31 +67,32 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   const bool decodes = serving.options.role != Role::prefill;
   // deepep normal disables CUDA graphs [sglang-server-args]; prefill pools run without them.
   const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
-  return {{"role", role_name(serving.options.role)},
-          {"nodes", instance_nodes},
-          {"gpus", gpus},
-          {"instances", std::max<std::int64_t>(1, role_nodes / instance_nodes)},
-          {"layout", layout_json(layout)},
-          {"dispatch", dispatch_key(serving.options.dispatch)},
-          {"two_batch_overlap", serving.options.two_batch_overlap},
-          {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
-          {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
-          {"chunked_prefill_tokens", scenario.memory.activation_tokens},
-          {"cuda_graph_max_batch", graphs ? serving.batch : 0},
-          {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
-          {"kv_block_tokens", scenario.memory.kv_block_tokens},
-          {"prefix_caching", scenario.memory.prefix_caching},
-          {"memory_fraction_static", static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / device},
-          {"memory_utilization", scenario.memory.utilization},
-          {"kv_cache_dtype", dtype_name(kv_dtype)},
-          {"max_context", context_length},
-          {"memory", memory_json(memory)},
-          {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
-          {"batch_limit", serving.batch_limit},
-          {"otp_schemes", otp_json(serving.otp_schemes)},
-          {"at_offered_rate", {{"batch_per_dp_rank", serving.load_batch}, {"tpot", serving.load_tpot},
-                               {"sustained", serving.sustains_load}}},
-          {"max_over_mean_load", serving.max_over_mean}};
+  return {
+      {"role", role_name(serving.options.role)},
+      {"nodes", instance_nodes},
+      {"gpus", gpus},
+      {"instances", std::max<std::int64_t>(1, role_nodes / instance_nodes)},
+      {"layout", layout_json(layout)},
+      {"dispatch", dispatch_key(serving.options.dispatch)},
+      {"two_batch_overlap", serving.options.two_batch_overlap},
+      {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
+      {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
+      {"chunked_prefill_tokens", scenario.memory.activation_tokens},
+      {"cuda_graph_max_batch", graphs ? serving.batch : 0},
+      {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
+      {"kv_block_tokens", scenario.memory.kv_block_tokens},
+      {"prefix_caching", scenario.memory.prefix_caching},
+      {"memory_fraction_static", static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / device},
+      {"memory_utilization", scenario.memory.utilization},
+      {"kv_cache_dtype", dtype_name(kv_dtype)},
+      {"max_context", context_length},
+      {"memory", memory_json(memory)},
+      {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
+      {"batch_limit", serving.batch_limit},
+      {"otp_schemes", otp_json(serving.otp_schemes)},
+      {"at_offered_rate",
+       {{"batch_per_dp_rank", serving.load_batch}, {"tpot", serving.load_tpot}, {"sustained", serving.sustains_load}}},
+      {"max_over_mean_load", serving.max_over_mean}};
 }
 
 nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scenario, std::int64_t context,
@@ -106,7 +107,8 @@ nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scena
           {"pareto", candidate.pareto},
           {"memory", memory_json(candidate.memory)},
           {"step_time", step_json(serving.decode)},
-          {"roles", {role_json(candidate, scenario, std::max<std::int64_t>(1, candidate.layout.nodes), context, kv_dtype)}}};
+          {"roles",
+           {role_json(candidate, scenario, std::max<std::int64_t>(1, candidate.layout.nodes), context, kv_dtype)}}};
 }
 
 nlohmann::json disaggregated_plan(const DisaggregatedPlan& plan, const Scenario& scenario, std::int64_t context,
@@ -129,9 +131,14 @@ nlohmann::json disaggregated_plan(const DisaggregatedPlan& plan, const Scenario&
 }  // namespace
 
 nlohmann::json step_json(const StepBreakdown& step) {
-  return {{"attention", step.attention},     {"moe_compute", step.moe_compute}, {"dispatch_combine", step.dispatch_combine},
-          {"otp_comm", step.otp_comm},       {"tp_comm", step.tp_comm},         {"other", step.other},
-          {"overlap_saved", step.overlap_saved}, {"total", step.total}};
+  return {{"attention", step.attention},
+          {"moe_compute", step.moe_compute},
+          {"dispatch_combine", step.dispatch_combine},
+          {"otp_comm", step.otp_comm},
+          {"tp_comm", step.tp_comm},
+          {"other", step.other},
+          {"overlap_saved", step.overlap_saved},
+          {"total", step.total}};
 }
 
 nlohmann::json plan_json(const Model& model, const Scenario& scenario, const SearchResult& result, std::size_t top) {

@@ -1,7 +1,7 @@
 #include "plan/search.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "io/input_error.hpp"
 #include "plan/disaggregation.hpp"
@@ -94,9 +94,8 @@ SearchResult search_layouts(const Model& model, const Scenario& scenario, const 
   result.calibrated = steps.calibrated();
   result.estimates = steps.compute().efficiency().source;
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
-  result.load_source = measured_loads != nullptr
-                           ? "placements solved by eplb-solve from " + measured_loads->file()
-                           : "skew model (no expert-load log given)";
+  result.load_source = measured_loads != nullptr ? "placements solved by eplb-solve from " + measured_loads->file()
+                                                 : "skew model (no expert-load log given)";
   const std::vector<Layout> layouts = enumerate_layouts(model, scenario);
   for (std::size_t index = 0; index < layouts.size(); ++index) {
     const Layout& layout = layouts[index];

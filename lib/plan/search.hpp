@@ -42,14 +42,14 @@ struct DisaggregatedPlan {
 };
 
 struct SearchResult {
-  std::int64_t evaluated = 0;      // (layout, role) pairs looked at
+  std::int64_t evaluated = 0;  // (layout, role) pairs looked at
   std::int64_t context_length = 0;
   bool calibrated = false;
-  std::string estimates;  // what the step times rest on: a calibration, the scenario's efficiencies or the datasheet
+  std::string estimates;    // what the step times rest on: a calibration, the scenario's efficiencies or the datasheet
   std::string load_source;  // what set the EP imbalance: a load log or the skew model
-  std::vector<Candidate> aggregated;     // best first
-  std::vector<Candidate> prefill;        // best input throughput first
-  std::vector<Candidate> decode;         // best output throughput first
+  std::vector<Candidate> aggregated;             // best first
+  std::vector<Candidate> prefill;                // best input throughput first
+  std::vector<Candidate> decode;                 // best output throughput first
   std::vector<DisaggregatedPlan> disaggregated;  // best first
   std::vector<Rejection> rejections;
   std::map<std::string, std::int64_t> rejected_by_reason;

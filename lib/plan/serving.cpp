@@ -1,8 +1,8 @@
 #include "plan/serving.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace moeplan {
 
@@ -62,15 +62,15 @@ void apply_prefill(const ServingContext& context, const Layout& layout, const Ro
   const std::int64_t chunk = context.scenario.memory.activation_tokens;
   estimate.prefill_tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
   const PrefillInput full{static_cast<double>(estimate.prefill_tokens), static_cast<double>(workload.input_tokens), 0};
-  estimate.prefill =
-      context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
+  estimate.prefill = context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
   // A request alone: ceil(input / chunk) chunks of its own tokens.
   const std::int64_t own = std::min(chunk, workload.input_tokens);
   const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
   const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
-  estimate.ttft = chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).total;
-  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) /
-                                  estimate.prefill.total / static_cast<double>(layout.world());
+  estimate.ttft =
+      chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).total;
+  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) / estimate.prefill.total /
+                                  static_cast<double>(layout.world());
 }
 
 void apply_decode(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
@@ -88,22 +88,24 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
     estimate.batch_limit = "tpot_slo";
     if (batch < 1) {
       estimate.rejected = "slo.tpot";
-      estimate.detail = fmt::format("one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
-                                    decode_step(context, layout, options, 1).total * 1e3, *scenario.slo.tpot * 1e3);
+      estimate.detail =
+          fmt::format("one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
+                      decode_step(context, layout, options, 1).total * 1e3, *scenario.slo.tpot * 1e3);
       return;
     }
   }
   estimate.batch = batch;
   estimate.decode = decode_step(context, layout, options, batch);
-  if (layout.otp > 1 || layout.qkvtp > 1) estimate.otp_schemes = context.steps.otp_decisions(layout, static_cast<double>(batch));
+  if (layout.otp > 1 || layout.qkvtp > 1)
+    estimate.otp_schemes = context.steps.otp_decisions(layout, static_cast<double>(batch));
   estimate.max_over_mean = role_step_options(context, layout, options, static_cast<double>(batch)).max_over_mean;
   estimate.tpot = estimate.decode.total;
 }
 
 // Little's law on one DP rank: running = rate per rank x (TTFT + output x TPOT), iterated because
 // TPOT grows with the batch it sets. The fixed point converges in a few rounds for stable rates.
-void apply_offered_rate(const ServingContext& context, const Layout& layout, const RoleOptions& options,
-                        double rate, ServingEstimate& estimate) {
+void apply_offered_rate(const ServingContext& context, const Layout& layout, const RoleOptions& options, double rate,
+                        ServingEstimate& estimate) {
   const auto output = static_cast<double>(context.scenario.workload.output_tokens);
   const double rate_per_rank = rate / static_cast<double>(layout.dp);
   double tpot = decode_step(context, layout, options, 1).total;

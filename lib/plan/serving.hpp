@@ -39,23 +39,23 @@ StepOptions role_step_options(const ServingContext& context, const Layout& layou
 
 struct ServingEstimate {
   RoleOptions options;
-  std::int64_t batch = 0;          // decode sequences per attention DP rank
-  std::string batch_limit;         // what bound it: memory, max_batch, concurrency, tpot_slo
-  double max_over_mean = 1;        // EP imbalance used in the MoE terms
-  StepBreakdown decode;            // one decode step at `batch` and the mean context
-  StepBreakdown prefill;           // one prefill step of `prefill_tokens` per DP rank
+  std::int64_t batch = 0;    // decode sequences per attention DP rank
+  std::string batch_limit;   // what bound it: memory, max_batch, concurrency, tpot_slo
+  double max_over_mean = 1;  // EP imbalance used in the MoE terms
+  StepBreakdown decode;      // one decode step at `batch` and the mean context
+  StepBreakdown prefill;     // one prefill step of `prefill_tokens` per DP rank
   std::int64_t prefill_tokens = 0;
-  double ttft = 0;                 // s, a request alone: its prefill chunks (and one decode step when aggregated)
-  double tpot = 0;                 // s per output token, prefill interleaving included when aggregated
+  double ttft = 0;  // s, a request alone: its prefill chunks (and one decode step when aggregated)
+  double tpot = 0;  // s per output token, prefill interleaving included when aggregated
   double output_tokens_per_gpu = 0;
   double input_tokens_per_gpu = 0;
-  double tokens_per_user = 0;      // 1 / tpot
+  double tokens_per_user = 0;  // 1 / tpot
   // At the scenario's request rate (Little's law: running = rate x time in decode), not at capacity.
-  double load_batch = 0;           // sequences per DP rank the offered rate keeps running
-  double load_tpot = 0;            // s per output token at that batch
-  bool sustains_load = true;       // the offered rate fits under the batch ceiling
+  double load_batch = 0;                 // sequences per DP rank the offered rate keeps running
+  double load_tpot = 0;                  // s per output token at that batch
+  bool sustains_load = true;             // the offered rate fits under the batch ceiling
   std::vector<OtpDecision> otp_schemes;  // [doc-004]: X1/X2 per split projection at the decode batch
-  std::string rejected;            // empty when the layout serves within the SLOs
+  std::string rejected;                  // empty when the layout serves within the SLOs
   std::string detail;
 };
 

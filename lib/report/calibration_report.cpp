@@ -50,11 +50,13 @@ std::size_t points(const CalibrationFamily& family) {
 
 // One row per chart: a family split over several charts has a row for each part.
 HtmlTable error_table(const CalibrationReportInput& input) {
-  HtmlTable table({"family", "chart", "curves", "points", "held out", "held-out error (chart)", "held-out error (family)"});
+  HtmlTable table(
+      {"family", "chart", "curves", "points", "held out", "held-out error (chart)", "held-out error (family)"});
   for (const CalibrationFamily& family : input.families) {
-    table.rows.push_back({family.name, family.part.empty() ? "all" : family.part, fmt::format("{}", family.curves.size()),
-                          fmt::format("{}", points(family)), fmt::format("{}", held_out_points(family)),
-                          percent(chart_held_out_error(family)), percent(family.held_out_error)});
+    table.rows.push_back({family.name, family.part.empty() ? "all" : family.part,
+                          fmt::format("{}", family.curves.size()), fmt::format("{}", points(family)),
+                          fmt::format("{}", held_out_points(family)), percent(chart_held_out_error(family)),
+                          percent(family.held_out_error)});
   }
   return table;
 }
@@ -91,7 +93,8 @@ XyChart calibration_chart(const CalibrationFamily& family) {
     held_out.hollow = true;
     for (const CurvePoint& point : curve.points) {
       fitted.data.push_back({point.x, point.fitted, "", ""});
-      (point.held_out ? held_out : measured).data.push_back({point.x, point.measured, curve.label, point_detail(point)});
+      (point.held_out ? held_out : measured)
+          .data.push_back({point.x, point.measured, curve.label, point_detail(point)});
     }
     chart.series.insert(chart.series.end(), {fitted, measured, held_out});
   }
@@ -106,8 +109,9 @@ std::string calibration_report_html(const CalibrationReportInput& input) {
   HtmlPage page("moeplan calibrate: " + input.device, "model " + input.model_name);
   page.facts({{"device", input.device}, {"model", input.model_name}, {"measured with", input.command}});
   page.section("Held-out error");
-  page.paragraph("Held-out points are whole shapes kept out of the fit; their error is how far the fitted model is "
-                 "from a measurement it never saw.");
+  page.paragraph(
+      "Held-out points are whole shapes kept out of the fit; their error is how far the fitted model is "
+      "from a measurement it never saw.");
   page.table(error_table(input));
   std::string previous_family;
   for (const CalibrationFamily& family : input.families) {

@@ -11,10 +11,10 @@
 namespace moeplan::report {
 
 struct CurvePoint {
-  double x = 0;             // the swept size: bytes, tokens, N x K, ...
-  double measured = 0;      // median measured value, e.g. seconds
-  double fitted = 0;        // the fitted model's value at the same x
-  bool held_out = false;    // kept out of the fit
+  double x = 0;           // the swept size: bytes, tokens, N x K, ...
+  double measured = 0;    // median measured value, e.g. seconds
+  double fitted = 0;      // the fitted model's value at the same x
+  bool held_out = false;  // kept out of the fit
 };
 
 // One measured curve of a family: an all-reduce over 8 GPUs, a GEMM of one N x K, ...
@@ -24,9 +24,9 @@ struct CalibrationCurve {
 };
 
 struct CalibrationFamily {
-  std::string name;                   // "collectives", "gemm", "moe_layer", "otp"
-  std::string x_title;                // "message size (bytes)"
-  std::string y_title;                // "time (us)"
+  std::string name;     // "collectives", "gemm", "moe_layer", "otp"
+  std::string x_title;  // "message size (bytes)"
+  std::string y_title;  // "time (us)"
   bool logarithmic_x = true;
   bool logarithmic_y = true;
   std::vector<CalibrationCurve> curves;
@@ -35,9 +35,9 @@ struct CalibrationFamily {
 };
 
 struct CalibrationReportInput {
-  std::string device;     // "8 x NVIDIA H200"
+  std::string device;  // "8 x NVIDIA H200"
   std::string model_name;
-  std::string command;    // the command line that measured it
+  std::string command;  // the command line that measured it
   std::vector<CalibrationFamily> families;
 };
 

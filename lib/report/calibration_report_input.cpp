@@ -63,8 +63,8 @@ std::vector<const calib::FittedPoint*> fitted_by_measurement(const calib::Calibr
   return fitted;
 }
 
-CalibrationFamily& chart_for(std::vector<CalibrationFamily>& charts, const FamilyLayout& layout, const std::string& part,
-                             const calib::HeldOutError& heldout) {
+CalibrationFamily& chart_for(std::vector<CalibrationFamily>& charts, const FamilyLayout& layout,
+                             const std::string& part, const calib::HeldOutError& heldout) {
   for (CalibrationFamily& chart : charts) {
     if (chart.part == part) return chart;
   }

@@ -39,8 +39,9 @@ std::string collective_table(const calib::Calibration& calibration) {
     if (!smallest[key] || measurement.bytes < smallest[key]->bytes) smallest[key] = &measurement;
   }
   if (largest.empty()) return "";
-  std::string text = "collectives (nccl-tests busbw at the largest size; time at the smallest)\n"
-                     "  collective      GPUs  mode    size      busbw GB/s   smallest us\n";
+  std::string text =
+      "collectives (nccl-tests busbw at the largest size; time at the smallest)\n"
+      "  collective      GPUs  mode    size      busbw GB/s   smallest us\n";
   for (const auto& [key, measurement] : largest) {
     const auto& [kind, ranks, mode] = key;
     const double busbw = measurement->bytes / measurement->seconds * wire_factor(calib::parse_collective(kind), ranks);
@@ -70,10 +71,11 @@ std::string fit_lines(const calib::Coefficients& coefficients) {
   }
   if (coefficients.moe) {
     const calib::MoeFit& moe = *coefficients.moe;
-    text += fmt::format("MoE fit: router {:.1f} us, align {:.1f} us, combine {:.1f} us fixed; streaming path up to "
-                        "{:.0f} rows per expert slot\n",
-                        moe.routing.fixed_seconds * 1e6, moe.align.fixed_seconds * 1e6, moe.combine.fixed_seconds * 1e6,
-                        moe.streaming_max_rows_per_slot);
+    text += fmt::format(
+        "MoE fit: router {:.1f} us, align {:.1f} us, combine {:.1f} us fixed; streaming path up to "
+        "{:.0f} rows per expert slot\n",
+        moe.routing.fixed_seconds * 1e6, moe.align.fixed_seconds * 1e6, moe.combine.fixed_seconds * 1e6,
+        moe.streaming_max_rows_per_slot);
     for (const auto& [name, path] : {std::pair{"streaming", moe.streaming}, std::pair{"library", moe.library}}) {
       if (!path) continue;
       text += fmt::format("  {:<9} w13 {}; w2 {}\n", name, additive_text(path->gate_up), additive_text(path->down));
@@ -89,8 +91,9 @@ std::string otp_table(const calib::Calibration& calibration) {
   const calib::CalibratedModels models = calib::calibrated_models(calibration, reference, "this file");
   const std::vector<calib::OtpRow> rows = calib::otp_comparison(calibration, models, reference, reference);
   if (rows.empty()) return "";
-  std::string text = "OTP ([doc-004]), graph-captured; winner by measured time, beside the model's pick\n"
-                     "  projection   h1 -> h2      GPUs  bs   X1 us   X2 us  won by   calibrated  uncalibrated  volume rule\n";
+  std::string text =
+      "OTP ([doc-004]), graph-captured; winner by measured time, beside the model's pick\n"
+      "  projection   h1 -> h2      GPUs  bs   X1 us   X2 us  won by   calibrated  uncalibrated  volume rule\n";
   for (const calib::OtpRow& row : rows) {
     const double margin = std::max(row.measured_x1, row.measured_x2) / std::min(row.measured_x1, row.measured_x2) - 1;
     text += fmt::format("  {:<10} {:>6} -> {:<6} {:>4} {:>4} {:>7.1f} {:>7.1f}  {} {:>4.0f} %   {:<11} {:<12}  {}\n",
@@ -106,9 +109,10 @@ std::string otp_table(const calib::Calibration& calibration) {
 std::string calibration_summary(const calib::Calibration& calibration) {
   // A re-fit of an interrupted file says so, as the live run's exit message does.
   const std::string incomplete =
-      calibration.complete ? "" : "interrupted calibration (\"complete\": false): the stages it did not reach are missing\n";
-  return incomplete + heldout_table(calibration.heldout) + collective_table(calibration) + fit_lines(calibration.coefficients) +
-         otp_table(calibration);
+      calibration.complete ? ""
+                           : "interrupted calibration (\"complete\": false): the stages it did not reach are missing\n";
+  return incomplete + heldout_table(calibration.heldout) + collective_table(calibration) +
+         fit_lines(calibration.coefficients) + otp_table(calibration);
 }
 
 }  // namespace moeplan::report

@@ -57,8 +57,8 @@ double draw_title_and_legend(SvgCanvas& canvas, std::string_view title, const st
   canvas.open_group("legend");
   for (std::size_t index = 0; index < entries.size(); ++index) {
     draw_symbol(canvas, positions[index], entries[index]);
-    canvas.text({positions[index].x + kLegendSymbolWidth, positions[index].y}, entries[index].label, text_style(kLegendSize),
-                classed("legend-label"));
+    canvas.text({positions[index].x + kLegendSymbolWidth, positions[index].y}, entries[index].label,
+                text_style(kLegendSize), classed("legend-label"));
   }
   canvas.close_group();
   return title_and_legend_height(entries, canvas.width());
@@ -108,8 +108,7 @@ void draw_axes(SvgCanvas& canvas, const PlotArea& area, const Scale& x, const Sc
     const double pixel = y.pixel(tick);
     canvas.line({area.left, pixel}, {area.right(), pixel}, outlined(kGridColour));
     canvas.line({area.left - 5, pixel}, {area.left, pixel}, outlined(kAxisColour));
-    canvas.text({area.left - 8, pixel + 4}, y.label(tick), text_style(kTickSize, Anchor::end),
-                classed("tick-label"));
+    canvas.text({area.left - 8, pixel + 4}, y.label(tick), text_style(kTickSize, Anchor::end), classed("tick-label"));
   }
   canvas.line({area.left, area.bottom()}, {area.right(), area.bottom()}, outlined(kAxisColour));
   canvas.line({area.left, area.top}, {area.left, area.bottom()}, outlined(kAxisColour));

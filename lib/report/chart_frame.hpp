@@ -14,8 +14,8 @@ namespace moeplan::report {
 struct AxisSpec {
   std::string title;
   bool logarithmic = false;
-  bool from_zero = true;        // a linear axis starts at zero unless the data go below it
-  std::optional<double> low;    // fixed ends; otherwise the data's
+  bool from_zero = true;      // a linear axis starts at zero unless the data go below it
+  std::optional<double> low;  // fixed ends; otherwise the data's
   std::optional<double> high;
 };
 

@@ -26,7 +26,8 @@ std::vector<std::vector<double>> relative_gpu_loads(const eplb::LoadLog& log, co
   std::vector<std::vector<double>> loads;
   for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
     const std::vector<eplb::TokenCount> counts = log.layer_total(layer);
-    std::vector<double> gpus = eplb::gpu_loads(counts, placement.physical_to_logical[static_cast<std::size_t>(layer)], placement.shape);
+    std::vector<double> gpus =
+        eplb::gpu_loads(counts, placement.physical_to_logical[static_cast<std::size_t>(layer)], placement.shape);
     const double mean = layer_tokens(counts) / static_cast<double>(gpus.size());
     for (double& load : gpus) load = mean > 0 ? load / mean : 1;
     loads.push_back(std::move(gpus));
@@ -62,12 +63,14 @@ XyChart balancedness_chart(const eplb::PlacementEvaluation& before, const eplb::
     const eplb::LayerEvaluation& figures = after.layers[layer];
     const auto x = static_cast<double>(layer);
     // balancedness x max_load is the mean; over the bound on the max it is the best balancedness reachable.
-    const double best = figures.lower_bound > 0 ? std::min(1.0, figures.balancedness * figures.max_load / figures.lower_bound) : 1.0;
+    const double best =
+        figures.lower_bound > 0 ? std::min(1.0, figures.balancedness * figures.max_load / figures.lower_bound) : 1.0;
     bound.data.push_back({x, best, fmt::format("layer {}", layer), fmt::format("at most {:.4f}", best)});
     previous.data.push_back({x, before.layers[layer].balancedness, fmt::format("layer {}", layer),
                              fmt::format("before {:.4f}", before.layers[layer].balancedness)});
-    placed.data.push_back({x, figures.balancedness, fmt::format("layer {}", layer),
-                           fmt::format("after {:.4f}, max/bound {:.4f}", figures.balancedness, figures.max_over_bound)});
+    placed.data.push_back(
+        {x, figures.balancedness, fmt::format("layer {}", layer),
+         fmt::format("after {:.4f}, max/bound {:.4f}", figures.balancedness, figures.max_over_bound)});
   }
   // The bound last: the placed line usually meets it, and would hide it.
   chart.series = {previous, placed, bound};
@@ -88,9 +91,10 @@ XyChart hottest_replicas_chart(const eplb::LoadLog& log, const eplb::PlacementEv
       const auto expert = static_cast<std::size_t>(figures.hottest_experts[rank]);
       const double share = total > 0 ? static_cast<double>(counts[expert]) / total : 0;
       const auto replicas = static_cast<double>(figures.hottest_replicas[rank]);
-      ranks[rank].data.push_back({static_cast<double>(layer) + kHottestOffsets[rank], replicas,
-                                  fmt::format("layer {} expert {}", layer, expert),
-                                  fmt::format("{:.2f}% of the layer's tokens, {:.0f} replicas", 100 * share, replicas)});
+      ranks[rank].data.push_back(
+          {static_cast<double>(layer) + kHottestOffsets[rank], replicas,
+           fmt::format("layer {} expert {}", layer, expert),
+           fmt::format("{:.2f}% of the layer's tokens, {:.0f} replicas", 100 * share, replicas)});
     }
   }
   chart.series = ranks;

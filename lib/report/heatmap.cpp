@@ -47,12 +47,13 @@ std::size_t label_stride(std::size_t count, double pixels, double pixels_per_lab
   return static_cast<std::size_t>(10 * magnitude);
 }
 
-void draw_index_labels(SvgCanvas& canvas, const Heatmap& heatmap, const PlotArea& area, double cell_width, double cell_height) {
+void draw_index_labels(SvgCanvas& canvas, const Heatmap& heatmap, const PlotArea& area, double cell_width,
+                       double cell_height) {
   canvas.open_group("axes");
   const std::size_t column_stride = label_stride(heatmap.columns, area.width, 36);
   for (std::size_t column = 0; column < heatmap.columns; column += column_stride) {
-    canvas.text({area.left + (static_cast<double>(column) + 0.5) * cell_width, area.bottom() + 16}, fmt::format("{}", column),
-                text_style(11, Anchor::middle), classed("tick-label"));
+    canvas.text({area.left + (static_cast<double>(column) + 0.5) * cell_width, area.bottom() + 16},
+                fmt::format("{}", column), text_style(11, Anchor::middle), classed("tick-label"));
   }
   const std::size_t row_stride = label_stride(heatmap.rows, area.height, 16);
   for (std::size_t row = 0; row < heatmap.rows; row += row_stride) {
@@ -83,9 +84,11 @@ void draw_colour_bar(SvgCanvas& canvas, const Heatmap& heatmap, const PlotArea& 
   const double step_height = area.height / kColourBarSteps;
   for (int step = 0; step < kColourBarSteps; ++step) {
     const double value = value_at(heatmap, 1 - (step + 0.5) / kColourBarSteps);
-    canvas.rect({left, area.top + step * step_height}, kColourBarWidth, step_height + 0.5, filled(heatmap_colour(heatmap, value)));
+    canvas.rect({left, area.top + step * step_height}, kColourBarWidth, step_height + 0.5,
+                filled(heatmap_colour(heatmap, value)));
   }
-  const Scale scale = heatmap.logarithmic ? Scale::logarithmic(heatmap.low, heatmap.high, 0, 1) : Scale::linear(heatmap.low, heatmap.high, 0, 1);
+  const Scale scale = heatmap.logarithmic ? Scale::logarithmic(heatmap.low, heatmap.high, 0, 1)
+                                          : Scale::linear(heatmap.low, heatmap.high, 0, 1);
   for (const double tick : scale.ticks()) {
     if (tick < heatmap.low || tick > heatmap.high) continue;
     const double y = area.bottom() - fraction_between(heatmap, tick, heatmap.low, heatmap.high) * area.height;
@@ -100,7 +103,8 @@ void draw_colour_bar(SvgCanvas& canvas, const Heatmap& heatmap, const PlotArea& 
 
 std::string heatmap_colour(const Heatmap& heatmap, double value) {
   const double clamped = std::clamp(value, heatmap.low, heatmap.high);
-  if (clamped < heatmap.centre) return hex(mix(kCold, kNeutral, fraction_between(heatmap, clamped, heatmap.low, heatmap.centre)));
+  if (clamped < heatmap.centre)
+    return hex(mix(kCold, kNeutral, fraction_between(heatmap, clamped, heatmap.low, heatmap.centre)));
   if (heatmap.high <= heatmap.centre) return hex(kNeutral);
   return hex(mix(kNeutral, kHot, fraction_between(heatmap, clamped, heatmap.centre, heatmap.high)));
 }
@@ -115,8 +119,10 @@ std::string heatmap_svg(const Heatmap& heatmap) {
   for (std::size_t row = 0; row < heatmap.rows; ++row) {
     for (std::size_t column = 0; column < heatmap.columns; ++column) {
       // A hair of overlap hides the seams anti-aliasing leaves between neighbouring cells.
-      canvas.rect({area.left + static_cast<double>(column) * cell_width, area.top + static_cast<double>(row) * cell_height},
-                  cell_width + 0.3, cell_height + 0.3, filled(heatmap_colour(heatmap, heatmap.values[row * heatmap.columns + column])));
+      canvas.rect(
+          {area.left + static_cast<double>(column) * cell_width, area.top + static_cast<double>(row) * cell_height},
+          cell_width + 0.3, cell_height + 0.3,
+          filled(heatmap_colour(heatmap, heatmap.values[row * heatmap.columns + column])));
     }
   }
   canvas.close_group();

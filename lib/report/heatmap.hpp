@@ -18,7 +18,7 @@ struct Heatmap {
   double low = 0;              // the colour scale's ends; values outside are clamped
   double centre = 1;           // drawn white: below it blue, above it red
   double high = 2;
-  bool logarithmic = false;    // colours spaced by ratio, so half and double the centre are equally strong
+  bool logarithmic = false;  // colours spaced by ratio, so half and double the centre are equally strong
   double width = 620;
   double height = 360;
 };

@@ -12,7 +12,8 @@ namespace {
 
 constexpr const char* kStyle =
     "body{font-family:sans-serif;color:#222;margin:24px auto;max-width:1320px;padding:0 16px;background:#fff}"
-    "h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}"
+    "h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid "
+    "#ddd;padding-bottom:4px}"
     ".subtitle{color:#555;margin:0 0 16px}"
     "section{margin-bottom:12px}"
     "figure{display:inline-block;vertical-align:top;margin:8px 16px 8px 0;max-width:100%}"
@@ -37,7 +38,8 @@ bool numeric(std::string_view cell) {
 
 }  // namespace
 
-HtmlPage::HtmlPage(std::string title, std::string subtitle) : title_(std::move(title)), subtitle_(std::move(subtitle)) {}
+HtmlPage::HtmlPage(std::string title, std::string subtitle)
+    : title_(std::move(title)), subtitle_(std::move(subtitle)) {}
 
 void HtmlPage::section(std::string_view heading) {
   if (section_open_) body_ += "</section>\n";
@@ -49,7 +51,8 @@ void HtmlPage::paragraph(std::string_view text) { body_ += fmt::format("<p>{}</p
 
 void HtmlPage::facts(const std::vector<std::pair<std::string, std::string>>& items) {
   body_ += "<dl class=\"facts\">";
-  for (const auto& [name, value] : items) body_ += fmt::format("<dt>{}</dt><dd>{}</dd>", escape_xml(name), escape_xml(value));
+  for (const auto& [name, value] : items)
+    body_ += fmt::format("<dt>{}</dt><dd>{}</dd>", escape_xml(name), escape_xml(value));
   body_ += "</dl>\n";
 }
 

@@ -8,7 +8,7 @@
 namespace moeplan::report {
 
 inline constexpr std::array<const char*, 8> kCategoryColours = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-                                                               "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+                                                                "#56B4E9", "#D55E00", "#F0E442", "#000000"};
 inline constexpr const char* kAxisColour = "#444";
 inline constexpr const char* kGridColour = "#e3e3e3";
 inline constexpr const char* kMutedColour = "#9a9a9a";

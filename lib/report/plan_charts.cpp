@@ -38,7 +38,8 @@ Datum latency_datum(const Candidate& candidate) {
 }
 
 // The candidates off the front in grey, those on it coloured; `join` draws the front as a line.
-std::vector<Series> front_and_rest(const std::vector<Candidate>& candidates, Datum (*to_datum)(const Candidate&), bool join) {
+std::vector<Series> front_and_rest(const std::vector<Candidate>& candidates, Datum (*to_datum)(const Candidate&),
+                                   bool join) {
   Series rest = point_series("feasible layouts", kMutedColour, "candidates", 3);
   Series front = point_series("Pareto front", category_colour(0), "front");
   front.line = join;
@@ -107,12 +108,14 @@ StackedBarChart memory_chart(const std::vector<RankedLayout>& layouts) {
   // A weight component no layout holds is left out of the legend.
   std::vector<Component> shown;
   for (const Component component : kAllComponents) {
-    const bool held = std::any_of(layouts.begin(), layouts.end(),
-                                  [&](const RankedLayout& layout) { return layout.candidate->memory.weights[component] > 0; });
+    const bool held = std::any_of(layouts.begin(), layouts.end(), [&](const RankedLayout& layout) {
+      return layout.candidate->memory.weights[component] > 0;
+    });
     if (held) shown.push_back(component);
   }
   for (const Component component : shown) {
-    chart.segments.push_back({"weights: " + component_name(component), kComponentColours[static_cast<std::size_t>(component)]});
+    chart.segments.push_back(
+        {"weights: " + component_name(component), kComponentColours[static_cast<std::size_t>(component)]});
   }
   const char* const overheads[] = {"activation", "cuda_graph", "communication"};
   for (std::size_t index = 0; index < std::size(overheads); ++index) {
@@ -123,7 +126,8 @@ StackedBarChart memory_chart(const std::vector<RankedLayout>& layouts) {
     const MemoryPlan& memory = layout.candidate->memory;
     StackedBar bar{layout.label, {}, std::nullopt, layout.chosen};
     for (const Component component : shown) bar.values.push_back(gib(memory.weights[component]));
-    for (const std::uint64_t overhead : {memory.overheads.activation, memory.overheads.cuda_graph, memory.overheads.communication}) {
+    for (const std::uint64_t overhead :
+         {memory.overheads.activation, memory.overheads.cuda_graph, memory.overheads.communication}) {
       bar.values.push_back(gib(overhead));
     }
     bar.values.push_back(gib(memory.kv_cache_bytes));
@@ -144,11 +148,13 @@ StackedBarChart step_chart(const std::vector<RankedLayout>& layouts, bool prefil
       titled_bar_chart(prefill ? "Prefill step split" : "Decode step split", "ms per step, all layers", " ms", 2);
   chart.marker_label = "step after overlap";
   const char* const names[] = {"attention", "MoE compute", "dispatch/combine", "OTP comm", "TP comm", "other"};
-  for (std::size_t index = 0; index < std::size(names); ++index) chart.segments.push_back({names[index], category_colour(index)});
+  for (std::size_t index = 0; index < std::size(names); ++index)
+    chart.segments.push_back({names[index], category_colour(index)});
   for (const RankedLayout& layout : layouts) {
     const StepBreakdown& step = prefill ? layout.candidate->serving.prefill : layout.candidate->serving.decode;
     StackedBar bar{layout.label, {}, std::nullopt, layout.chosen};
-    for (const double seconds : {step.attention, step.moe_compute, step.dispatch_combine, step.otp_comm, step.tp_comm, step.other}) {
+    for (const double seconds :
+         {step.attention, step.moe_compute, step.dispatch_combine, step.otp_comm, step.tp_comm, step.other}) {
       bar.values.push_back(seconds * kMillisecondsPerSecond);
     }
     // Without overlap the stack already is the step; a marker there would only repeat its end.
@@ -161,9 +167,12 @@ StackedBarChart step_chart(const std::vector<RankedLayout>& layouts, bool prefil
 StackedBarChart rejection_chart(const SearchResult& result) {
   StackedBarChart chart = titled_bar_chart("Rejected (layout, role) pairs by reason", "pairs rejected", "", 0);
   chart.segments.push_back({"rejected", kMutedColour});
-  std::vector<std::pair<std::string, std::int64_t>> reasons(result.rejected_by_reason.begin(), result.rejected_by_reason.end());
-  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& left, const auto& right) { return left.second > right.second; });
-  for (const auto& [reason, count] : reasons) chart.bars.push_back({reason, {static_cast<double>(count)}, std::nullopt, false});
+  std::vector<std::pair<std::string, std::int64_t>> reasons(result.rejected_by_reason.begin(),
+                                                            result.rejected_by_reason.end());
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& left, const auto& right) { return left.second > right.second; });
+  for (const auto& [reason, count] : reasons)
+    chart.bars.push_back({reason, {static_cast<double>(count)}, std::nullopt, false});
   return chart;
 }
 

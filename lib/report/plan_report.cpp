@@ -34,8 +34,8 @@ std::vector<RankedLayout> pool_layouts(const SearchResult& result, std::size_t t
   for (std::size_t index = 0; index < std::min(top, result.disaggregated.size()); ++index) {
     const Candidate& candidate = prefill ? result.disaggregated[index].prefill : result.disaggregated[index].decode;
     if (!shown.insert(candidate_label(candidate)).second) continue;
-    layouts.push_back({fmt::format("#{} {} {}", index + 1, prefill ? "prefill" : "decode", candidate_label(candidate)), &candidate,
-                       index == 0});
+    layouts.push_back({fmt::format("#{} {} {}", index + 1, prefill ? "prefill" : "decode", candidate_label(candidate)),
+                       &candidate, index == 0});
   }
   return layouts;
 }
@@ -43,11 +43,13 @@ std::vector<RankedLayout> pool_layouts(const SearchResult& result, std::size_t t
 std::vector<std::pair<std::string, std::string>> facts(const PlanReportInput& input) {
   const Scenario& scenario = input.scenario;
   const Workload& workload = scenario.workload;
-  const std::string offered = workload.request_rate ? fmt::format("{:.3g} requests/s", *workload.request_rate)
-                                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests));
+  const std::string offered = workload.request_rate
+                                  ? fmt::format("{:.3g} requests/s", *workload.request_rate)
+                                  : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests));
   std::string slo;
   if (scenario.slo.ttft) slo += "TTFT " + milliseconds(*scenario.slo.ttft) + " ms";
-  if (scenario.slo.tpot) slo += (slo.empty() ? "" : ", ") + std::string("TPOT ") + milliseconds(*scenario.slo.tpot) + " ms";
+  if (scenario.slo.tpot)
+    slo += (slo.empty() ? "" : ", ") + std::string("TPOT ") + milliseconds(*scenario.slo.tpot) + " ms";
   const SearchResult& result = input.result;
   const std::size_t kept = result.aggregated.size() + result.prefill.size() + result.decode.size();
   return {{"model", input.model_name},
@@ -67,24 +69,26 @@ HtmlTable layouts_table(const std::vector<RankedLayout>& layouts) {
   for (std::size_t index = 0; index < layouts.size(); ++index) {
     const Candidate& candidate = *layouts[index].candidate;
     const ServingEstimate& serving = candidate.serving;
-    table.rows.push_back({layouts[index].label, fmt::format("{}", candidate.layout.world()), fmt::format("{}", serving.batch),
-                          serving.batch_limit, fmt::format("{:.0f}", serving.output_tokens_per_gpu),
-                          fmt::format("{:.1f}", serving.tokens_per_user), milliseconds(serving.ttft), milliseconds(serving.tpot),
-                          gib(candidate.memory.weights.total()), gib(candidate.memory.kv_cache_bytes)});
+    table.rows.push_back(
+        {layouts[index].label, fmt::format("{}", candidate.layout.world()), fmt::format("{}", serving.batch),
+         serving.batch_limit, fmt::format("{:.0f}", serving.output_tokens_per_gpu),
+         fmt::format("{:.1f}", serving.tokens_per_user), milliseconds(serving.ttft), milliseconds(serving.tpot),
+         gib(candidate.memory.weights.total()), gib(candidate.memory.kv_cache_bytes)});
     if (layouts[index].chosen) table.highlighted_rows.push_back(index);
   }
   return table;
 }
 
 HtmlTable disaggregated_table(const SearchResult& result, std::size_t top) {
-  HtmlTable table({"#", "prefill layout", "prefill nodes", "decode layout", "decode nodes", "tok/s/GPU", "TTFT ms", "TPOT ms"});
+  HtmlTable table(
+      {"#", "prefill layout", "prefill nodes", "decode layout", "decode nodes", "tok/s/GPU", "TTFT ms", "TPOT ms"});
   table.highlighted_rows = {0};
   for (std::size_t index = 0; index < std::min(top, result.disaggregated.size()); ++index) {
     const DisaggregatedPlan& plan = result.disaggregated[index];
-    table.rows.push_back({fmt::format("{}", index + 1), candidate_label(plan.prefill), fmt::format("{}", plan.prefill_nodes),
-                          candidate_label(plan.decode), fmt::format("{}", plan.decode_nodes),
-                          fmt::format("{:.0f}", plan.output_tokens_per_gpu), milliseconds(plan.prefill.serving.ttft),
-                          milliseconds(plan.decode.serving.tpot)});
+    table.rows.push_back({fmt::format("{}", index + 1), candidate_label(plan.prefill),
+                          fmt::format("{}", plan.prefill_nodes), candidate_label(plan.decode),
+                          fmt::format("{}", plan.decode_nodes), fmt::format("{:.0f}", plan.output_tokens_per_gpu),
+                          milliseconds(plan.prefill.serving.ttft), milliseconds(plan.decode.serving.tpot)});
   }
   return table;
 }
@@ -96,7 +100,8 @@ HtmlTable rejection_table(const SearchResult& result) {
     std::size_t shown = 0;
     for (const Rejection& rejection : result.rejections) {
       if (rejection.reason != reason || shown == kExamplesPerReason) continue;
-      examples += fmt::format("{}{} ({}): {}", shown == 0 ? "" : "; ", layout_label(rejection.layout), rejection.role, rejection.detail);
+      examples += fmt::format("{}{} ({}): {}", shown == 0 ? "" : "; ", layout_label(rejection.layout), rejection.role,
+                              rejection.detail);
       ++shown;
     }
     table.rows.push_back({reason, fmt::format("{}", count), examples});
@@ -128,12 +133,14 @@ void add_disaggregated(HtmlPage& page, const PlanReportInput& input) {
   const SearchResult& result = input.result;
   page.section("Prefill/decode disaggregation");
   page.table(disaggregated_table(result, input.top));
-  page.figure(xy_chart_svg(pareto_chart(result.decode, input.scenario.slo, "decode pool", &result.disaggregated.front().decode)),
+  page.figure(xy_chart_svg(
+                  pareto_chart(result.decode, input.scenario.slo, "decode pool", &result.disaggregated.front().decode)),
               "Every feasible decode pool; the chosen plan's decode pool is called out.");
   std::vector<RankedLayout> pools = pool_layouts(result, input.top, true);
   const std::vector<RankedLayout> decode = pool_layouts(result, input.top, false);
   page.figure(stacked_bar_svg(step_chart(pools, true)), "One prefill chunk per DP rank, summed over all layers.");
-  page.figure(stacked_bar_svg(step_chart(decode, false)), "One decode step at the pool's batch, summed over all layers.");
+  page.figure(stacked_bar_svg(step_chart(decode, false)),
+              "One decode step at the pool's batch, summed over all layers.");
   pools.insert(pools.end(), decode.begin(), decode.end());
   page.figure(stacked_bar_svg(memory_chart(pools)), "Memory per rank of both pools of the top plans.");
 }
@@ -143,8 +150,8 @@ void add_disaggregated(HtmlPage& page, const PlanReportInput& input) {
 std::string plan_report_html(const PlanReportInput& input) {
   const Scenario& scenario = input.scenario;
   HtmlPage page("moeplan plan-deploy: " + input.model_name,
-                fmt::format("scenario {} on {} x {} {}", scenario.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
-                            scenario.cluster.hardware.name));
+                fmt::format("scenario {} on {} x {} {}", scenario.name, scenario.cluster.nodes,
+                            scenario.cluster.gpus_per_node, scenario.cluster.hardware.name));
   page.facts(facts(input));
   if (!input.result.aggregated.empty()) add_aggregated(page, input);
   if (!input.result.disaggregated.empty()) add_disaggregated(page, input);

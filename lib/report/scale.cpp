@@ -35,7 +35,8 @@ Scale Scale::linear(double low, double high, double pixel_start, double pixel_en
     high = low + 2 * spread;
   }
   const double step = round_step(high - low, kLinearTicks);
-  Scale scale(std::floor(low / step + 1e-9) * step, std::ceil(high / step - 1e-9) * step, pixel_start, pixel_end, false);
+  Scale scale(std::floor(low / step + 1e-9) * step, std::ceil(high / step - 1e-9) * step, pixel_start, pixel_end,
+              false);
   scale.step_ = step;
   const auto count = static_cast<int>(std::lround((scale.high_ - scale.low_) / step));
   for (int index = 0; index <= count; ++index) scale.ticks_.push_back(scale.low_ + index * step);
@@ -44,9 +45,10 @@ Scale Scale::linear(double low, double high, double pixel_start, double pixel_en
 
 Scale Scale::fixed(double low, double high, double pixel_start, double pixel_end) {
   Scale scale = linear(low, high, pixel_start, pixel_end);
-  scale.ticks_.erase(std::remove_if(scale.ticks_.begin(), scale.ticks_.end(),
-                                    [&](double tick) { return tick < low - 1e-9 * scale.step_ || tick > high + 1e-9 * scale.step_; }),
-                     scale.ticks_.end());
+  scale.ticks_.erase(
+      std::remove_if(scale.ticks_.begin(), scale.ticks_.end(),
+                     [&](double tick) { return tick < low - 1e-9 * scale.step_ || tick > high + 1e-9 * scale.step_; }),
+      scale.ticks_.end());
   scale.low_ = low;
   scale.high_ = high;
   return scale;
@@ -86,10 +88,10 @@ std::string Scale::label(double value) const {
   if (std::abs(value) < step * 1e-9) return "0";
   // One suffix for a whole linear axis, so 5000 and 10k never sit side by side.
   const double size = logarithmic_ ? std::abs(value) : std::max(std::abs(low_), std::abs(high_));
-  const auto [divisor, suffix] = size >= 1e9   ? std::pair{1e9, "G"}
-                                 : size >= 1e6 ? std::pair{1e6, "M"}
+  const auto [divisor, suffix] = size >= 1e9                          ? std::pair{1e9, "G"}
+                                 : size >= 1e6                        ? std::pair{1e6, "M"}
                                  : size >= (logarithmic_ ? 1e3 : 1e4) ? std::pair{1e3, "k"}
-                                               : std::pair{1.0, ""};
+                                                                      : std::pair{1.0, ""};
   return fmt::format("{:.{}f}{}", value / divisor, decimals_for(step / divisor), suffix);
 }
 

@@ -20,11 +20,13 @@ std::string pool_label(const SimulationRun& run, const sim::PoolResult& pool) {
 }
 
 // Each row plotted at the middle of its interval, where its mean holds.
-Series time_series(const SimulationRun& run, const sim::PoolResult& pool, Quantity quantity, std::size_t colour, bool dashed,
-                   const std::string& suffix) {
-  Series series = line_series(pool_label(run, pool) + suffix, category_colour(colour), dashed ? "series secondary" : "series");
+Series time_series(const SimulationRun& run, const sim::PoolResult& pool, Quantity quantity, std::size_t colour,
+                   bool dashed, const std::string& suffix) {
+  Series series =
+      line_series(pool_label(run, pool) + suffix, category_colour(colour), dashed ? "series secondary" : "series");
   series.dashed = dashed;
-  for (const sim::SeriesPoint& point : pool.series) series.data.push_back({point.time + point.interval / 2, quantity(point), "", ""});
+  for (const sim::SeriesPoint& point : pool.series)
+    series.data.push_back({point.time + point.interval / 2, quantity(point), "", ""});
   return series;
 }
 
@@ -34,7 +36,8 @@ std::vector<ReferenceLine> binding_lines(const std::vector<SimulationRun>& runs)
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const auto& binds = runs[index].result.summary.memory_binds_at;
     if (binds) {
-      lines.push_back({true, *binds, fmt::format("{}: KV binds at {:.0f} s", runs[index].label, *binds), category_colour(index)});
+      lines.push_back(
+          {true, *binds, fmt::format("{}: KV binds at {:.0f} s", runs[index].label, *binds), category_colour(index)});
     }
   }
   return lines;
@@ -56,8 +59,9 @@ HtmlTable summary_table(const std::vector<SimulationRun>& runs) {
     std::int64_t gpus = 0;
     for (const sim::PoolResult& pool : run.result.pools) gpus += pool.gpus;
     table.rows.push_back({run.label, fmt::format("{}", gpus), fmt::format("{:.0f}", summary.output_tokens_per_second),
-                          fmt::format("{:.1f}", summary.output_tokens_per_gpu), fmt::format("{:.3f}", summary.requests_per_second),
-                          fmt::format("{}", summary.completed), fmt::format("{:.1f}", summary.ttft.p50), fmt::format("{:.1f}", summary.ttft.p99),
+                          fmt::format("{:.1f}", summary.output_tokens_per_gpu),
+                          fmt::format("{:.3f}", summary.requests_per_second), fmt::format("{}", summary.completed),
+                          fmt::format("{:.1f}", summary.ttft.p50), fmt::format("{:.1f}", summary.ttft.p99),
                           milliseconds(summary.tpot.p50), milliseconds(summary.tpot.p99),
                           summary.memory_binds_at ? fmt::format("{:.0f}", *summary.memory_binds_at) : "never",
                           fmt::format("{}", summary.preemptions)});
@@ -72,11 +76,13 @@ XyChart throughput_over_time(const std::vector<SimulationRun>& runs) {
   for (std::size_t index = 0; index < runs.size(); ++index) {
     for (const sim::PoolResult& pool : runs[index].result.pools) {
       if (pool.pool.options.role == Role::prefill) {
-        chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.prefill_tokens_per_second; },
-                                           index, true, " input tok/s"));
+        chart.series.push_back(time_series(
+            runs[index], pool, [](const sim::SeriesPoint& point) { return point.prefill_tokens_per_second; }, index,
+            true, " input tok/s"));
       } else {
-        chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.output_tokens_per_second; },
-                                           index, false, " output tok/s"));
+        chart.series.push_back(time_series(
+            runs[index], pool, [](const sim::SeriesPoint& point) { return point.output_tokens_per_second; }, index,
+            false, " output tok/s"));
       }
     }
   }
@@ -87,8 +93,10 @@ XyChart sequences_over_time(const std::vector<SimulationRun>& runs) {
   XyChart chart = over_time(runs, "Batch over time", "sequences (summed over DP ranks)");
   for (std::size_t index = 0; index < runs.size(); ++index) {
     for (const sim::PoolResult& pool : runs[index].result.pools) {
-      chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.running; }, index, false, " running"));
-      chart.series.push_back(time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.waiting; }, index, true, " waiting"));
+      chart.series.push_back(time_series(
+          runs[index], pool, [](const sim::SeriesPoint& point) { return point.running; }, index, false, " running"));
+      chart.series.push_back(time_series(
+          runs[index], pool, [](const sim::SeriesPoint& point) { return point.waiting; }, index, true, " waiting"));
     }
   }
   return chart;
@@ -99,8 +107,8 @@ XyChart kv_use_over_time(const std::vector<SimulationRun>& runs) {
   chart.y.high = kPercent;
   for (std::size_t index = 0; index < runs.size(); ++index) {
     for (const sim::PoolResult& pool : runs[index].result.pools) {
-      chart.series.push_back(
-          time_series(runs[index], pool, [](const sim::SeriesPoint& point) { return point.kv_use * kPercent; }, index, false, ""));
+      chart.series.push_back(time_series(
+          runs[index], pool, [](const sim::SeriesPoint& point) { return point.kv_use * kPercent; }, index, false, ""));
     }
   }
   return chart;
@@ -114,9 +122,10 @@ std::string simulation_report_html(const SimulationReportInput& input) {
   page.section("Summary");
   page.table(summary_table(input.runs));
   page.section("Serving over time");
-  page.figure(xy_chart_svg(throughput_over_time(input.runs)),
-              "Tokens per second in each interval of the run. Throughput climbs while the batch fills and falls back once "
-              "the KV cache binds: admissions stop and sequences are preempted (the vertical lines).");
+  page.figure(
+      xy_chart_svg(throughput_over_time(input.runs)),
+      "Tokens per second in each interval of the run. Throughput climbs while the batch fills and falls back once "
+      "the KV cache binds: admissions stop and sequences are preempted (the vertical lines).");
   page.figure(xy_chart_svg(sequences_over_time(input.runs)),
               "Sequences admitted (running) and queued at the engines (waiting), summed over the DP ranks.");
   page.figure(xy_chart_svg(kv_use_over_time(input.runs)),

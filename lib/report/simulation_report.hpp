@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/simulation.hpp"
 #include "report/xy_chart.hpp"
+#include "sim/simulation.hpp"
 
 namespace moeplan::report {
 

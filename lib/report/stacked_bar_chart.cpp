@@ -20,8 +20,10 @@ double bar_total(const StackedBar& bar) { return std::accumulate(bar.values.begi
 
 std::vector<LegendEntry> legend_entries(const StackedBarChart& chart) {
   std::vector<LegendEntry> entries;
-  for (const BarSegment& segment : chart.segments) entries.push_back({segment.label, segment.colour, LegendSymbol::box});
-  const bool marked = std::any_of(chart.bars.begin(), chart.bars.end(), [](const StackedBar& bar) { return bar.marker.has_value(); });
+  for (const BarSegment& segment : chart.segments)
+    entries.push_back({segment.label, segment.colour, LegendSymbol::box});
+  const bool marked =
+      std::any_of(chart.bars.begin(), chart.bars.end(), [](const StackedBar& bar) { return bar.marker.has_value(); });
   if (marked && !chart.marker_label.empty()) entries.push_back({chart.marker_label, kAxisColour, LegendSymbol::line});
   return entries;
 }
@@ -45,28 +47,31 @@ std::string value_text(const StackedBarChart& chart, double value) {
 }
 
 // Totals stand in a column right of the plot, clear of the limit lines that often pass near the bar ends.
-void draw_bar(SvgCanvas& canvas, const StackedBarChart& chart, const StackedBar& bar, const Scale& scale, const PlotArea& area,
-              double y) {
+void draw_bar(SvgCanvas& canvas, const StackedBarChart& chart, const StackedBar& bar, const Scale& scale,
+              const PlotArea& area, double y) {
   canvas.open_group(bar.highlighted ? "bar highlighted" : "bar");
   canvas.text({scale.pixel(0) - 8, y + kBarHeight / 2 + 4}, bar.label,
-              bar.highlighted ? bold(text_style(kLabelSize, Anchor::end, kHighlightColour)) : text_style(kLabelSize, Anchor::end),
+              bar.highlighted ? bold(text_style(kLabelSize, Anchor::end, kHighlightColour))
+                              : text_style(kLabelSize, Anchor::end),
               classed("category-label"));
   double start = 0;
   for (std::size_t index = 0; index < chart.segments.size() && index < bar.values.size(); ++index) {
     const double value = bar.values[index];
     if (value <= 0) continue;
     const double left = scale.pixel(start);
-    const std::string tooltip = fmt::format("{}: {} {}", bar.label, chart.segments[index].label, value_text(chart, value));
+    const std::string tooltip =
+        fmt::format("{}: {} {}", bar.label, chart.segments[index].label, value_text(chart, value));
     canvas.rect({left, y}, scale.pixel(start + value) - left, kBarHeight, filled(chart.segments[index].colour),
                 Mark{"segment", tooltip, chart.segments[index].label});
     start += value;
   }
-  canvas.text({area.right() + 6, y + kBarHeight / 2 + 4}, value_text(chart, start), text_style(10, Anchor::start, kAxisColour),
-              classed("bar-total"));
+  canvas.text({area.right() + 6, y + kBarHeight / 2 + 4}, value_text(chart, start),
+              text_style(10, Anchor::start, kAxisColour), classed("bar-total"));
   if (bar.marker) {
     const double x = scale.pixel(*bar.marker);
-    canvas.line({x, y - 3}, {x, y + kBarHeight + 3}, outlined(kAxisColour, 2.5),
-                Mark{"marker", fmt::format("{}: {} {}", bar.label, chart.marker_label, value_text(chart, *bar.marker)), ""});
+    canvas.line(
+        {x, y - 3}, {x, y + kBarHeight + 3}, outlined(kAxisColour, 2.5),
+        Mark{"marker", fmt::format("{}: {} {}", bar.label, chart.marker_label, value_text(chart, *bar.marker)), ""});
   }
   canvas.close_group();
 }
@@ -90,9 +95,11 @@ void draw_limits(SvgCanvas& canvas, const StackedBarChart& chart, const Scale& s
     const ReferenceLine& limit = chart.limits[index];
     const double x = scale.pixel(limit.value);
     const double label_y = area.top - 4 - kLimitRowHeight * static_cast<double>(chart.limits.size() - 1 - index);
-    canvas.line({x, label_y + 2}, {x, area.bottom()}, outlined(limit.colour, 1.5, true), Mark{"reference", limit.label, limit.label});
+    canvas.line({x, label_y + 2}, {x, area.bottom()}, outlined(limit.colour, 1.5, true),
+                Mark{"reference", limit.label, limit.label});
     const bool near_right = x > area.left + area.width * 0.8;
-    canvas.text({near_right ? x - 3 : x + 3, label_y}, limit.label, text_style(11, near_right ? Anchor::end : Anchor::start, limit.colour));
+    canvas.text({near_right ? x - 3 : x + 3, label_y}, limit.label,
+                text_style(11, near_right ? Anchor::end : Anchor::start, limit.colour));
   }
 }
 
@@ -109,7 +116,8 @@ StackedBarChart titled_bar_chart(std::string title, std::string value_title, std
 
 std::string stacked_bar_svg(const StackedBarChart& chart) {
   const std::vector<LegendEntry> legend = legend_entries(chart);
-  const double top = title_and_legend_height(legend, chart.width) + 8 + kLimitRowHeight * static_cast<double>(chart.limits.size());
+  const double top =
+      title_and_legend_height(legend, chart.width) + 8 + kLimitRowHeight * static_cast<double>(chart.limits.size());
   const double height = top + static_cast<double>(chart.bars.size()) * (kBarHeight + kBarGap) + kBottomMargin;
   SvgCanvas canvas(chart.width, height, chart.title);
   draw_title_and_legend(canvas, chart.title, legend);

@@ -24,11 +24,11 @@ struct StackedBar {
 struct StackedBarChart {
   std::string title;
   std::string value_title;
-  std::string unit;              // appended to values in tooltips and totals
+  std::string unit;  // appended to values in tooltips and totals
   int decimals = 1;
   std::vector<BarSegment> segments;
   std::vector<StackedBar> bars;
-  std::string marker_label;      // the legend's name for the markers
+  std::string marker_label;           // the legend's name for the markers
   std::vector<ReferenceLine> limits;  // vertical lines on the value axis
   double width = 620;
 };

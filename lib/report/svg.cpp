@@ -122,14 +122,15 @@ void SvgCanvas::rect(Point corner, double width, double height, const Paint& pai
 
 void SvgCanvas::line(Point from, Point to, const Paint& paint, const Mark& mark) {
   element("line",
-          fmt::format(" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"", coordinate(from.x), coordinate(from.y), coordinate(to.x),
-                      coordinate(to.y)),
+          fmt::format(" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"", coordinate(from.x), coordinate(from.y),
+                      coordinate(to.x), coordinate(to.y)),
           paint, mark);
 }
 
 void SvgCanvas::polyline(const std::vector<Point>& points, const Paint& paint, const Mark& mark) {
   std::string list;
-  for (const Point& point : points) list += fmt::format("{}{},{}", list.empty() ? "" : " ", coordinate(point.x), coordinate(point.y));
+  for (const Point& point : points)
+    list += fmt::format("{}{},{}", list.empty() ? "" : " ", coordinate(point.x), coordinate(point.y));
   element("polyline", fmt::format(" points=\"{}\" stroke-linejoin=\"round\"", list), paint, mark);
 }
 
@@ -140,9 +141,9 @@ void SvgCanvas::circle(Point centre, double radius, const Paint& paint, const Ma
 }
 
 void SvgCanvas::text(Point anchor, std::string_view content, const TextStyle& style, const Mark& mark) {
-  std::string attributes = fmt::format(" x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{}\" fill=\"{}\"",
-                                       coordinate(anchor.x), coordinate(anchor.y), coordinate(style.size),
-                                       anchor_name(style.anchor), escape_xml(style.colour));
+  std::string attributes =
+      fmt::format(" x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{}\" fill=\"{}\"", coordinate(anchor.x),
+                  coordinate(anchor.y), coordinate(style.size), anchor_name(style.anchor), escape_xml(style.colour));
   if (style.bold) attributes += " font-weight=\"bold\"";
   if (style.rotation != 0) {
     attributes += fmt::format(" transform=\"rotate({} {} {})\"", coordinate(style.rotation), coordinate(anchor.x),

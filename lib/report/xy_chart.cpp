@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-
 namespace moeplan::report {
 
 namespace {
@@ -34,7 +33,8 @@ Ranges data_ranges(const XyChart& chart) {
     }
   }
   for (const ReferenceLine& reference : chart.references) {
-    (reference.vertical ? ranges.x : ranges.y).add(reference.value, reference.vertical ? chart.x.logarithmic : chart.y.logarithmic);
+    (reference.vertical ? ranges.x : ranges.y)
+        .add(reference.value, reference.vertical ? chart.x.logarithmic : chart.y.logarithmic);
   }
   for (Range* range : {&ranges.x, &ranges.y}) {
     if (range->empty()) *range = {1, 1};
@@ -53,7 +53,9 @@ std::vector<LegendEntry> legend_entries(const XyChart& chart) {
   return entries;
 }
 
-std::string tooltip(const Datum& datum) { return datum.detail.empty() ? datum.label : datum.label + ": " + datum.detail; }
+std::string tooltip(const Datum& datum) {
+  return datum.detail.empty() ? datum.label : datum.label + ": " + datum.detail;
+}
 
 bool drawable(const Datum& datum, const XyChart& chart) {
   return !(chart.x.logarithmic && datum.x <= 0) && !(chart.y.logarithmic && datum.y <= 0);
@@ -73,12 +75,11 @@ class XyPainter {
       if (drawable(datum, chart_)) vertices.push_back(at(datum));
     }
     if (series.line && vertices.size() > 1) {
-      canvas_.polyline(vertices, outlined(series.colour, 2, series.dashed),
-                       Mark{"line", "", series.label});
+      canvas_.polyline(vertices, outlined(series.colour, 2, series.dashed), Mark{"line", "", series.label});
     }
     if (series.points) {
-      const Paint paint = series.hollow ? Paint{"white", series.colour, 1.5, false}
-                                        : Paint{series.colour, "white", 0.5, false};
+      const Paint paint =
+          series.hollow ? Paint{"white", series.colour, 1.5, false} : Paint{series.colour, "white", 0.5, false};
       for (const Datum& datum : series.data) {
         if (drawable(datum, chart_)) {
           canvas_.circle(at(datum), series.radius, paint, Mark{"point", tooltip(datum), datum.label});
@@ -90,8 +91,7 @@ class XyPainter {
 
   void callout(const Callout& callout) {
     const Point point = at(callout.datum);
-    canvas_.circle(point, 9, outlined(callout.colour, 2.5),
-                   Mark{"callout", callout.text, callout.datum.label});
+    canvas_.circle(point, 9, outlined(callout.colour, 2.5), Mark{"callout", callout.text, callout.datum.label});
     const bool near_right = point.x > area_.left + area_.width * 0.6;
     const double y = point.y < area_.top + 24 ? point.y + 24 : point.y - 14;
     canvas_.text({near_right ? point.x - 12 : point.x + 12, y}, callout.text,

@@ -27,10 +27,10 @@ class FreeBlockQueue {
   std::int64_t size() const { return next_label_ - front_ - reclaimed_ahead_; }
 
  private:
-  std::int64_t front_ = 0;                    // label of the next block to take; all below it are taken
-  std::int64_t next_label_ = 0;               // label the next freed block gets
+  std::int64_t front_ = 0;                          // label of the next block to take; all below it are taken
+  std::int64_t next_label_ = 0;                     // label the next freed block gets
   std::map<std::int64_t, std::int64_t> reclaimed_;  // label ranges [first, end) ahead of front_ taken by hits
-  std::int64_t reclaimed_ahead_ = 0;          // blocks in reclaimed_
+  std::int64_t reclaimed_ahead_ = 0;                // blocks in reclaimed_
 };
 
 }  // namespace moeplan::sim

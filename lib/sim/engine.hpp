@@ -34,11 +34,11 @@ struct EngineStep {
 struct EngineShape {
   Role role = Role::aggregated;
   std::int64_t dp = 1;
-  std::int64_t kv_capacity = 0;  // tokens per DP rank
-  std::int64_t max_batch = 1;    // running sequences per DP rank
-  std::int64_t chunk = 8192;     // tokens per DP rank and step (chunked-prefill budget)
-  std::int64_t kv_block_tokens = 1;  // a sequence holds whole blocks of this many tokens
-  bool prefix_caching = true;        // a preempted sequence's cached prefix is read back, not recomputed
+  std::int64_t kv_capacity = 0;       // tokens per DP rank
+  std::int64_t max_batch = 1;         // running sequences per DP rank
+  std::int64_t chunk = 8192;          // tokens per DP rank and step (chunked-prefill budget)
+  std::int64_t kv_block_tokens = 1;   // a sequence holds whole blocks of this many tokens
+  bool prefix_caching = true;         // a preempted sequence's cached prefix is read back, not recomputed
   bool pad_prefill_across_dp = true;  // a step with a prefill runs every rank at the largest rank's tokens
 };
 

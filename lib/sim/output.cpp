@@ -67,13 +67,14 @@ nlohmann::json simulation_json(const SimulationResult& result) {
 }
 
 std::string simulation_csv(const SimulationResult& result) {
-  std::string text = "pool,time_s,interval_s,output_tokens_per_s,prefill_tokens_per_s,running,waiting,kv_use,preemptions\n";
+  std::string text =
+      "pool,time_s,interval_s,output_tokens_per_s,prefill_tokens_per_s,running,waiting,kv_use,preemptions\n";
   for (const PoolResult& pool : result.pools) {
     const std::string role = role_name(pool.pool.options.role);
     for (const SeriesPoint& point : pool.series) {
       text += fmt::format("{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", role, point.time, point.interval,
-                          point.output_tokens_per_second, point.prefill_tokens_per_second, point.running,
-                          point.waiting, point.kv_use, point.preemptions);
+                          point.output_tokens_per_second, point.prefill_tokens_per_second, point.running, point.waiting,
+                          point.kv_use, point.preemptions);
     }
   }
   return text;

@@ -33,9 +33,7 @@ void DpRank::grow(std::int64_t step) {
   tokens_held_ += decoding_;
 }
 
-void DpRank::remove_running(std::int64_t id) {
-  running_.erase(std::find(running_.begin(), running_.end(), id));
-}
+void DpRank::remove_running(std::int64_t id) { running_.erase(std::find(running_.begin(), running_.end(), id)); }
 
 std::int64_t DpRank::free_tokens(std::int64_t held) {
   tokens_held_ -= held;
@@ -89,8 +87,7 @@ std::int64_t DpRank::read_back_prefix(SimRequest& request) {
   if (request.cached_blocks == 0) return 0;
   // vLLM computes at least the last token again: its logits sample the next one (kv_cache_manager.py).
   const std::int64_t most = (request.prefill_length - 1) / block_tokens_;
-  const std::int64_t hit =
-      std::min(most, free_queue_.cached_prefix(request.cache_label_end, request.cached_blocks));
+  const std::int64_t hit = std::min(most, free_queue_.cached_prefix(request.cache_label_end, request.cached_blocks));
   free_queue_.reclaim(request.cache_label_end, hit);
   request.cached_blocks = 0;
   return hit;

@@ -18,7 +18,7 @@ struct RankSchedule {
   PrefillCost prefill;
   std::int64_t prefill_tokens = 0;
   std::int64_t cached_tokens = 0;  // readmitted tokens the prefix cache returned instead of a prefill
-  bool kv_blocked = false;  // a waiting request found no KV room while the batch had space
+  bool kv_blocked = false;         // a waiting request found no KV room while the batch had space
 };
 
 class DpRank {
@@ -37,8 +37,8 @@ class DpRank {
   void grow(std::int64_t step);
   // Continues chunked prefills, then admits waiting requests while the batch, the token budget and the
   // KV cache allow; `completing` receives the requests whose prefill ends this step.
-  RankSchedule schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget,
-                        bool admit, std::vector<std::int64_t>& completing);
+  RankSchedule schedule(std::vector<SimRequest>& requests, StepPricer& pricer, std::int64_t token_budget, bool admit,
+                        std::vector<std::int64_t>& completing);
 
   // A completed prefill starts decoding at `next_step`; a request that finished after `last_step` frees its KV.
   void start_decoding(SimRequest& request, std::int64_t next_step);
@@ -77,12 +77,12 @@ class DpRank {
   std::int64_t max_batch_;
   bool prefix_caching_;
   FreeBlockQueue free_queue_;
-  std::vector<std::int64_t> running_;      // oldest admission first
-  std::deque<std::int64_t> prefilling_;    // running requests whose prefill is unfinished, in admission order
-  std::deque<std::int64_t> waiting_;       // next to admit first
-  std::int64_t tokens_held_ = 0;           // what the sequences hold, in tokens
+  std::vector<std::int64_t> running_;    // oldest admission first
+  std::deque<std::int64_t> prefilling_;  // running requests whose prefill is unfinished, in admission order
+  std::deque<std::int64_t> waiting_;     // next to admit first
+  std::int64_t tokens_held_ = 0;         // what the sequences hold, in tokens
   std::int64_t blocks_used_ = 0;
-  std::int64_t prefill_reserved_ = 0;      // KV tokens reserved by the prefilling requests
+  std::int64_t prefill_reserved_ = 0;  // KV tokens reserved by the prefilling requests
   std::int64_t decoding_ = 0;
   std::vector<std::int64_t> decoding_by_phase_;  // [block_tokens]
 };

@@ -17,7 +17,8 @@ struct SimulatedCandidate {
 // Simulates the first `top` candidates in the dispatch setting the search chose for each; a candidate
 // whose KV cache cannot hold the longest request on a DP rank is left out. Best simulated output
 // tokens per GPU first.
-std::vector<SimulatedCandidate> rerank_by_simulation(const ServingContext& context, const std::vector<Candidate>& ranked,
-                                                     std::size_t top, const SimulationOptions& options);
+std::vector<SimulatedCandidate> rerank_by_simulation(const ServingContext& context,
+                                                     const std::vector<Candidate>& ranked, std::size_t top,
+                                                     const SimulationOptions& options);
 
 }  // namespace moeplan::sim

@@ -28,7 +28,8 @@ std::int64_t RequestSource::send(std::vector<SimRequest>& requests) {
     request.prompt = input_lengths_.draw(random_);
     request.output = output_lengths_.draw(random_);
   } else {
-    const RequestLengths& lengths = workload_.length_trace[static_cast<std::size_t>(sent_) % workload_.length_trace.size()];
+    const RequestLengths& lengths =
+        workload_.length_trace[static_cast<std::size_t>(sent_) % workload_.length_trace.size()];
     request.prompt = lengths.input;
     request.output = lengths.output;
   }

@@ -11,9 +11,9 @@ struct SeriesPoint {
   double interval = 0;  // s
   double output_tokens_per_second = 0;
   double prefill_tokens_per_second = 0;
-  double running = 0;   // mean sequences admitted (decoding or prefilling) over the interval
-  double waiting = 0;   // mean sequences queued at the engines
-  double kv_use = 0;    // mean share of the KV cache in use
+  double running = 0;  // mean sequences admitted (decoding or prefilling) over the interval
+  double waiting = 0;  // mean sequences queued at the engines
+  double kv_use = 0;   // mean share of the KV cache in use
   std::int64_t preemptions = 0;
 };
 
@@ -43,7 +43,7 @@ class TimeSeries {
     double prefill_tokens = 0;
     double running_time = 0;  // sequences x seconds
     double waiting_time = 0;
-    double kv_time = 0;       // tokens x seconds
+    double kv_time = 0;  // tokens x seconds
     std::int64_t preemptions = 0;
   };
 

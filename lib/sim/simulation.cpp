@@ -1,7 +1,7 @@
 #include "sim/simulation.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 #include <queue>
 
@@ -37,9 +37,10 @@ MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, cons
                                  layout_label(pool.layout)));
   }
   if (memory.max_kv_tokens < whole) {
-    throw InputError(context.scenario.file, "memory",
-                     fmt::format("a layout whose KV cache holds the longest request ({} tokens) per DP rank; {} holds {}",
-                                 whole, layout_label(pool.layout), memory.max_kv_tokens));
+    throw InputError(
+        context.scenario.file, "memory",
+        fmt::format("a layout whose KV cache holds the longest request ({} tokens) per DP rank; {} holds {}", whole,
+                    layout_label(pool.layout), memory.max_kv_tokens));
   }
   return memory;
 }
@@ -89,7 +90,8 @@ void check_bounded(const Scenario& scenario, const SimulationOptions& options) {
   if (options.duration <= 0 && tokens > kMaxOutputTokensToTheEnd) {
     throw InputError(scenario.file, "workload.num_requests",
                      fmt::format("a workload of at most 1e10 output tokens to simulate to its end (or a --duration), "
-                                 "got {} requests x {} tokens", workload.num_requests, workload.output_tokens));
+                                 "got {} requests x {} tokens",
+                                 workload.num_requests, workload.output_tokens));
   }
 }
 
@@ -104,9 +106,14 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.memory = pool_memory(context, spec, settings);
     pool.result.max_batch = settings.max_batch;
     pool.result.gpus = spec.layout.world() * spec.instances;
-    const EngineShape shape{spec.options.role,         spec.layout.dp,          pool.result.memory.max_kv_tokens,
-                            settings.max_batch,        settings.activation_tokens, settings.kv_block_tokens,
-                            settings.prefix_caching,   settings.pad_prefill_across_dp};
+    const EngineShape shape{spec.options.role,
+                            spec.layout.dp,
+                            pool.result.memory.max_kv_tokens,
+                            settings.max_batch,
+                            settings.activation_tokens,
+                            settings.kv_block_tokens,
+                            settings.prefix_caching,
+                            settings.pad_prefill_across_dp};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
       pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }
@@ -208,13 +215,13 @@ SimulationResult Simulation::run() {
   SimulationResult result;
   result.summary = summarize(elapsed);
   for (Pool& pool : pools_) {
-    const auto capacity = static_cast<double>(pool.result.memory.max_kv_tokens * pool.result.pool.layout.dp *
-                                              pool.result.pool.instances);
+    const auto capacity =
+        static_cast<double>(pool.result.memory.max_kv_tokens * pool.result.pool.layout.dp * pool.result.pool.instances);
     pool.result.series = pool.series.points(elapsed, capacity);
     result.summary.preemptions += pool.result.preemptions;
     result.summary.cached_prefill_tokens += pool.result.cached_prefill_tokens;
-    if (pool.result.memory_binds_at && (!result.summary.memory_binds_at ||
-                                        *pool.result.memory_binds_at < *result.summary.memory_binds_at)) {
+    if (pool.result.memory_binds_at &&
+        (!result.summary.memory_binds_at || *pool.result.memory_binds_at < *result.summary.memory_binds_at)) {
       result.summary.memory_binds_at = pool.result.memory_binds_at;
     }
     result.pools.push_back(std::move(pool.result));
@@ -240,7 +247,8 @@ SimulationSummary Simulation::summarize(double elapsed) const {
     if (request.finished < 0) continue;
     ttft.push_back(request.first_token - request.sent);
     // benchmark_serving: (latency - TTFT) / (output tokens - 1).
-    if (request.output > 1) tpot.push_back((request.finished - request.first_token) / static_cast<double>(request.output - 1));
+    if (request.output > 1)
+      tpot.push_back((request.finished - request.first_token) / static_cast<double>(request.output - 1));
   }
   summary.ttft = latency_stats(std::move(ttft));
   summary.tpot = latency_stats(std::move(tpot));
@@ -261,8 +269,8 @@ SimulationResult simulate_disaggregated(const ServingContext& context, const Poo
 
 RoleOptions best_role_options(const ServingContext& context, const Layout& layout, Role role) {
   const std::vector<RoleOptions> candidates = role_options(layout, role, context.scenario.search);
-  const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware, context.scenario.memory,
-                                        context.scenario.workload.longest_request());
+  const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
+                                        context.scenario.memory, context.scenario.workload.longest_request());
   RoleOptions best = candidates.front();
   double best_merit = -1;
   for (const RoleOptions& options : candidates) {

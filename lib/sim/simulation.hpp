@@ -16,9 +16,9 @@ namespace moeplan::sim {
 struct SimulationOptions {
   std::optional<std::int64_t> max_batch;  // running sequences per DP rank; default: the scenario's memory.max_batch
   std::optional<std::vector<std::int64_t>> graph_batch_sizes;  // default: the scenario's memory.graph_batch_sizes
-  double duration = 0;                    // s of serving to simulate; 0 = until every request finished
-  std::size_t series_points = 200;        // the time series keeps between this many and twice as many rows
-  std::uint64_t seed = 4;                 // request lengths the workload spreads, Poisson arrivals at a request rate
+  double duration = 0;              // s of serving to simulate; 0 = until every request finished
+  std::size_t series_points = 200;  // the time series keeps between this many and twice as many rows
+  std::uint64_t seed = 4;           // request lengths the workload spreads, Poisson arrivals at a request rate
 };
 
 // One pool: a layout, the dispatch it runs, and how many instances of it serve side by side.
@@ -38,32 +38,32 @@ struct LatencyStats {
 struct PoolResult {
   PoolSpec pool;
   MemoryPlan memory;
-  std::int64_t max_batch = 0;               // per DP rank
+  std::int64_t max_batch = 0;  // per DP rank
   std::int64_t gpus = 0;
-  std::int64_t steps = 0;                   // summed over instances
+  std::int64_t steps = 0;  // summed over instances
   std::int64_t preemptions = 0;
-  std::int64_t cached_prefill_tokens = 0;   // recomputed tokens the prefix cache returned
-  std::optional<double> memory_binds_at;    // s: the first preemption or KV-refused admission
+  std::int64_t cached_prefill_tokens = 0;  // recomputed tokens the prefix cache returned
+  std::optional<double> memory_binds_at;   // s: the first preemption or KV-refused admission
   std::vector<SeriesPoint> series;
 };
 
 struct SimulationSummary {
-  double elapsed = 0;                       // s, from the start to the last finish (or the duration limit)
+  double elapsed = 0;  // s, from the start to the last finish (or the duration limit)
   std::int64_t completed = 0;
   std::int64_t output_tokens = 0;
   double output_tokens_per_second = 0;
   double output_tokens_per_gpu = 0;
   double requests_per_second = 0;
-  LatencyStats ttft;                        // s, send to first token
-  LatencyStats tpot;                        // s per output token after the first
+  LatencyStats ttft;  // s, send to first token
+  LatencyStats tpot;  // s per output token after the first
   std::optional<double> memory_binds_at;
   std::int64_t preemptions = 0;
-  std::int64_t cached_prefill_tokens = 0;   // of the preempted requests' tokens, those not recomputed
+  std::int64_t cached_prefill_tokens = 0;  // of the preempted requests' tokens, those not recomputed
 };
 
 struct SimulationResult {
   SimulationSummary summary;
-  std::vector<PoolResult> pools;            // aggregated: one; disaggregated: prefill, then decode
+  std::vector<PoolResult> pools;  // aggregated: one; disaggregated: prefill, then decode
 };
 
 // Prefill and decode on the same ranks (vLLM/SGLang chunked prefill mixed into decode steps).

@@ -43,7 +43,8 @@ PrefillCost StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
     const StepBreakdown step = context_.steps.prefill(layout_, input, step_options(input.tokens));
     const double expert = layout_.ep > 1 ? step.routed_experts : 0.0;
     const auto per_token = [&](double seconds) { return seconds / static_cast<double>(step_tokens); };
-    found = seconds_per_token_.emplace(length, PrefillCost{per_token(std::max(0.0, step.total - expert)), per_token(expert)})
+    found = seconds_per_token_
+                .emplace(length, PrefillCost{per_token(std::max(0.0, step.total - expert)), per_token(expert)})
                 .first;
   }
   const auto count = static_cast<double>(tokens);

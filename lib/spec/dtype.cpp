@@ -9,12 +9,8 @@ struct NamedDType {
   std::string_view name;
   DType dtype;
 };
-constexpr NamedDType kNames[] = {{"bf16", DType::bf16},
-                                 {"fp16", DType::fp16},
-                                 {"fp32", DType::fp32},
-                                 {"fp8", DType::fp8_e4m3},
-                                 {"fp8_e4m3", DType::fp8_e4m3},
-                                 {"mxfp4", DType::mxfp4}};
+constexpr NamedDType kNames[] = {{"bf16", DType::bf16},    {"fp16", DType::fp16},         {"fp32", DType::fp32},
+                                 {"fp8", DType::fp8_e4m3}, {"fp8_e4m3", DType::fp8_e4m3}, {"mxfp4", DType::mxfp4}};
 
 }  // namespace
 

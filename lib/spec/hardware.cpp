@@ -18,10 +18,11 @@ std::vector<Hardware> presets() {
   return {
       {"H100-SXM", "[h100-datasheet] (H100 SXM5); achievable rates [nccl-tuning]", 81559 * kMiB, 3350 * kGB,
        989 * kTFLOPS, 1979 * kTFLOPS, 370 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      {"H200", "[h200-datasheet] (H200 SXM); achievable rates [nccl-tuning], [moeplan-h200-measurements]", 143771 * kMiB, 4800 * kGB, 989 * kTFLOPS,
-       1979 * kTFLOPS, 370 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
-      {"B200", "[b200-datasheet] (HGX B200 1000 W; ~179 GB usable; NVLink5 900 GB/s x NCCL 370/450)", 183359 * kMiB, 8000 * kGB, 2250 * kTFLOPS,
-       4500 * kTFLOPS, 740 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
+      {"H200", "[h200-datasheet] (H200 SXM); achievable rates [nccl-tuning], [moeplan-h200-measurements]",
+       143771 * kMiB, 4800 * kGB, 989 * kTFLOPS, 1979 * kTFLOPS, 370 * kGB, 10 * kMicrosecond, 50 * kGB,
+       20 * kMicrosecond, 8},
+      {"B200", "[b200-datasheet] (HGX B200 1000 W; ~179 GB usable; NVLink5 900 GB/s x NCCL 370/450)", 183359 * kMiB,
+       8000 * kGB, 2250 * kTFLOPS, 4500 * kTFLOPS, 740 * kGB, 10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
       {"H20", "[h20-datasheet] (H20 96 GB)", 97871 * kMiB, 4000 * kGB, 148 * kTFLOPS, 296 * kTFLOPS, 370 * kGB,
        10 * kMicrosecond, 50 * kGB, 20 * kMicrosecond, 8},
       // Low-confidence vendor figures [ascend-910b-specs]: tune them from the scenario.

@@ -136,8 +136,8 @@ void read_moe(const ConfigView& config, const std::string& model_type, Model& mo
   } else {
     moe.num_experts = config.integer("num_experts");
   }
-  moe.experts_per_token = config.has("num_experts_per_tok") ? config.integer("num_experts_per_tok")
-                                                            : config.integer("experts_per_token");
+  moe.experts_per_token =
+      config.has("num_experts_per_tok") ? config.integer("num_experts_per_tok") : config.integer("experts_per_token");
   moe.intermediate_size =
       expert_sized_intermediate ? config.integer("intermediate_size") : config.integer("moe_intermediate_size");
   moe.shared_experts = config.integer_or("n_shared_experts", 0, 0);

@@ -1,7 +1,7 @@
 #include "spec/layout.hpp"
 
-#include <charconv>
 #include <fmt/format.h>
+#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -48,13 +48,15 @@ void validate_attention(const Layout& layout, const Model& model, const std::str
   require_divides(layout.tp, attention.num_heads, source, "layout.tp", "the attention heads");
   if (attention.kind == AttentionKind::gqa && layout.tp > 1 && attention.num_kv_heads % layout.tp != 0 &&
       layout.tp % attention.num_kv_heads != 0) {
-    throw InputError(source, "layout.tp",
-                     fmt::format("a divisor or multiple of the {} KV heads, got {}", attention.num_kv_heads, layout.tp));
+    throw InputError(
+        source, "layout.tp",
+        fmt::format("a divisor or multiple of the {} KV heads, got {}", attention.num_kv_heads, layout.tp));
   }
   for (const auto& [key, degree] : {std::pair{"layout.otp", layout.otp}, std::pair{"layout.qkvtp", layout.qkvtp}}) {
     if (degree == 1) continue;
     // [doc-004]: the O/QKV TP group lives inside pure DP attention.
-    if (layout.tp != 1) throw InputError(source, key, fmt::format("1 unless tp = 1 (pure DP attention), got {}", degree));
+    if (layout.tp != 1)
+      throw InputError(source, key, fmt::format("1 unless tp = 1 (pure DP attention), got {}", degree));
     require_divides(degree, layout.dp, source, key, "dp");
     require_divides(degree, attention.num_heads, source, key, "the attention heads");
   }

@@ -1,7 +1,7 @@
 #include "spec/model.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <stdexcept>
 
 #include "io/input_error.hpp"
@@ -23,9 +23,9 @@ DType read_dtype(const YamlView& view, const std::string& key, DType fallback) {
 }
 
 Attention read_attention(const YamlView& view) {
-  view.expect_only({"type", "num_heads", "num_kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
-                    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "qkv_bias", "o_bias", "qk_norm",
-                    "sinks", "sliding_window", "sliding_layers"});
+  view.expect_only({"type", "num_heads", "num_kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                    "qk_rope_head_dim", "v_head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "sliding_window",
+                    "sliding_layers"});
   Attention attention;
   const std::string type = view.text("type");
   attention.num_heads = view.integer("num_heads", 1, kMostModelCount);
@@ -136,8 +136,8 @@ std::int64_t Attention::query_width() const {
 Model load_model_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
   root.expect_only({"schema_version", "name", "source", "hidden_size", "num_layers", "dense_layers", "vocab_size",
-                    "tie_word_embeddings", "mtp_layers", "attention", "dense_ffn", "moe", "weights",
-                    "kv_cache_dtype", "published"});
+                    "tie_word_embeddings", "mtp_layers", "attention", "dense_ffn", "moe", "weights", "kv_cache_dtype",
+                    "published"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only model schema this moeplan reads)");
   }
@@ -186,8 +186,8 @@ void validate_model(const Model& model) {
     throw InputError(file, "hidden_size", "a model below 1e15 parameters (the shapes given multiply past it)");
   }
   if (model.dense_layers >= model.num_layers) {
-    throw InputError(file, "dense_layers", fmt::format("fewer than num_layers ({}): a MoE model needs a MoE layer",
-                                                       model.num_layers));
+    throw InputError(file, "dense_layers",
+                     fmt::format("fewer than num_layers ({}): a MoE model needs a MoE layer", model.num_layers));
   }
   if (model.dense_layers > 0 && model.dense_intermediate_size == 0) {
     throw InputError(file, "dense_ffn.intermediate_size", "a positive width because dense_layers > 0");

@@ -25,9 +25,9 @@ struct Attention {
   bool qkv_bias = false;
   bool o_bias = false;
   bool qk_norm = false;
-  bool sinks = false;                // one learned sink logit per head (gpt-oss)
-  std::int64_t sliding_window = 0;   // tokens; 0 = no sliding-window layers
-  std::int64_t sliding_layers = 0;   // layers that attend only within the window
+  bool sinks = false;               // one learned sink logit per head (gpt-oss)
+  std::int64_t sliding_window = 0;  // tokens; 0 = no sliding-window layers
+  std::int64_t sliding_layers = 0;  // layers that attend only within the window
 
   // Width of the O projection's input, h1 in the [h1, h2] notation of [doc-004].
   std::int64_t o_input_width() const;
@@ -48,7 +48,7 @@ struct Moe {
   bool correction_bias = false;  // DeepSeek-V3 e_score_correction_bias: selection only [doc-001]
   bool router_bias = false;
   bool normalize_topk = true;
-  bool expert_bias = false;      // gpt-oss experts carry biases
+  bool expert_bias = false;  // gpt-oss experts carry biases
 };
 
 struct WeightFormats {
@@ -82,7 +82,7 @@ struct Model {
   std::int64_t dense_layers = 0;  // the first k layers use a dense FFN
   std::int64_t vocab_size = 0;
   std::int64_t dense_intermediate_size = 0;
-  std::int64_t mtp_layers = 0;    // multi-token-prediction modules shipped beside the model
+  std::int64_t mtp_layers = 0;  // multi-token-prediction modules shipped beside the model
   bool tie_embeddings = false;
   Attention attention;
   Moe moe;

@@ -33,12 +33,9 @@ std::int64_t uniform_high(double mean, double range_ratio) {
 
 std::int64_t longest_length(const LengthDistribution& distribution, std::int64_t mean) {
   switch (distribution.shape) {
-    case LengthShape::uniform:
-      return uniform_high(static_cast<double>(mean), distribution.range_ratio);
-    case LengthShape::lognormal:
-      return distribution.max;
-    case LengthShape::fixed:
-      break;
+    case LengthShape::uniform: return uniform_high(static_cast<double>(mean), distribution.range_ratio);
+    case LengthShape::lognormal: return distribution.max;
+    case LengthShape::fixed: break;
   }
   return mean;
 }
@@ -80,8 +77,7 @@ std::int64_t LengthSampler::draw(std::mt19937_64& random) {
       const double length = std::clamp(lengths(random), 1.0, static_cast<double>(distribution_.max));
       return static_cast<std::int64_t>(std::llround(length));
     }
-    case LengthShape::fixed:
-      break;
+    case LengthShape::fixed: break;
   }
   return mean_;
 }
@@ -111,9 +107,9 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
     const bool in_range = parsed && lengths.input >= 1 && lengths.input <= kMaxLength && lengths.output >= 1 &&
                           lengths.output <= kMaxLength;
     if (!in_range) {
-      throw InputError(file, fmt::format("line {}", number),
-                       fmt::format("input_tokens,output_tokens as two integers in [1, {}], got '{}'", kMaxLength,
-                                   trimmed(line)));
+      throw InputError(
+          file, fmt::format("line {}", number),
+          fmt::format("input_tokens,output_tokens as two integers in [1, {}], got '{}'", kMaxLength, trimmed(line)));
     }
     if (trace.size() == kMaxTraceRows) {
       throw InputError(file, fmt::format("line {}", number), fmt::format("at most {} rows", kMaxTraceRows));

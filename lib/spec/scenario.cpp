@@ -19,16 +19,19 @@ constexpr std::int64_t kMaxGpus = 1 << 20;
 
 // Applies each optional override; the key names carry their unit.
 void read_hardware_overrides(const YamlView& view, Hardware& hardware) {
-  if (view.has("memory_gib")) hardware.memory_bytes = static_cast<std::uint64_t>(view.number("memory_gib", 1, 1e5) * kGiB);
+  if (view.has("memory_gib"))
+    hardware.memory_bytes = static_cast<std::uint64_t>(view.number("memory_gib", 1, 1e5) * kGiB);
   hardware.hbm_bandwidth = view.number_or("hbm_bandwidth_gb_s", hardware.hbm_bandwidth / 1e9, 1, 1e6) * 1e9;
   hardware.bf16_flops = view.number_or("bf16_tflops", hardware.bf16_flops / 1e12, 1, 1e6) * 1e12;
   hardware.fp8_flops = view.number_or("fp8_tflops", hardware.fp8_flops / 1e12, 1, 1e6) * 1e12;
   hardware.intra_node_bandwidth =
       view.number_or("intra_node_bandwidth_gb_s", hardware.intra_node_bandwidth / 1e9, 0.1, 1e6) * 1e9;
-  hardware.intra_node_latency = view.number_or("intra_node_latency_us", hardware.intra_node_latency * 1e6, 0, 1e6) / 1e6;
+  hardware.intra_node_latency =
+      view.number_or("intra_node_latency_us", hardware.intra_node_latency * 1e6, 0, 1e6) / 1e6;
   hardware.inter_node_bandwidth =
       view.number_or("inter_node_bandwidth_gb_s", hardware.inter_node_bandwidth / 1e9, 0.1, 1e6) * 1e9;
-  hardware.inter_node_latency = view.number_or("inter_node_latency_us", hardware.inter_node_latency * 1e6, 0, 1e6) / 1e6;
+  hardware.inter_node_latency =
+      view.number_or("inter_node_latency_us", hardware.inter_node_latency * 1e6, 0, 1e6) / 1e6;
 }
 
 std::optional<double> optional_fraction(const YamlView& view, const std::string& key) {
@@ -174,8 +177,8 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 
 MemorySettings read_memory(const YamlView& view) {
   view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens",
-                    "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib",
-                    "weight_prefetch_mib", "prefix_caching", "pad_prefill_across_dp"});
+                    "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib", "weight_prefetch_mib",
+                    "prefix_caching", "pad_prefill_across_dp"});
   MemorySettings memory;
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
@@ -248,9 +251,10 @@ SearchSpace read_search(const YamlView& view) {
 
 std::int64_t Workload::longest_input() const {
   if (length_trace.empty()) return longest_length(input_lengths, input_tokens);
-  return std::max_element(length_trace.begin(), length_trace.end(), [](const RequestLengths& left, const RequestLengths& right) {
-           return left.input < right.input;
-         })->input;
+  return std::max_element(
+             length_trace.begin(), length_trace.end(),
+             [](const RequestLengths& left, const RequestLengths& right) { return left.input < right.input; })
+      ->input;
 }
 
 std::int64_t Workload::longest_request() const {
@@ -264,12 +268,9 @@ namespace {
 
 std::string spread_label(const LengthDistribution& lengths) {
   switch (lengths.shape) {
-    case LengthShape::uniform:
-      return fmt::format(" (uniform ±{:.0f} %)", 100.0 * lengths.range_ratio);
-    case LengthShape::lognormal:
-      return fmt::format(" (lognormal σ {:.2g}, at most {})", lengths.sigma, lengths.max);
-    case LengthShape::fixed:
-      break;
+    case LengthShape::uniform: return fmt::format(" (uniform ±{:.0f} %)", 100.0 * lengths.range_ratio);
+    case LengthShape::lognormal: return fmt::format(" (lognormal σ {:.2g}, at most {})", lengths.sigma, lengths.max);
+    case LengthShape::fixed: break;
   }
   return "";
 }
@@ -296,8 +297,8 @@ std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
-  root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search",
-                    "expert_loads"});
+  root.expect_only(
+      {"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "expert_loads"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only scenario schema this moeplan reads)");
   }

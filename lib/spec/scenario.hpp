@@ -33,8 +33,8 @@ struct Workload {
   std::optional<std::int64_t> concurrency;
   std::optional<double> request_rate;  // requests/s
   std::int64_t num_requests = 1000;
-  LengthDistribution input_lengths;   // around input_tokens
-  LengthDistribution output_lengths;  // around output_tokens
+  LengthDistribution input_lengths;          // around input_tokens
+  LengthDistribution output_lengths;         // around output_tokens
   std::vector<RequestLengths> length_trace;  // when given, replayed in order (cycling) instead of the two above
   std::string length_trace_file;
   DpRouting dp_routing = DpRouting::least_in_flight;
@@ -53,10 +53,10 @@ struct Slo {
 
 // Memory terms beside weights and KV (cost/memory.hpp documents each); overrides replace the estimate.
 struct MemorySettings {
-  double utilization = 0.90;                 // share of device memory the engine may use
-  std::optional<DType> kv_cache_dtype;       // default: the model's
-  std::int64_t activation_tokens = 8192;     // tokens in one forward pass (chunked-prefill size)
-  std::int64_t max_batch = 256;              // decode batch per DP rank, also the CUDA-graph capture size
+  double utilization = 0.90;              // share of device memory the engine may use
+  std::optional<DType> kv_cache_dtype;    // default: the model's
+  std::int64_t activation_tokens = 8192;  // tokens in one forward pass (chunked-prefill size)
+  std::int64_t max_batch = 256;           // decode batch per DP rank, also the CUDA-graph capture size
   // Tokens per KV-cache block: a sequence holds whole blocks (vLLM's --block-size, 128 on vllm-ascend;
   // SGLang's page size, 1 by default).
   std::int64_t kv_block_tokens = 1;
@@ -77,7 +77,7 @@ struct MemorySettings {
   std::optional<std::uint64_t> activation_bytes;
   std::optional<std::uint64_t> cuda_graph_bytes;
   std::optional<std::uint64_t> communication_bytes;
-  std::uint64_t weight_prefetch_bytes = 0;   // [doc-004] feature 2: w13 bytes prefetched during attention; 0 = off
+  std::uint64_t weight_prefetch_bytes = 0;  // [doc-004] feature 2: w13 bytes prefetched during attention; 0 = off
 
   // The batch a decode-only step of `batch` sequences per DP rank computes: vllm-ascend pads the largest
   // DP rank's batch to the smallest captured graph size that holds it (torchair_model_runner.py,
@@ -100,7 +100,7 @@ struct SearchSpace {
   std::vector<std::int64_t> dense_tp;
   std::vector<std::int64_t> redundant{0};
   std::vector<std::int64_t> fused_shared{0};
-  bool aggregated = true;                    // modes: aggregated and/or disaggregated (prefill/decode pools)
+  bool aggregated = true;  // modes: aggregated and/or disaggregated (prefill/decode pools)
   bool disaggregated = false;
   std::vector<bool> two_batch_overlap{false, true};  // tried where EP > 1
 };

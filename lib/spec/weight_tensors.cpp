@@ -53,11 +53,12 @@ void add_expert(const Model& model, Component component, std::int64_t intermedia
   const std::int64_t h = model.hidden_size;
   const DType small = model.weights.norms;
   const std::string prefix = component == Component::routed_experts ? "expert." : "shared_expert.";
-  tensors.push_back({prefix + "w13", component, LayerScope::moe_layers, 2 * intermediate, h, Split::expert_rows, dtype});
+  tensors.push_back(
+      {prefix + "w13", component, LayerScope::moe_layers, 2 * intermediate, h, Split::expert_rows, dtype});
   tensors.push_back({prefix + "w2", component, LayerScope::moe_layers, h, intermediate, Split::expert_cols, dtype});
   if (model.moe.expert_bias) {
-    tensors.push_back({prefix + "w13_bias", component, LayerScope::moe_layers, 2 * intermediate, 1,
-                       Split::expert_rows, small});
+    tensors.push_back(
+        {prefix + "w13_bias", component, LayerScope::moe_layers, 2 * intermediate, 1, Split::expert_rows, small});
     tensors.push_back({prefix + "w2_bias", component, LayerScope::moe_layers, h, 1, Split::replicated, small});
   }
 }
@@ -67,10 +68,10 @@ void add_ffn(const Model& model, std::vector<WeightTensor>& tensors) {
   const Moe& moe = model.moe;
   if (model.dense_layers > 0) {
     const std::int64_t inter = model.dense_intermediate_size;
-    tensors.push_back({"dense.w13", Component::dense_ffn, LayerScope::dense_layers, 2 * inter, h,
-                       Split::dense_rows, model.weights.dense_ffn});
-    tensors.push_back({"dense.w2", Component::dense_ffn, LayerScope::dense_layers, h, inter,
-                       Split::dense_cols, model.weights.dense_ffn});
+    tensors.push_back({"dense.w13", Component::dense_ffn, LayerScope::dense_layers, 2 * inter, h, Split::dense_rows,
+                       model.weights.dense_ffn});
+    tensors.push_back({"dense.w2", Component::dense_ffn, LayerScope::dense_layers, h, inter, Split::dense_cols,
+                       model.weights.dense_ffn});
   }
   add_expert(model, Component::routed_experts, moe.intermediate_size, model.weights.experts, tensors);
   if (moe.shared_experts > 0) {
@@ -81,8 +82,8 @@ void add_ffn(const Model& model, std::vector<WeightTensor>& tensors) {
   if (moe.router_bias || moe.correction_bias) {
     // DeepSeek-V3 keeps e_score_correction_bias in fp32.
     const DType bias_dtype = moe.correction_bias ? DType::fp32 : model.weights.norms;
-    tensors.push_back({"router_bias", Component::router, LayerScope::moe_layers, moe.num_experts, 1,
-                       Split::replicated, bias_dtype});
+    tensors.push_back(
+        {"router_bias", Component::router, LayerScope::moe_layers, moe.num_experts, 1, Split::replicated, bias_dtype});
   }
 }
 
@@ -111,8 +112,8 @@ std::vector<WeightTensor> weight_tensors(const Model& model) {
   tensors.push_back({"embed_tokens", Component::embedding, LayerScope::once, model.vocab_size, h, Split::vocab,
                      model.weights.embedding});
   if (!model.tie_embeddings) {
-    tensors.push_back({"lm_head", Component::lm_head, LayerScope::once, model.vocab_size, h, Split::vocab,
-                       model.weights.lm_head});
+    tensors.push_back(
+        {"lm_head", Component::lm_head, LayerScope::once, model.vocab_size, h, Split::vocab, model.weights.lm_head});
   }
   tensors.push_back({"final_norm", Component::norms, LayerScope::once, h, 1, Split::replicated, model.weights.norms});
   return tensors;

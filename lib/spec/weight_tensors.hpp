@@ -9,29 +9,37 @@
 
 namespace moeplan {
 
-enum class Component { attention_qkv, attention_o, dense_ffn, routed_experts, shared_experts, router, embedding,
-                       lm_head, norms };
+enum class Component {
+  attention_qkv,
+  attention_o,
+  dense_ffn,
+  routed_experts,
+  shared_experts,
+  router,
+  embedding,
+  lm_head,
+  norms
+};
 
 std::string component_name(Component component);
-inline constexpr Component kAllComponents[] = {Component::attention_qkv, Component::attention_o,
-                                               Component::dense_ffn,     Component::routed_experts,
-                                               Component::shared_experts, Component::router,
-                                               Component::embedding,     Component::lm_head,
-                                               Component::norms};
+inline constexpr Component kAllComponents[] = {
+    Component::attention_qkv,  Component::attention_o,    Component::dense_ffn,
+    Component::routed_experts, Component::shared_experts, Component::router,
+    Component::embedding,      Component::lm_head,        Component::norms};
 
 enum class LayerScope { every_layer, dense_layers, moe_layers, once };
 
 // Which layout degree divides the tensor, and along which of its [out, in] dimensions.
 enum class Split {
   replicated,
-  query_heads,         // attention TP x QKV-TP, output rows (Q, MLA q_b/kv_b, sinks)
-  kv_heads,            // as query_heads, but never below one KV head per rank (GQA K and V)
-  o_input,             // attention TP x OTP, input columns (the row-split O matrix of [doc-004])
-  dense_rows,          // dense-FFN TP over the intermediate size: w13 output rows
-  dense_cols,          // dense-FFN TP over the intermediate size: w2 input columns
-  expert_rows,         // expert TP over the intermediate size: w13 output rows
-  expert_cols,         // expert TP over the intermediate size: w2 input columns
-  vocab,               // LM head / embedding TP, vocabulary rows
+  query_heads,  // attention TP x QKV-TP, output rows (Q, MLA q_b/kv_b, sinks)
+  kv_heads,     // as query_heads, but never below one KV head per rank (GQA K and V)
+  o_input,      // attention TP x OTP, input columns (the row-split O matrix of [doc-004])
+  dense_rows,   // dense-FFN TP over the intermediate size: w13 output rows
+  dense_cols,   // dense-FFN TP over the intermediate size: w2 input columns
+  expert_rows,  // expert TP over the intermediate size: w13 output rows
+  expert_cols,  // expert TP over the intermediate size: w2 input columns
+  vocab,        // LM head / embedding TP, vocabulary rows
 };
 
 struct WeightTensor {

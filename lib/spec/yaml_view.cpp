@@ -1,8 +1,8 @@
 #include "spec/yaml_view.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "io/input_error.hpp"
 
@@ -17,8 +17,9 @@ YamlView YamlView::load_file(const std::filesystem::path& file) {
   try {
     root = YAML::LoadFile(file.string());
   } catch (const YAML::Exception& error) {
-    throw InputError(file.string(), "", fmt::format("well-formed YAML ({} at line {}, column {})", error.msg,
-                                                    error.mark.line + 1, error.mark.column + 1));
+    throw InputError(file.string(), "",
+                     fmt::format("well-formed YAML ({} at line {}, column {})", error.msg, error.mark.line + 1,
+                                 error.mark.column + 1));
   }
   if (!root.IsMap()) throw InputError(file.string(), "", "a YAML mapping at the top level");
   return YamlView(root, file.string(), "");
@@ -134,8 +135,8 @@ std::vector<std::int64_t> YamlView::integer_list(const std::string& key, std::in
   for (std::size_t index = 0; index < value.size(); ++index) {
     YAML::Node wrapper;
     wrapper["item"] = value[index];
-    result.push_back(YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index))
-                         .integer("item", minimum, maximum));
+    result.push_back(
+        YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index)).integer("item", minimum, maximum));
   }
   return result;
 }
@@ -149,8 +150,8 @@ std::vector<double> YamlView::number_list(const std::string& key, double minimum
   for (std::size_t index = 0; index < value.size(); ++index) {
     YAML::Node wrapper;
     wrapper["item"] = value[index];
-    result.push_back(YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index))
-                         .number("item", minimum, maximum));
+    result.push_back(
+        YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index)).number("item", minimum, maximum));
   }
   return result;
 }

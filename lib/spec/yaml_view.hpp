@@ -31,8 +31,7 @@ class YamlView {
   std::string text(const std::string& key) const;
   std::string text_or(const std::string& key, const std::string& fallback) const;
   bool flag_or(const std::string& key, bool fallback) const;
-  std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t minimum,
-                                         std::int64_t maximum) const;
+  std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t minimum, std::int64_t maximum) const;
   std::vector<double> number_list(const std::string& key, double minimum, double maximum) const;
 
   // Rejects keys this schema does not know, so a typo is an error rather than a silent default.

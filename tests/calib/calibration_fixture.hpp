@@ -15,8 +15,8 @@ inline calib::Calibration small_calibration() {
   calibration.command = "moeplan calibrate --model models/qwen3-235b-a22b.yaml --out c.json --quick";
   calibration.measured_on = "2x NVIDIA H200";
   calibration.model = calib::model_signature(qwen3_235b());
-  calibration.device = {"NVIDIA H200", 2, 150'000'000'000, 132, 1'980'000, 2'619'000, 13000, 13000, 22809,
-                        4.25e12, 7.0e14};
+  calibration.device = {"NVIDIA H200", 2,     150'000'000'000, 132,     1'980'000, 2'619'000,
+                        13000,         13000, 22809,           4.25e12, 7.0e14};
   calib::Measurement gemm;
   gemm.family = calib::Family::gemm;
   gemm.kind = "o_proj";

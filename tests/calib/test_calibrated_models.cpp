@@ -5,8 +5,8 @@
 #include "calib/calibrated_models.hpp"
 #include "calib/calibration_json.hpp"
 #include "calib/fit_calibration.hpp"
-#include "cost/compute.hpp"
 #include "calibration_fixture.hpp"
+#include "cost/compute.hpp"
 
 using namespace moeplan;
 using namespace moeplan::calib;
@@ -42,8 +42,7 @@ TEST_CASE("the measured curve replaces the default one for its group size only")
   // 64 KiB all-gather on 2 ranks moves 32 KiB on the wire: under the 128 KiB floor, so 9.7 us.
   CHECK(models.collectives.time(Collective::all_gather, {2, 2}, 65536) == approx(9.7e-6));
   // 1 GiB moves 512 MiB: 15 us + 536870912 / 300e9 s.
-  CHECK(models.collectives.time(Collective::all_gather, {2, 2}, 1073741824.0) ==
-        approx(15e-6 + 536870912.0 / 300e9));
+  CHECK(models.collectives.time(Collective::all_gather, {2, 2}, 1073741824.0) == approx(15e-6 + 536870912.0 / 300e9));
   const CollectiveModel defaults(h200);
   CHECK(models.collectives.time(Collective::all_gather, {4, 4}, 65536) ==
         approx(defaults.time(Collective::all_gather, {4, 4}, 65536)));

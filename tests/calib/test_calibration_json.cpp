@@ -76,7 +76,8 @@ TEST_CASE("a broken file names the file, the key and what was expected") {
   SUBCASE("a file from before the per-path MoE fit") {
     document["schema"] = "moeplan.calibration.v1";
     CHECK(error_of(document) ==
-          "cal.json: schema: expected \"moeplan.calibration.v2\"; a v1 file predates the per-path MoE fit: re-run moeplan calibrate");
+          "cal.json: schema: expected \"moeplan.calibration.v2\"; a v1 file predates the per-path MoE fit: re-run "
+          "moeplan calibrate");
   }
   SUBCASE("a negative time") {
     document["measurements"][1]["seconds"] = -1.0;
@@ -85,7 +86,8 @@ TEST_CASE("a broken file names the file, the key and what was expected") {
   SUBCASE("an unknown collective") {
     document["coefficients"]["collectives"][0]["kind"] = "allreduce";
     CHECK(error_of(document) ==
-          "cal.json: coefficients.collectives[0].kind: expected one of all_reduce, all_gather, reduce_scatter, all_to_all");
+          "cal.json: coefficients.collectives[0].kind: expected one of all_reduce, all_gather, reduce_scatter, "
+          "all_to_all");
   }
   SUBCASE("a missing device name") {
     document["device"].erase("name");
@@ -149,13 +151,15 @@ TEST_CASE("a MoE stage fitted before the repeated-block term prices repeated blo
   CHECK(read.repeat_efficiency == 0.9);
   SUBCASE("a negative share is refused") {
     document["coefficients"]["moe"]["streaming"]["down"]["repeat_efficiency"] = -1.0;
-    CHECK(error_of(document) == "cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected 0 (no such "
-                                "term) or a share in [0.001, 1000000], got -1");
+    CHECK(error_of(document) ==
+          "cal.json: coefficients.moe.streaming.down.repeat_efficiency: expected 0 (no such "
+          "term) or a share in [0.001, 1000000], got -1");
   }
   SUBCASE("a share that would price a stage at years is refused, 0 (no term) is not") {
     document["coefficients"]["moe"]["streaming"]["down"]["memory_efficiency"] = 1e-300;
-    CHECK(error_of(document) == "cal.json: coefficients.moe.streaming.down.memory_efficiency: expected 0 (no such "
-                                "term) or a share in [0.001, 1000000], got 1e-300");
+    CHECK(error_of(document) ==
+          "cal.json: coefficients.moe.streaming.down.memory_efficiency: expected 0 (no such "
+          "term) or a share in [0.001, 1000000], got 1e-300");
     document["coefficients"]["moe"]["streaming"]["down"]["memory_efficiency"] = 0.0;
     CHECK(error_of(document) == "");
   }

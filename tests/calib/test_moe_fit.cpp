@@ -90,8 +90,8 @@ TEST_CASE("a measurement's riding rows take its experts' second passes away") {
   // 68 tokens on one slot, top-1: 68 rows, one 64-row block and a second of 4 rows, which rides with the first
   // where the kernel measured let up to 8 ride (riding_rows 8), and is a repeated pass of w13 where it did not
   // (a file without the key).
-  layer.shape = {{"tokens", 68}, {"local_experts", 1}, {"top_k", 1}, {"columns", 1}, {"hidden", 7168},
-                 {"intermediate", 2048}};
+  layer.shape = {{"tokens", 68}, {"local_experts", 1}, {"top_k", 1},
+                 {"columns", 1}, {"hidden", 7168},     {"intermediate", 2048}};
   CHECK(grouped_work(layer, ExpertPath::streaming).gate_up.repeat_bytes == approx(4096.0 * 7168));
   layer.shape["riding_rows"] = 8;
   CHECK(grouped_work(layer, ExpertPath::streaming).gate_up.repeat_bytes == 0.0);
@@ -122,9 +122,9 @@ TEST_CASE("an additive fit recovers the repeated blocks' share apart from the fi
   // Hand check: 8 experts at two blocks each (1024 rows), one repeated pass of each.
   const double expert_bytes = 4096.0 * 7168;
   const moeplan::Work point{2.0 * 1024 * 4096 * 7168, 8 * expert_bytes + 1024 * 18432, 8 * expert_bytes};
-  CHECK(stage_time(fit, point, reference) == approx(12e-6 + point.bytes / (4.8e12 * 0.9) +
-                                                    point.flops / (989e12 * 3.0) +
-                                                    point.repeat_bytes / (4.8e12 * 2.5)));
+  CHECK(stage_time(fit, point, reference) ==
+        approx(12e-6 + point.bytes / (4.8e12 * 0.9) + point.flops / (989e12 * 3.0) +
+               point.repeat_bytes / (4.8e12 * 2.5)));
 }
 
 TEST_CASE("an additive fit recovers floor, bandwidth and compute shares from exact points") {
@@ -177,7 +177,7 @@ TEST_CASE("a GEMM stage is fitted with its rows' quantization, timed apart or in
     layer.family = Family::moe_layer;
     layer.label = "streaming";
     layer.dtype = "fp8_e4m3";
-    layer.shape = {{"tokens", tokens}, {"local_experts", experts}, {"top_k", 8}, {"columns", 9}, {"hidden", 7168},
+    layer.shape = {{"tokens", tokens},     {"local_experts", experts}, {"top_k", 8}, {"columns", 9}, {"hidden", 7168},
                    {"intermediate", 2048}, {"shared_intermediate", 0}};
     const moeplan::ExpertStageWork work = grouped_work(layer, ExpertPath::streaming);
     const double gate_up = stage_time(gate_up_truth, work.gate_up, reference);

@@ -63,12 +63,12 @@ TEST_CASE("a calibrated light load takes the streaming path, priced term by term
   const double gate_up_bytes = passes * 4096.0 * 7168 + 8.0 * (7168 + 2048) * 2;
   const double gate_up_flops = 2.0 * 8 * 4096 * 7168;
   const ExpertTimes times = model.experts(fp8_load(8, 8));
-  CHECK(times.gate_up == approx(10e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.5) +
-                                         gate_up_flops / (h200.bf16_flops * 0.25)));
+  CHECK(times.gate_up ==
+        approx(10e-6 + gate_up_bytes / (h200.hbm_bandwidth * 0.5) + gate_up_flops / (h200.bf16_flops * 0.25)));
   CHECK(times.activation == 0.0);  // fused into the gate-up stage the fit timed
   const double down_bytes = passes * 7168.0 * 2048 + 8.0 * (2048 + 7168) * 2;
-  CHECK(times.down == approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) +
-                                      2.0 * 8 * 7168 * 2048 / (h200.bf16_flops * 0.25)));
+  CHECK(times.down ==
+        approx(8e-6 + down_bytes / (h200.hbm_bandwidth * 0.5) + 2.0 * 8 * 7168 * 2048 / (h200.bf16_flops * 0.25)));
 }
 
 TEST_CASE("a streamed expert's later blocks are priced at the repeat share, its first at the HBM share") {

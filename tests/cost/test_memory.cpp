@@ -70,7 +70,7 @@ TEST_CASE("MLA KV cache is one latent per token, not split by attention TP") {
 TEST_CASE("gpt-oss sliding layers hold at most the window per sequence") {
   const auto model = model_file("gpt-oss-120b.yaml");
   const auto shape = moeplan::kv_cache_per_rank(model, layout("tp=1"), moeplan::DType::bf16, 4096);
-  CHECK(shape.bytes_per_token == 2ull * 8 * 64 * 2 * 18);        // 18 full layers
+  CHECK(shape.bytes_per_token == 2ull * 8 * 64 * 2 * 18);           // 18 full layers
   CHECK(shape.bytes_per_sequence == 2ull * 8 * 64 * 2 * 18 * 128);  // 18 sliding layers x 128 tokens
 }
 

@@ -95,10 +95,9 @@ TEST_CASE("a calibrated OTP path adds its overhead, scales its stages and prices
   const double rows = 4 * 48, flops = 2.0 * rows * 4096 * 2048, bytes = 4096.0 * 2048 * 2 + rows * (4096 + 2048) * 2;
   CHECK(cost.matmul_work.flops == approx(flops));
   CHECK(cost.matmul_work.bytes == approx(bytes));
-  CHECK(cost.matmul == approx(1.25 * bytes / models.hardware.hbm_bandwidth +
-                                       2.5 * flops / models.hardware.bf16_flops));
-  CHECK(cost.total() == approx(cost.rearrange + cost.first_collective + cost.second_collective +
-                                        cost.overhead + cost.matmul));
+  CHECK(cost.matmul == approx(1.25 * bytes / models.hardware.hbm_bandwidth + 2.5 * flops / models.hardware.bf16_flops));
+  CHECK(cost.total() ==
+        approx(cost.rearrange + cost.first_collective + cost.second_collective + cost.overhead + cost.matmul));
   // The other scheme keeps its uncalibrated price.
   CHECK(otp_scheme_cost(OtpScheme::x2, kOutput, 48, group, models.collectives, compute).total() ==
         approx(otp_scheme_cost(OtpScheme::x2, kOutput, 48, group, models.collectives, models.compute).total()));

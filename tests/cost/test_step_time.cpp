@@ -110,8 +110,9 @@ TEST_CASE("fusing the shared expert moves its work into the grouped GEMM") {
   CHECK(together.moe_compute < separate.moe_compute);
   // What is not the EP slots' grouped GEMMs is the router on each MoE layer, and unfused, the shared expert.
   const Model& deepseek = test::deepseek_v3();
-  const double routers = static_cast<double>(deepseek.moe_layers()) *
-                         model.compute().routing(32, deepseek.hidden_size, deepseek.moe.num_experts, deepseek.weights.router);
+  const double routers =
+      static_cast<double>(deepseek.moe_layers()) *
+      model.compute().routing(32, deepseek.hidden_size, deepseek.moe.num_experts, deepseek.weights.router);
   CHECK(together.moe_compute - together.routed_experts == approx(routers).epsilon(1e-9));
   CHECK(separate.moe_compute - separate.routed_experts > routers);
 }

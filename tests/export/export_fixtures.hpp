@@ -9,15 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "io/json_fields.hpp"
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
 #include "export/plan_reader.hpp"
 #include "io/input_error.hpp"
+#include "io/json_fields.hpp"
 
 namespace export_test {
 
-inline std::string data_path(const std::string& relative) { return std::string(MOEPLAN_SOURCE_DIR) + "/tests/data/" + relative; }
+inline std::string data_path(const std::string& relative) {
+  return std::string(MOEPLAN_SOURCE_DIR) + "/tests/data/" + relative;
+}
 
 inline nlohmann::json plan_document(const std::string& name) {
   return moeplan::read_json_file(data_path("plans/" + name));

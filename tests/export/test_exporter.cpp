@@ -8,9 +8,9 @@
 #include "export_fixtures.hpp"
 
 using namespace moeplan::exporting;
-using moeplan::read_json_file;
 using export_test::data_path;
 using export_test::refusal_of;
+using moeplan::read_json_file;
 
 namespace {
 
@@ -49,8 +49,10 @@ TEST_CASE("[doc-003] on SGLang: 13 scripts, the decode placement, the deployment
   const ExportResult result = export_plan(plan, request);
   CHECK(result.nodes.size() == 13);
   CHECK(result.files.size() == 15);  // deployment.json, 4 + 9 scripts, one expert-location file
-  CHECK(file_named(result, "prefill-0-node0.sh").contents == read_text(data_path("export/deepseek-v3-pd-sglang/prefill-0-node0.sh")));
-  CHECK(file_named(result, "decode-0-node3.sh").contents == read_text(data_path("export/deepseek-v3-pd-sglang/decode-0-node3.sh")));
+  CHECK(file_named(result, "prefill-0-node0.sh").contents ==
+        read_text(data_path("export/deepseek-v3-pd-sglang/prefill-0-node0.sh")));
+  CHECK(file_named(result, "decode-0-node3.sh").contents ==
+        read_text(data_path("export/deepseek-v3-pd-sglang/decode-0-node3.sh")));
   CHECK(file_named(result, "decode-0-node3.sh").executable);
 
   const nlohmann::json deployment = nlohmann::json::parse(file_named(result, "deployment.json").contents);
@@ -106,8 +108,10 @@ TEST_CASE("SGLang's expert-location file: 61 rows, the 3 dense ones trivial, the
 }
 
 TEST_CASE("[doc-003] on vLLM and [doc-004] on vllm-ascend match the hand-written scripts") {
-  const ExportResult vllm = export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::vllm, "deepseek-ai/DeepSeek-V3"));
-  CHECK(file_named(vllm, "decode-0-node1.sh").contents == read_text(data_path("export/deepseek-v3-pd-vllm/decode-0-node1.sh")));
+  const ExportResult vllm =
+      export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::vllm, "deepseek-ai/DeepSeek-V3"));
+  CHECK(file_named(vllm, "decode-0-node1.sh").contents ==
+        read_text(data_path("export/deepseek-v3-pd-vllm/decode-0-node1.sh")));
   const ExportResult ascend =
       export_plan(read_plan("qwen3-235b-pd-otp4-910b.json"), request_for(Engine::vllm_ascend, "Qwen/Qwen3-235B-A22B"));
   CHECK(file_named(ascend, "decode-0-node0.sh").contents ==
@@ -161,10 +165,12 @@ TEST_CASE("placements are refused where they cannot apply") {
 }
 
 TEST_CASE("vLLM serves CUDA GPUs and vllm-ascend Ascend NPUs") {
-  CHECK(refusal_of([] { export_plan(read_plan("qwen3-235b-pd-otp4-910b.json"), request_for(Engine::vllm, "m")); }).key ==
-        "scenario.gpu");
-  CHECK(refusal_of([] { export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::vllm_ascend, "m")); }).key ==
-        "scenario.gpu");
+  CHECK(refusal_of([] {
+          export_plan(read_plan("qwen3-235b-pd-otp4-910b.json"), request_for(Engine::vllm, "m"));
+        }).key == "scenario.gpu");
+  CHECK(refusal_of([] {
+          export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::vllm_ascend, "m"));
+        }).key == "scenario.gpu");
 }
 
 TEST_CASE("a placement must fit the role") {
@@ -173,7 +179,8 @@ TEST_CASE("a placement must fit the role") {
   nlohmann::json document = read_json_file(kPlacement);
   SUBCASE("one row per MoE layer") {
     document["phy2log"].erase(0);
-    CHECK(refusal_of([&] { check_placement_fits(parse_placement(document, "p.json"), plan.model, decode); }).key == "phy2log");
+    CHECK(refusal_of([&] { check_placement_fits(parse_placement(document, "p.json"), plan.model, decode); }).key ==
+          "phy2log");
   }
   SUBCASE("experts + redundant slots per row") {
     document["phy2log"][7].erase(0);
@@ -182,7 +189,8 @@ TEST_CASE("a placement must fit the role") {
   }
   SUBCASE("every expert placed") {
     document["phy2log"][2][0] = 1;  // expert 10 (slot 0 of MoE layer 2) loses its only slot
-    const auto refusal = refusal_of([&] { check_placement_fits(parse_placement(document, "p.json"), plan.model, decode); });
+    const auto refusal =
+        refusal_of([&] { check_placement_fits(parse_placement(document, "p.json"), plan.model, decode); });
     CHECK(refusal.key == "phy2log[2]");
     CHECK(export_test::contains(refusal.message, "expert 10 has none"));
   }

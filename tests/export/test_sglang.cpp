@@ -18,14 +18,29 @@ Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_r
   SglangSettings settings;
   settings.release = release;
   settings.model_path = "deepseek-ai/DeepSeek-V3";
-  return export_test::tokens(sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
+  return export_test::tokens(
+      sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
 }
 
 // The TP8 plan of [doc-000] with the shared expert unfused, on SGLang main.
-const Tokens kUnfusedTp8Main = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                                "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                                "--max-running-requests", "256", "--chunked-prefill-size", "8192",
-                                "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+const Tokens kUnfusedTp8Main = {"python3",
+                                "-m",
+                                "sglang.launch_server",
+                                "--model-path",
+                                "deepseek-ai/DeepSeek-V3",
+                                "--tp-size",
+                                "8",
+                                "--disable-shared-experts-fusion",
+                                "--mem-fraction-static",
+                                "0.8",
+                                "--max-running-requests",
+                                "256",
+                                "--chunked-prefill-size",
+                                "8192",
+                                "--cuda-graph-max-bs-decode",
+                                "256",
+                                "--kv-cache-dtype",
+                                "bf16"};
 
 // The refusal of role `role` of the edited plan of [doc-003]: its key relative to the role.
 std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
@@ -39,55 +54,165 @@ std::string refused_key(const nlohmann::json& document, std::size_t role, Sglang
 TEST_CASE("[doc-003] prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundant experts, TBO") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   // --chunked-prefill-size is divided by dp_size under DP attention: 16384 per rank x 32 = 524288.
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "32", "--dp-size", "32", "--enable-dp-attention",
-                           "--nnodes", "4", "--node-rank", "2", "--dist-init-addr", "node0:5000",
-                           "--ep-size", "32", "--moe-a2a-backend", "deepep", "--deepep-mode", "normal",
-                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
-                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
-                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
-                           "--mem-fraction-static", "0.85", "--max-running-requests", "8192",
-                           "--chunked-prefill-size", "524288", "--disaggregation-mode", "prefill",
-                           "--kv-cache-dtype", "bf16"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tp-size",
+                           "32",
+                           "--dp-size",
+                           "32",
+                           "--enable-dp-attention",
+                           "--nnodes",
+                           "4",
+                           "--node-rank",
+                           "2",
+                           "--dist-init-addr",
+                           "node0:5000",
+                           "--ep-size",
+                           "32",
+                           "--moe-a2a-backend",
+                           "deepep",
+                           "--deepep-mode",
+                           "normal",
+                           "--moe-dense-tp-size",
+                           "1",
+                           "--enable-dp-lm-head",
+                           "--ep-num-redundant-experts",
+                           "32",
+                           "--enable-eplb",
+                           "--eplb-rebalance-num-iterations",
+                           "1000",
+                           "--disable-shared-experts-fusion",
+                           "--enable-two-batch-overlap",
+                           "--mem-fraction-static",
+                           "0.85",
+                           "--max-running-requests",
+                           "8192",
+                           "--chunked-prefill-size",
+                           "524288",
+                           "--disaggregation-mode",
+                           "prefill",
+                           "--kv-cache-dtype",
+                           "bf16"};
   CHECK(sglang_tokens(plan, 0, 2, SglangRelease::main) == expected);
 }
 
 TEST_CASE("[doc-003] decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the expert-location file") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
-                           "--nnodes", "9", "--node-rank", "0", "--dist-init-addr", "node4:5000",
-                           "--ep-size", "72", "--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency",
-                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
-                           "--init-expert-location", "expert-location-decode.json",
-                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
-                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
-                           "--mem-fraction-static", "0.835", "--max-running-requests", "18432",
-                           "--chunked-prefill-size", "294912", "--cuda-graph-max-bs", "256",
-                           "--disaggregation-mode", "decode", "--kv-cache-dtype", "bf16"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tp-size",
+                           "72",
+                           "--dp-size",
+                           "72",
+                           "--enable-dp-attention",
+                           "--nnodes",
+                           "9",
+                           "--node-rank",
+                           "0",
+                           "--dist-init-addr",
+                           "node4:5000",
+                           "--ep-size",
+                           "72",
+                           "--moe-a2a-backend",
+                           "deepep",
+                           "--deepep-mode",
+                           "low_latency",
+                           "--moe-dense-tp-size",
+                           "1",
+                           "--enable-dp-lm-head",
+                           "--ep-num-redundant-experts",
+                           "32",
+                           "--init-expert-location",
+                           "expert-location-decode.json",
+                           "--enable-eplb",
+                           "--eplb-rebalance-num-iterations",
+                           "1000",
+                           "--disable-shared-experts-fusion",
+                           "--enable-two-batch-overlap",
+                           "--mem-fraction-static",
+                           "0.835",
+                           "--max-running-requests",
+                           "18432",
+                           "--chunked-prefill-size",
+                           "294912",
+                           "--cuda-graph-max-bs",
+                           "256",
+                           "--disaggregation-mode",
+                           "decode",
+                           "--kv-cache-dtype",
+                           "bf16"};
   CHECK(sglang_tokens(plan, 1, 0, SglangRelease::v0_5, 0, "expert-location-decode.json") == expected);
 }
 
 TEST_CASE("[doc-003] decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets EP to the TP size") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "72", "--dp-size", "72", "--enable-dp-attention",
-                           "--nnodes", "9", "--node-rank", "8", "--dist-init-addr", "node4:5000",
-                           "--enable-deepep-moe", "--deepep-mode", "low_latency",
-                           "--moe-dense-tp-size", "1", "--enable-dp-lm-head", "--ep-num-redundant-experts", "32",
-                           "--enable-eplb", "--eplb-rebalance-num-iterations", "1000",
-                           "--disable-shared-experts-fusion", "--enable-two-batch-overlap",
-                           "--mem-fraction-static", "0.835", "--max-running-requests", "18432",
-                           "--chunked-prefill-size", "294912", "--cuda-graph-max-bs", "256",
-                           "--disaggregation-mode", "decode"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tp-size",
+                           "72",
+                           "--dp-size",
+                           "72",
+                           "--enable-dp-attention",
+                           "--nnodes",
+                           "9",
+                           "--node-rank",
+                           "8",
+                           "--dist-init-addr",
+                           "node4:5000",
+                           "--enable-deepep-moe",
+                           "--deepep-mode",
+                           "low_latency",
+                           "--moe-dense-tp-size",
+                           "1",
+                           "--enable-dp-lm-head",
+                           "--ep-num-redundant-experts",
+                           "32",
+                           "--enable-eplb",
+                           "--eplb-rebalance-num-iterations",
+                           "1000",
+                           "--disable-shared-experts-fusion",
+                           "--enable-two-batch-overlap",
+                           "--mem-fraction-static",
+                           "0.835",
+                           "--max-running-requests",
+                           "18432",
+                           "--chunked-prefill-size",
+                           "294912",
+                           "--cuda-graph-max-bs",
+                           "256",
+                           "--disaggregation-mode",
+                           "decode"};
   CHECK(sglang_tokens(plan, 1, 8, SglangRelease::v0_4) == expected);
 }
 
 TEST_CASE("[doc-000]: TP8 on one H200 node, the shared expert fused as SGLang does by default") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-tp8-h200.json");
-  const Tokens fused = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                        "--tp-size", "8", "--mem-fraction-static", "0.8", "--max-running-requests", "256",
-                        "--chunked-prefill-size", "8192", "--cuda-graph-max-bs-decode", "256", "--kv-cache-dtype", "bf16"};
+  const Tokens fused = {"python3",
+                        "-m",
+                        "sglang.launch_server",
+                        "--model-path",
+                        "deepseek-ai/DeepSeek-V3",
+                        "--tp-size",
+                        "8",
+                        "--mem-fraction-static",
+                        "0.8",
+                        "--max-running-requests",
+                        "256",
+                        "--chunked-prefill-size",
+                        "8192",
+                        "--cuda-graph-max-bs-decode",
+                        "256",
+                        "--kv-cache-dtype",
+                        "bf16"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 0) == fused);
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
 }
@@ -97,10 +222,25 @@ TEST_CASE("[doc-000] on SGLang 0.4.6: one fused replica per TP rank is --n-share
   document["plans"][0]["roles"][0]["layout"]["fused_shared"] = 8;
   document["plans"][0]["roles"][0]["kv_cache_dtype"] = "fp8_e4m3";
   const PlanFile plan = plan_from(document);
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "8", "--n-share-experts-fusion", "8", "--mem-fraction-static", "0.8",
-                           "--max-running-requests", "256", "--chunked-prefill-size", "8192",
-                           "--cuda-graph-max-bs", "256", "--kv-cache-dtype", "fp8_e4m3"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tp-size",
+                           "8",
+                           "--n-share-experts-fusion",
+                           "8",
+                           "--mem-fraction-static",
+                           "0.8",
+                           "--max-running-requests",
+                           "256",
+                           "--chunked-prefill-size",
+                           "8192",
+                           "--cuda-graph-max-bs",
+                           "256",
+                           "--kv-cache-dtype",
+                           "fp8_e4m3"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4) == expected);
   // After 0.4 SGLang fuses exactly n_shared_experts = 1.
   CHECK(refused_key(document, 0, SglangRelease::main) == "layout.fused_shared");
@@ -112,13 +252,29 @@ TEST_CASE("hybrid EP with standard dispatch: --ep-size below --tp-size, graphs o
   role["layout"]["ep"] = 4;
   role["cuda_graph_max_batch"] = 0;
   const PlanFile plan = plan_from(document);
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                           "--tp-size", "8", "--ep-size", "4", "--disable-shared-experts-fusion",
-                           "--mem-fraction-static", "0.8", "--max-running-requests", "256",
-                           "--chunked-prefill-size", "8192", "--disable-cuda-graph", "--kv-cache-dtype", "bf16"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tp-size",
+                           "8",
+                           "--ep-size",
+                           "4",
+                           "--disable-shared-experts-fusion",
+                           "--mem-fraction-static",
+                           "0.8",
+                           "--max-running-requests",
+                           "256",
+                           "--chunked-prefill-size",
+                           "8192",
+                           "--disable-cuda-graph",
+                           "--kv-cache-dtype",
+                           "bf16"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == expected);
   // 0.4's --enable-ep-moe cannot express EP 4 on 8 ranks.
-  const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::v0_4); }).key;
+  const std::string key =
+      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::v0_4); }).key;
   CHECK(key == "plans[1].roles[0].layout.ep");
 }
 
@@ -177,7 +333,8 @@ TEST_CASE("rule 5: DP LM head needs DP attention") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["layout"]["lm_head_tp"] = 1;
   const PlanFile plan = plan_from(document);
-  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal =
+      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
   CHECK(refusal.key == "plans[1].roles[0].layout.lm_head_tp");
   CHECK(export_test::contains(refusal.message, "--enable-dp-lm-head needs --enable-dp-attention"));
 }
@@ -186,7 +343,8 @@ TEST_CASE("rule 11: two-batch overlap without an all-to-all backend needs DP att
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["two_batch_overlap"] = true;
   const PlanFile plan = plan_from(document);
-  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal =
+      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
   CHECK(refusal.key == "plans[1].roles[0].two_batch_overlap");
 }
 
@@ -194,7 +352,8 @@ TEST_CASE("rule 9: redundant experts need ep > 1") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["layout"]["redundant"] = 8;
   const PlanFile plan = plan_from(document);
-  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal =
+      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
   CHECK(refusal.key == "plans[1].roles[0].layout.redundant");
 }
 
@@ -206,22 +365,79 @@ TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command [s
   role["kv_block_tokens"] = 64;
   role["graph_batch_sizes"] = {8, 16, 24};
   const PlanFile plan = plan_from(document);
-  const Tokens on_0_5 = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                         "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                         "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
-                         "--cuda-graph-max-bs", "24", "--cuda-graph-bs", "8", "16", "24", "--kv-cache-dtype", "bf16"};
+  const Tokens on_0_5 = {"python3",
+                         "-m",
+                         "sglang.launch_server",
+                         "--model-path",
+                         "deepseek-ai/DeepSeek-V3",
+                         "--tp-size",
+                         "8",
+                         "--disable-shared-experts-fusion",
+                         "--mem-fraction-static",
+                         "0.8",
+                         "--max-running-requests",
+                         "256",
+                         "--chunked-prefill-size",
+                         "8192",
+                         "--page-size",
+                         "64",
+                         "--cuda-graph-max-bs",
+                         "24",
+                         "--cuda-graph-bs",
+                         "8",
+                         "16",
+                         "24",
+                         "--kv-cache-dtype",
+                         "bf16"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_5, 1) == on_0_5);
-  const Tokens on_main = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                          "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                          "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
-                          "--cuda-graph-max-bs-decode", "24", "--cuda-graph-bs-decode", "8", "16", "24",
-                          "--kv-cache-dtype", "bf16"};
+  const Tokens on_main = {"python3",
+                          "-m",
+                          "sglang.launch_server",
+                          "--model-path",
+                          "deepseek-ai/DeepSeek-V3",
+                          "--tp-size",
+                          "8",
+                          "--disable-shared-experts-fusion",
+                          "--mem-fraction-static",
+                          "0.8",
+                          "--max-running-requests",
+                          "256",
+                          "--chunked-prefill-size",
+                          "8192",
+                          "--page-size",
+                          "64",
+                          "--cuda-graph-max-bs-decode",
+                          "24",
+                          "--cuda-graph-bs-decode",
+                          "8",
+                          "16",
+                          "24",
+                          "--kv-cache-dtype",
+                          "bf16"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == on_main);
   // 0.4.6 keeps only listed sizes up to the max, so the max of 24 is what captures the whole list.
-  const Tokens on_0_4 = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                         "--tp-size", "8", "--disable-shared-experts-fusion", "--mem-fraction-static", "0.8",
-                         "--max-running-requests", "256", "--chunked-prefill-size", "8192", "--page-size", "64",
-                         "--cuda-graph-max-bs", "24", "--cuda-graph-bs", "8", "16", "24"};
+  const Tokens on_0_4 = {"python3",
+                         "-m",
+                         "sglang.launch_server",
+                         "--model-path",
+                         "deepseek-ai/DeepSeek-V3",
+                         "--tp-size",
+                         "8",
+                         "--disable-shared-experts-fusion",
+                         "--mem-fraction-static",
+                         "0.8",
+                         "--max-running-requests",
+                         "256",
+                         "--chunked-prefill-size",
+                         "8192",
+                         "--page-size",
+                         "64",
+                         "--cuda-graph-max-bs",
+                         "24",
+                         "--cuda-graph-bs",
+                         "8",
+                         "16",
+                         "24"};
   CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4, 1) == on_0_4);
 
   // The script passes each size as its own argument.
@@ -279,7 +495,8 @@ TEST_CASE("the chunked prefill size must be a multiple of the page size") {
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   decode["kv_block_tokens"] = 3;
   const PlanFile plan = plan_from(document);
-  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main); });
+  const auto refusal =
+      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main); });
   CHECK(refusal.key == "plans[0].roles[1].chunked_prefill_tokens");
   CHECK(export_test::contains(refusal.message, "a multiple of kv_block_tokens = 3"));
   CHECK(export_test::contains(refusal.message, "--page-size, got 4096"));
@@ -315,13 +532,39 @@ TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and Deep
   check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main);
   SglangSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
-  const Tokens expected = {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-235B-A22B",
-                           "--device", "npu", "--attention-backend", "ascend",
-                           "--tp-size", "16", "--dp-size", "16", "--enable-dp-attention",
-                           "--ep-size", "16", "--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency",
-                           "--enable-dp-lm-head", "--mem-fraction-static", "0.9", "--max-running-requests", "768",
-                           "--chunked-prefill-size", "65536", "--cuda-graph-max-bs-decode", "48",
-                           "--disaggregation-mode", "decode", "--kv-cache-dtype", "bf16"};
+  const Tokens expected = {"python3",
+                           "-m",
+                           "sglang.launch_server",
+                           "--model-path",
+                           "Qwen/Qwen3-235B-A22B",
+                           "--device",
+                           "npu",
+                           "--attention-backend",
+                           "ascend",
+                           "--tp-size",
+                           "16",
+                           "--dp-size",
+                           "16",
+                           "--enable-dp-attention",
+                           "--ep-size",
+                           "16",
+                           "--moe-a2a-backend",
+                           "deepep",
+                           "--deepep-mode",
+                           "low_latency",
+                           "--enable-dp-lm-head",
+                           "--mem-fraction-static",
+                           "0.9",
+                           "--max-running-requests",
+                           "768",
+                           "--chunked-prefill-size",
+                           "65536",
+                           "--cuda-graph-max-bs-decode",
+                           "48",
+                           "--disaggregation-mode",
+                           "decode",
+                           "--kv-cache-dtype",
+                           "bf16"};
   CHECK(export_test::tokens(sglang_launch(plan, node_of(plan, 1, 0), settings, std::nullopt)) == expected);
 
   decode["max_batch_per_dp_rank"] = 600;

@@ -33,15 +33,37 @@ TEST_CASE("[doc-003] prefill on vLLM: DP32 over 4 nodes, 8 local DP ranks each, 
   const PlanFile plan = export_test::plan_named("deepseek-v3-pd-h100.json");
   // Node 0 leads, with no start rank [vllm-ep-docs]; the EPLB config as JSON [vllm-parallel-config];
   // --max-num-seqs per DP rank [vllm-engine-args-docs].
-  const Tokens expected = {"vllm", "serve", "deepseek-ai/DeepSeek-V3",
-                           "--tensor-parallel-size", "1", "--data-parallel-size", "32",
-                           "--data-parallel-size-local", "8", "--data-parallel-address", "node0",
-                           "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput",
-                           "--enable-eplb", "--eplb-config", R"({"num_redundant_experts":32})",
-                           "--enable-dbo", "--gpu-memory-utilization", "0.92", "--max-num-seqs", "256",
-                           "--max-num-batched-tokens", "16384", "--max-model-len", "2100",
-                           "--kv-cache-dtype", "auto", "--enforce-eager",
-                           "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_producer"})"};
+  const Tokens expected = {"vllm",
+                           "serve",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tensor-parallel-size",
+                           "1",
+                           "--data-parallel-size",
+                           "32",
+                           "--data-parallel-size-local",
+                           "8",
+                           "--data-parallel-address",
+                           "node0",
+                           "--enable-expert-parallel",
+                           "--all2all-backend",
+                           "deepep_high_throughput",
+                           "--enable-eplb",
+                           "--eplb-config",
+                           R"({"num_redundant_experts":32})",
+                           "--enable-dbo",
+                           "--gpu-memory-utilization",
+                           "0.92",
+                           "--max-num-seqs",
+                           "256",
+                           "--max-num-batched-tokens",
+                           "16384",
+                           "--max-model-len",
+                           "2100",
+                           "--kv-cache-dtype",
+                           "auto",
+                           "--enforce-eager",
+                           "--kv-transfer-config",
+                           R"({"kv_connector":"NixlConnector","kv_role":"kv_producer"})"};
   const LaunchCommand command = vllm_command(plan, 0, 0, kMainBranch);
   CHECK(export_test::tokens(command) == expected);
   CHECK(command.environment.empty());
@@ -52,14 +74,36 @@ TEST_CASE("[doc-003] decode node 3 on vLLM 0.10: the all-to-all backend is an en
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   document["plans"][0]["roles"][1]["two_batch_overlap"] = false;
   const PlanFile without_overlap = plan_from(document);
-  const Tokens expected = {"vllm", "serve", "deepseek-ai/DeepSeek-V3",
-                           "--tensor-parallel-size", "1", "--data-parallel-size", "72",
-                           "--data-parallel-size-local", "8", "--data-parallel-address", "node4",
-                           "--data-parallel-start-rank", "24", "--headless",
-                           "--enable-expert-parallel", "--enable-eplb", "--num-redundant-experts", "32",
-                           "--gpu-memory-utilization", "0.92", "--max-num-seqs", "256",
-                           "--max-num-batched-tokens", "4096", "--max-model-len", "2100", "--kv-cache-dtype", "auto",
-                           "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})"};
+  const Tokens expected = {"vllm",
+                           "serve",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tensor-parallel-size",
+                           "1",
+                           "--data-parallel-size",
+                           "72",
+                           "--data-parallel-size-local",
+                           "8",
+                           "--data-parallel-address",
+                           "node4",
+                           "--data-parallel-start-rank",
+                           "24",
+                           "--headless",
+                           "--enable-expert-parallel",
+                           "--enable-eplb",
+                           "--num-redundant-experts",
+                           "32",
+                           "--gpu-memory-utilization",
+                           "0.92",
+                           "--max-num-seqs",
+                           "256",
+                           "--max-num-batched-tokens",
+                           "4096",
+                           "--max-model-len",
+                           "2100",
+                           "--kv-cache-dtype",
+                           "auto",
+                           "--kv-transfer-config",
+                           R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})"};
   const LaunchCommand command = vllm_command(without_overlap, 1, 3, release(0, 10, 1));
   CHECK(export_test::tokens(command) == expected);
   REQUIRE(command.environment.size() == 1);
@@ -70,9 +114,21 @@ TEST_CASE("[doc-003] decode node 3 on vLLM 0.10: the all-to-all backend is an en
 
 TEST_CASE("[doc-000] unfused on vLLM: plain TP8, no expert parallelism") {
   const PlanFile plan = export_test::plan_named("deepseek-v3-tp8-h200.json");
-  const Tokens expected = {"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "8",
-                           "--gpu-memory-utilization", "0.88", "--max-num-seqs", "256",
-                           "--max-num-batched-tokens", "8192", "--max-model-len", "2048", "--kv-cache-dtype", "auto"};
+  const Tokens expected = {"vllm",
+                           "serve",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--tensor-parallel-size",
+                           "8",
+                           "--gpu-memory-utilization",
+                           "0.88",
+                           "--max-num-seqs",
+                           "256",
+                           "--max-num-batched-tokens",
+                           "8192",
+                           "--max-model-len",
+                           "2048",
+                           "--kv-cache-dtype",
+                           "auto"};
   CHECK(export_test::tokens(vllm_command(plan, 0, 0, release(0, 12), 1)) == expected);
 }
 
@@ -93,8 +149,8 @@ TEST_CASE("a plan with the prefix cache off turns it off; on, or from before the
 
 TEST_CASE("small instances share a node, each on its own devices and port") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
-  document["model"] = {{"name", "Qwen3-30B-A3B"}, {"num_layers", 48}, {"dense_layers", 0},
-                       {"num_experts", 128}, {"shared_experts", 0}};
+  document["model"] = {
+      {"name", "Qwen3-30B-A3B"}, {"num_layers", 48}, {"dense_layers", 0}, {"num_experts", 128}, {"shared_experts", 0}};
   nlohmann::json& role = document["plans"][1]["roles"][0];
   role["gpus"] = 2;
   role["instances"] = 4;

@@ -28,12 +28,28 @@ TEST_CASE("[doc-004] decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
   check_vllm_ascend_role(plan, decode, kMainBranch);
   VllmSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
-  const Tokens expected = {"vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "1",
-                           "--data-parallel-size", "16", "--enable-expert-parallel",
-                           "--gpu-memory-utilization", "0.95", "--max-num-seqs", "48",
-                           "--max-num-batched-tokens", "4096", "--max-model-len", "4096", "--kv-cache-dtype", "auto",
-                           "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})",
-                           "--additional-config", R"({"finegrained_tp_config":{"oproj_tensor_parallel_size":4}})"};
+  const Tokens expected = {"vllm",
+                           "serve",
+                           "Qwen/Qwen3-235B-A22B",
+                           "--tensor-parallel-size",
+                           "1",
+                           "--data-parallel-size",
+                           "16",
+                           "--enable-expert-parallel",
+                           "--gpu-memory-utilization",
+                           "0.95",
+                           "--max-num-seqs",
+                           "48",
+                           "--max-num-batched-tokens",
+                           "4096",
+                           "--max-model-len",
+                           "4096",
+                           "--kv-cache-dtype",
+                           "auto",
+                           "--kv-transfer-config",
+                           R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})",
+                           "--additional-config",
+                           R"({"finegrained_tp_config":{"oproj_tensor_parallel_size":4}})"};
   CHECK(export_test::tokens(vllm_ascend_launch(plan, node_of(plan, 1, 0), settings)) == expected);
 }
 
@@ -69,7 +85,8 @@ TEST_CASE("vllm-ascend refuses what its rules reject [vllm-ascend-finegrained-tp
   SUBCASE("the accepted plan") { CHECK(refused_key(document, 1).empty()); }
   SUBCASE("O-projection TP outside a decode role: the mixed RL deployment of [doc-004]") {
     const PlanFile plan = export_test::plan_named("qwen3-235b-rl-otp4-910b.json");
-    const auto refusal = export_test::refusal_of([&] { check_vllm_ascend_role(plan, plan.plans[0].roles[0], kMainBranch); });
+    const auto refusal =
+        export_test::refusal_of([&] { check_vllm_ascend_role(plan, plan.plans[0].roles[0], kMainBranch); });
     CHECK(refusal.key == "plans[0].roles[0].layout.otp");
     CHECK(export_test::contains(refusal.message, "only on decode nodes"));
   }

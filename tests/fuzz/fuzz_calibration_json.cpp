@@ -11,7 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto path = moeplan::fuzz::write_input(data, size, ".json");
     const moeplan::calib::Calibration calibration = moeplan::calib::read_calibration(path);
     moeplan::calib::calibrated_models(calibration, hardware, path);
-  } catch (const moeplan::InputError&) {
-  }
+  } catch (const moeplan::InputError&) {}
   return 0;
 }

@@ -8,7 +8,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const moeplan::Model model = moeplan::load_hf_config(moeplan::fuzz::write_input(data, size, ".json"));
     moeplan::count_parameters(model);
-  } catch (const moeplan::InputError&) {
-  }
+  } catch (const moeplan::InputError&) {}
   return 0;
 }

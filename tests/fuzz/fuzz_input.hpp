@@ -11,8 +11,8 @@ namespace moeplan::fuzz {
 
 inline std::string write_input(const std::uint8_t* data, std::size_t size, const char* extension) {
   const std::string path = "/tmp/moeplan-fuzz-" + std::to_string(::getpid()) + extension;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-                                                                 static_cast<std::streamsize>(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
 }
 

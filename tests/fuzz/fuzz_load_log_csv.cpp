@@ -6,9 +6,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto log = moeplan::eplb::parse_load_log_csv(std::string(reinterpret_cast<const char*>(data), size), "fuzz.csv");
+    const auto log =
+        moeplan::eplb::parse_load_log_csv(std::string(reinterpret_cast<const char*>(data), size), "fuzz.csv");
     for (std::int64_t layer = 0; layer < log.num_layers; ++layer) log.layer_total(layer);
-  } catch (const moeplan::InputError&) {
-  }
+  } catch (const moeplan::InputError&) {}
   return 0;
 }

@@ -8,7 +8,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const moeplan::Model model = moeplan::load_model_yaml(moeplan::fuzz::write_input(data, size, ".yaml"));
     moeplan::count_parameters(model);
-  } catch (const moeplan::InputError&) {
-  }
+  } catch (const moeplan::InputError&) {}
   return 0;
 }

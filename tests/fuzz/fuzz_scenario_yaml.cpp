@@ -6,7 +6,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     moeplan::load_scenario_yaml(moeplan::fuzz::write_input(data, size, ".yaml"));
-  } catch (const moeplan::InputError&) {
-  }
+  } catch (const moeplan::InputError&) {}
   return 0;
 }

@@ -45,8 +45,9 @@ TEST_CASE("each failure names the file, the key path, what was expected and what
         "plan.json: count: expected an integer in [4, 8], got 3");
   CHECK(error_of([](const JsonFields& fields) { fields.number("share", 0.75, 1); }) ==
         "plan.json: share: expected a number in [0.75, 1], got 0.5");
-  CHECK(error_of([](const JsonFields& fields) { fields.choice("mode", {"aggregated", "prefill"}); }) ==
-        "plan.json: mode: expected one of aggregated, prefill, got \"decode\"");
+  CHECK(error_of([](const JsonFields& fields) {
+          fields.choice("mode", {"aggregated", "prefill"});
+        }) == "plan.json: mode: expected one of aggregated, prefill, got \"decode\"");
   CHECK(error_of([](const JsonFields& fields) { fields.text("count"); }) ==
         "plan.json: count: expected a string, got 3");
   CHECK(error_of([](const JsonFields& fields) { fields.flag("missing"); }) ==

@@ -76,7 +76,7 @@ TEST_CASE("an expert's last block of at most riding_rows rows rides with the blo
   CHECK(last_block_rides(65, 64, 8));
   CHECK(last_block_rides(72, 64, 8));
   CHECK_FALSE(last_block_rides(73, 64, 8));
-  CHECK(last_block_rides(130, 64, 8));  // three blocks, the last holding 2
+  CHECK(last_block_rides(130, 64, 8));      // three blocks, the last holding 2
   CHECK_FALSE(last_block_rides(5, 64, 8));  // a lone block has none before it
   CHECK_FALSE(last_block_rides(65, 64, 0));
   CHECK(running_blocks_of(0, 64, 8) == 0);
@@ -106,6 +106,7 @@ TEST_CASE("the running blocks skip each riding last block") {
   // {block, expert, rows}: 65 rows run in block 0, 130 as 64 + 66 in blocks 3 and 4.
   CHECK(running_blocks(alignment, 8) ==
         std::vector<RunningBlock>{{0, 0, 65}, {2, 1, 3}, {3, 2, 64}, {4, 2, 66}, {6, 4, 64}, {7, 4, 9}});
-  CHECK(running_blocks(alignment, 0) == std::vector<RunningBlock>{{0, 0, 64}, {1, 0, 1}, {2, 1, 3}, {3, 2, 64},
-                                                                  {4, 2, 64}, {5, 2, 2}, {6, 4, 64}, {7, 4, 9}});
+  CHECK(running_blocks(alignment, 0) ==
+        std::vector<RunningBlock>{
+            {0, 0, 64}, {1, 0, 1}, {2, 1, 3}, {3, 2, 64}, {4, 2, 64}, {5, 2, 2}, {6, 4, 64}, {7, 4, 9}});
 }

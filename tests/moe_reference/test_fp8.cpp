@@ -12,10 +12,10 @@
 using namespace moeplan::moe_reference;
 
 TEST_CASE("e4m3 encodings of exactly representable values") {
-  CHECK(e4m3_bits(1.0f) == 0x38);     // 0.0111.000: exponent 7 - 7 = 0
-  CHECK(e4m3_bits(0.5f) == 0x30);     // 0.0110.000
-  CHECK(e4m3_bits(-2.0f) == 0xC0);    // 1.1000.000
-  CHECK(e4m3_bits(448.0f) == 0x7E);   // 0.1111.110: 1.75 * 2^8
+  CHECK(e4m3_bits(1.0f) == 0x38);                  // 0.0111.000: exponent 7 - 7 = 0
+  CHECK(e4m3_bits(0.5f) == 0x30);                  // 0.0110.000
+  CHECK(e4m3_bits(-2.0f) == 0xC0);                 // 1.1000.000
+  CHECK(e4m3_bits(448.0f) == 0x7E);                // 0.1111.110: 1.75 * 2^8
   CHECK(e4m3_bits(std::ldexp(1.0f, -9)) == 0x01);  // smallest subnormal: 1/8 * 2^-6
   CHECK(e4m3_value(0x01) == std::ldexp(1.0f, -9));
   CHECK(e4m3_value(0x7E) == 448.0f);
@@ -43,7 +43,7 @@ TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
   std::mt19937 generator(3);
   std::normal_distribution<float> normal;
   for (float& value : matrix) value = normal(generator);
-  matrix[5] = 9.0f;                   // the first block's largest magnitude
+  matrix[5] = 9.0f;                         // the first block's largest magnitude
   matrix[200 * cols + 7] = -0.5f * 448.0f;  // the second block's
   const BlockScaledMatrix quantized = quantize_block_scaled(matrix, rows, cols);
   REQUIRE(quantized.scales.size() == 2);
@@ -61,8 +61,8 @@ TEST_CASE("128x128 block scales map each block's largest magnitude to 448") {
 TEST_CASE("token groups: one scale per row and 128 columns, each row's own largest magnitude onto 448") {
   const int rows = 3, cols = 256;
   std::vector<float> matrix(static_cast<std::size_t>(rows) * cols, 0.25f);
-  matrix[0 * cols + 3] = -7.0f;    // row 0, first group
-  matrix[1 * cols + 130] = 44.8f;  // row 1, second group
+  matrix[0 * cols + 3] = -7.0f;                                                 // row 0, first group
+  matrix[1 * cols + 130] = 44.8f;                                               // row 1, second group
   std::fill(matrix.begin() + 2 * cols, matrix.begin() + 2 * cols + 128, 0.0f);  // row 2, first group all zero
   const BlockScaledMatrix quantized = quantize_token_groups(matrix, rows, cols);
   REQUIRE(quantized.scales.size() == 6);
@@ -70,7 +70,7 @@ TEST_CASE("token groups: one scale per row and 128 columns, each row's own large
   CHECK(quantized.scales[1] == approx(0.25 / 448.0));
   CHECK(quantized.scales[2] == approx(0.25 / 448.0));
   CHECK(quantized.scales[3] == approx(0.1));
-  CHECK(quantized.scales[4] == 1.0f);  // an all-zero group keeps scale 1 and codes 0
+  CHECK(quantized.scales[4] == 1.0f);             // an all-zero group keeps scale 1 and codes 0
   CHECK(quantized.values[0 * cols + 3] == 0xFE);  // -448: S.1111.110
   CHECK(quantized.values[1 * cols + 130] == 0x7E);
   // 0.25 in row 0's first group is 0.25 / (7 / 448) = 16 exactly: e4m3 1.000 x 2^4 = 0.1011.000.

@@ -50,10 +50,11 @@ SmallLayer make_layer(int replicas) {
 
 std::vector<double> fused_output(const SmallLayer& layer, int replicas) {
   const ExpertParallelConfig slice{.routed_experts = layer.routed, .fused_shared = replicas};
-  const Routing fused = fuse_shared_expert(layer.routing, {.first_shared_id = first_shared_id(slice),
-                                                           .replicas = replicas,
-                                                           .routed_scaling_factor = layer.factor});
-  const Alignment alignment = align_by_expert(fused.expert_ids, global_to_local_map(slice), local_expert_count(slice), 4);
+  const Routing fused = fuse_shared_expert(
+      layer.routing,
+      {.first_shared_id = first_shared_id(slice), .replicas = replicas, .routed_scaling_factor = layer.factor});
+  const Alignment alignment =
+      align_by_expert(fused.expert_ids, global_to_local_map(slice), local_expert_count(slice), 4);
   return reference_moe_layer(layer.hidden_states, fused, alignment, layer.weights, layer.factor);
 }
 
@@ -64,10 +65,12 @@ std::vector<double> unfused_output(const SmallLayer& layer) {
   for (int slot = 0; slot < layer.top_k; ++slot) {
     for (int token = 0; token < layer.tokens; ++token) {
       const std::size_t entry = static_cast<std::size_t>(token) * layer.top_k + slot;
-      const std::vector<float> row(layer.hidden_states.begin() + token * 16, layer.hidden_states.begin() + (token + 1) * 16);
+      const std::vector<float> row(layer.hidden_states.begin() + token * 16,
+                                   layer.hidden_states.begin() + (token + 1) * 16);
       const std::vector<double> expert = reference_expert_ffn(row, layer.weights, layer.routing.expert_ids[entry]);
       for (int feature = 0; feature < 16; ++feature) {
-        output[static_cast<std::size_t>(token) * 16 + feature] += layer.factor * layer.routing.weights[entry] * expert[feature];
+        output[static_cast<std::size_t>(token) * 16 + feature] +=
+            layer.factor * layer.routing.weights[entry] * expert[feature];
       }
     }
   }
@@ -79,14 +82,16 @@ void check_equal(const std::vector<double>& fused, const std::vector<double>& un
   double scale = 0;
   for (double value : unfused) scale = std::max(scale, std::fabs(value));
   // Float weights (1 / 2.5 rounded to float) leave a relative difference near 1e-7.
-  for (std::size_t index = 0; index < fused.size(); ++index) CHECK(std::fabs(fused[index] - unfused[index]) <= 1e-6 * scale);
+  for (std::size_t index = 0; index < fused.size(); ++index)
+    CHECK(std::fabs(fused[index] - unfused[index]) <= 1e-6 * scale);
 }
 
 }  // namespace
 
 TEST_CASE("the shared column names the shared id and carries 1 / routed_scaling_factor") {
   const SmallLayer layer = make_layer(1);
-  const Routing fused = fuse_shared_expert(layer.routing, {.first_shared_id = 4, .replicas = 3, .routed_scaling_factor = 2.5});
+  const Routing fused =
+      fuse_shared_expert(layer.routing, {.first_shared_id = 4, .replicas = 3, .routed_scaling_factor = 2.5});
   REQUIRE(fused.top_k == 3);
   for (int token = 0; token < fused.num_tokens; ++token) {
     CHECK(fused.expert_ids[static_cast<std::size_t>(token) * 3 + 2] == 4 + token % 3);

@@ -6,7 +6,9 @@ namespace moeplan::report::testing {
 
 namespace {
 
-bool void_element(const std::string& name) { return name == "meta" || name == "br" || name == "hr" || name == "img" || name == "link"; }
+bool void_element(const std::string& name) {
+  return name == "meta" || name == "br" || name == "hr" || name == "img" || name == "link";
+}
 
 std::map<std::string, std::string> parse_attributes(const std::string& text) {
   std::map<std::string, std::string> attributes;
@@ -62,7 +64,8 @@ Markup read_markup(const std::string& document) {
     if (tag.rfind("/", 0) == 0) {
       const std::string name = tag.substr(1);
       if (open.empty() || markup.elements[open.back().element].name != name) {
-        markup.error = "</" + name + "> closes " + (open.empty() ? "nothing" : "<" + markup.elements[open.back().element].name + ">");
+        markup.error = "</" + name + "> closes " +
+                       (open.empty() ? "nothing" : "<" + markup.elements[open.back().element].name + ">");
       } else {
         open.pop_back();
       }
@@ -71,14 +74,17 @@ Markup read_markup(const std::string& document) {
     const bool self_closing = tag.back() == '/';
     const std::string body = self_closing ? tag.substr(0, tag.size() - 1) : tag;
     const std::size_t name_end = body.find(' ');
-    Element element{body.substr(0, name_end), name_end == std::string::npos ? std::map<std::string, std::string>{} : parse_attributes(body.substr(name_end)),
-                    open.empty() ? "" : open.back().group_class, ""};
+    Element element{
+        body.substr(0, name_end),
+        name_end == std::string::npos ? std::map<std::string, std::string>{} : parse_attributes(body.substr(name_end)),
+        open.empty() ? "" : open.back().group_class, ""};
     markup.elements.push_back(element);
     if (self_closing || void_element(element.name)) continue;
     const std::string group_class = element.name == "g" ? element.attribute("class") : element.group_class;
     open.push_back({markup.elements.size() - 1, group_class});
   }
-  if (markup.error.empty() && !open.empty()) markup.error = "<" + markup.elements[open.back().element].name + "> is never closed";
+  if (markup.error.empty() && !open.empty())
+    markup.error = "<" + markup.elements[open.back().element].name + "> is never closed";
   return markup;
 }
 
@@ -97,7 +103,8 @@ std::string page_problems(const std::string& html) {
   for (const char* forbidden : {"http:", "https:", "//www", "<script", " src=", " href=", "url(", "@import"}) {
     if (html.find(forbidden) != std::string::npos) return std::string("contains ") + forbidden;
   }
-  if (find(markup, "meta").size() < 2 || html.find("Content-Security-Policy") == std::string::npos) return "no content security policy";
+  if (find(markup, "meta").size() < 2 || html.find("Content-Security-Policy") == std::string::npos)
+    return "no content security policy";
   for (const Element& svg : find(markup, "svg")) {
     if (svg.attribute("viewBox").empty()) return "an <svg> without a viewBox";
   }

@@ -27,11 +27,17 @@ CalibrationCurve synthetic_curve(const std::string& label, double alpha, double 
 }
 
 CalibrationReportInput sample_input() {
-  CalibrationFamily collectives{"collectives", "message size (bytes)", "time (us)", true, true,
-                                {synthetic_curve("all_reduce x8", 10e-6, 100e9), synthetic_curve("all_to_all x8", 15e-6, 60e9)},
-                                0.031, ""};
-  CalibrationFamily gemm{"gemm", "tokens", "time (us)", true, true, {synthetic_curve("o_proj 7168 x 16384", 5e-6, 2e9)}, 0.054, ""};
-  return {"synthetic sample (not a measurement)", "Test-MoE", "moeplan calibrate --model test.yaml --out test.json", {collectives, gemm}};
+  CalibrationFamily collectives{
+      "collectives", "message size (bytes)",
+      "time (us)",   true,
+      true,          {synthetic_curve("all_reduce x8", 10e-6, 100e9), synthetic_curve("all_to_all x8", 15e-6, 60e9)},
+      0.031,         ""};
+  CalibrationFamily gemm{"gemm", "tokens", "time (us)", true, true, {synthetic_curve("o_proj 7168 x 16384", 5e-6, 2e9)},
+                         0.054,  ""};
+  return {"synthetic sample (not a measurement)",
+          "Test-MoE",
+          "moeplan calibrate --model test.yaml --out test.json",
+          {collectives, gemm}};
 }
 
 }  // namespace
@@ -44,7 +50,9 @@ TEST_CASE("held-out error is the mean relative error over the held-out points on
 }
 
 TEST_CASE("measured points are split into the fitted and the held out, the fit drawn as a line") {
-  const CalibrationFamily family{"collectives", "bytes", "us", true, false, {{"all_reduce", {{1, 100, 110, true}, {2, 200, 190, false}}}}, 0.1, ""};
+  const CalibrationFamily family{"collectives", "bytes", "us",
+                                 true,          false,   {{"all_reduce", {{1, 100, 110, true}, {2, 200, 190, false}}}},
+                                 0.1,           ""};
   const XyChart chart = calibration_chart(family);
   CHECK(chart.x.logarithmic);
   CHECK_FALSE(chart.y.logarithmic);
@@ -59,8 +67,11 @@ TEST_CASE("measured points are split into the fitted and the held out, the fit d
 }
 
 TEST_CASE("a chart showing part of a family is titled with its own held-out error beside the family's") {
-  CalibrationFamily family{"gemm", "m", "us", true, true, {{"N 8 x K 16", {{1, 100, 110, true}, {2, 200, 200, false}}},
-                                                           {"N 8 x K 32", {{1, 100, 95, true}}}}, 0.2, "o_proj"};
+  CalibrationFamily family{
+      "gemm", "m",
+      "us",   true,
+      true,   {{"N 8 x K 16", {{1, 100, 110, true}, {2, 200, 200, false}}}, {"N 8 x K 32", {{1, 100, 95, true}}}},
+      0.2,    "o_proj"};
   REQUIRE(chart_held_out_error(family).has_value());
   CHECK(*chart_held_out_error(family) == approx(0.075));  // (10 % + 5 %) / 2
   CHECK(calibration_chart(family).title == "gemm, o_proj: held-out error 7.5% (family 20.0%)");
@@ -73,7 +84,8 @@ TEST_CASE("the calibrate report is a well-formed page with one chart per family"
   CHECK(testing::page_problems(html) == "");
   const auto markup = testing::read_markup(html);
   CHECK(testing::find(markup, "svg").size() == 2);
-  CHECK(testing::find(markup, "circle", "held-out").size() == 3 * 4);  // 1 KiB x 4^k up to 1 GiB: k = 1, 4, 7, 10 held out, three curves
+  CHECK(testing::find(markup, "circle", "held-out").size() ==
+        3 * 4);  // 1 KiB x 4^k up to 1 GiB: k = 1, 4, 7, 10 held out, three curves
   CHECK(html.find("3.1%") != std::string::npos);
 }
 

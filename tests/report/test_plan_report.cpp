@@ -45,7 +45,8 @@ SearchResult four_layouts() {
   memory.kv_cache_bytes = 2 * kGib;
   StepBreakdown& step = result.aggregated[0].serving.decode;
   step = {0.010, 0.020, 0.005, 0, 0.001, 0.002, 0.004, 0.034};  // 38 ms of terms, 4 ms hidden by overlap
-  for (int index = 0; index < 3; ++index) result.rejections.push_back({Layout{}, "aggregated", "memory", "weights exceed"});
+  for (int index = 0; index < 3; ++index)
+    result.rejections.push_back({Layout{}, "aggregated", "memory", "weights exceed"});
   result.rejections.push_back({Layout{}, "aggregated", "slo.tpot", "TPOT 120 ms exceeds 100 ms"});
   result.rejected_by_reason = {{"memory", 3}, {"slo.tpot", 1}};
   return result;
@@ -61,7 +62,8 @@ Scenario scenario_with_slos() {
 }
 
 const Series& series_named(const XyChart& chart, const std::string& css_class) {
-  const auto found = std::find_if(chart.series.begin(), chart.series.end(), [&](const Series& series) { return series.css_class == css_class; });
+  const auto found = std::find_if(chart.series.begin(), chart.series.end(),
+                                  [&](const Series& series) { return series.css_class == css_class; });
   REQUIRE(found != chart.series.end());
   return *found;
 }
@@ -70,7 +72,8 @@ const Series& series_named(const XyChart& chart, const std::string& css_class) {
 
 TEST_CASE("the Pareto front holds exactly the candidates marked pareto, in order of throughput per user") {
   const SearchResult result = four_layouts();
-  const XyChart chart = pareto_chart(result.aggregated, scenario_with_slos().slo, "aggregated", &result.aggregated.front());
+  const XyChart chart =
+      pareto_chart(result.aggregated, scenario_with_slos().slo, "aggregated", &result.aggregated.front());
   const Series& front = series_named(chart, "front");
   REQUIRE(front.data.size() == 3);
   CHECK(front.data[0].x == approx(12));
@@ -109,7 +112,8 @@ TEST_CASE("memory bars show each held component, the overheads and the KV cache 
   REQUIRE(chart.bars.size() == 1);
   const std::vector<double> expected = {0.5, 3, 1, 0, 0, 2};
   REQUIRE(chart.bars[0].values.size() == expected.size());
-  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == approx(expected[index]));
+  for (std::size_t index = 0; index < expected.size(); ++index)
+    CHECK(chart.bars[0].values[index] == approx(expected[index]));
   REQUIRE(chart.limits.size() == 2);
   CHECK(chart.limits[0].value == approx(141));
   CHECK(chart.limits[1].value == approx(124));
@@ -117,9 +121,11 @@ TEST_CASE("memory bars show each held component, the overheads and the KV cache 
 
 TEST_CASE("the step split is in milliseconds with the step after overlap as the marker") {
   const SearchResult result = four_layouts();
-  const StackedBarChart chart = step_chart({{"#1", &result.aggregated[0], true}, {"#2", &result.aggregated[1], false}}, false);
+  const StackedBarChart chart =
+      step_chart({{"#1", &result.aggregated[0], true}, {"#2", &result.aggregated[1], false}}, false);
   const std::vector<double> expected = {10, 20, 5, 0, 1, 2};
-  for (std::size_t index = 0; index < expected.size(); ++index) CHECK(chart.bars[0].values[index] == approx(expected[index]));
+  for (std::size_t index = 0; index < expected.size(); ++index)
+    CHECK(chart.bars[0].values[index] == approx(expected[index]));
   REQUIRE(chart.bars[0].marker.has_value());
   CHECK(*chart.bars[0].marker == approx(34));
   CHECK_FALSE(chart.bars[1].marker.has_value());  // an all-zero step has nothing hidden
@@ -150,7 +156,8 @@ TEST_CASE("the plan report is one well-formed page whose front points are the pa
   CHECK(testing::find(markup, "circle", "front").size() == 2 * expected.size());
   // The table and the bars cover the top 2 only; the chosen row is highlighted.
   const auto highlighted = testing::find(markup, "tr");
-  CHECK(std::count_if(highlighted.begin(), highlighted.end(), [](const auto& row) { return row.has_class("highlighted"); }) == 1);
+  CHECK(std::count_if(highlighted.begin(), highlighted.end(),
+                      [](const auto& row) { return row.has_class("highlighted"); }) == 1);
   const auto labels = testing::find(markup, "text");
   CHECK(std::count_if(labels.begin(), labels.end(), [](const auto& text) {
           return text.has_class("category-label") && text.text.rfind("#", 0) == 0;

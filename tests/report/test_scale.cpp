@@ -8,10 +8,10 @@
 namespace moeplan::report {
 
 TEST_CASE("round steps are 1, 2 or 5 times a power of ten") {
-  CHECK(round_step(7, 5) == approx(1));      // 1.4
-  CHECK(round_step(2988, 5) == approx(500));  // 597.6
-  CHECK(round_step(0.12, 5) == approx(0.02)); // 0.024
-  CHECK(round_step(80, 5) == approx(20));     // 16
+  CHECK(round_step(7, 5) == approx(1));        // 1.4
+  CHECK(round_step(2988, 5) == approx(500));   // 597.6
+  CHECK(round_step(0.12, 5) == approx(0.02));  // 0.024
+  CHECK(round_step(80, 5) == approx(20));      // 16
 }
 
 TEST_CASE("a linear scale widens to round ticks and maps linearly") {

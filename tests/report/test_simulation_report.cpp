@@ -67,7 +67,8 @@ TEST_CASE("the simulate report compares runs on one well-formed page") {
   const sim::SimulationResult first = aggregated_run();
   sim::SimulationResult second = aggregated_run();
   second.summary.memory_binds_at.reset();
-  const std::string html = simulation_report_html({"Test-MoE", "test", "uncalibrated: datasheet roofline", {{"otp1", first}, {"otp4", second}}});
+  const std::string html = simulation_report_html(
+      {"Test-MoE", "test", "uncalibrated: datasheet roofline", {{"otp1", first}, {"otp4", second}}});
   CHECK(testing::page_problems(html) == "");
   const auto markup = testing::read_markup(html);
   CHECK(testing::find(markup, "svg").size() == 3);

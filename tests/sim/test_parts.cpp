@@ -65,8 +65,8 @@ TEST_CASE("the time series spreads a long step over the intervals it covers") {
   REQUIRE(points.size() == 2);
   CHECK(points[0].output_tokens_per_second == approx(10));
   CHECK(points[1].output_tokens_per_second == approx(20));
-  CHECK(points[0].running == approx(1.0));   // 2 sequences for half of the interval
-  CHECK(points[1].kv_use == approx(0.5));    // 50 of 100 tokens for all of it
+  CHECK(points[0].running == approx(1.0));  // 2 sequences for half of the interval
+  CHECK(points[1].kv_use == approx(0.5));   // 50 of 100 tokens for all of it
   CHECK(points[0].preemptions == 1);
 }
 

@@ -5,9 +5,9 @@
 
 #include "io/input_error.hpp"
 #include "plan/search.hpp"
-#include "sim/step_cost.hpp"
 #include "sim/simulation.hpp"
 #include "sim/simulation_fixtures.hpp"
+#include "sim/step_cost.hpp"
 
 using namespace moeplan;
 using namespace moeplan::sim;
@@ -74,8 +74,10 @@ TEST_CASE("a decode-only step is padded to the captured graph size, in the simul
   const double attended = 12.0 * (512 + 1024 / 2.0);
   const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 16);
   const double padded = setting.steps.decode(pool.layout, DecodeInput{16, attended / 16}, options).total;
-  const double unpadded = setting.steps.decode(pool.layout, DecodeInput{12, attended / 12},
-                                               role_step_options(setting.context, pool.layout, pool.options, 12)).total;
+  const double unpadded = setting.steps
+                              .decode(pool.layout, DecodeInput{12, attended / 12},
+                                      role_step_options(setting.context, pool.layout, pool.options, 12))
+                              .total;
   CHECK(padded > unpadded);
   CHECK(estimate.decode.total == approx(padded).epsilon(1e-12));
   const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
@@ -127,9 +129,8 @@ TEST_CASE("disaggregated pools hand every request from prefill to decode") {
   Scenario scenario = test::h200_closed_loop(2048, 512, 64, 256);
   scenario.cluster.nodes = 2;
   const Setting setting(scenario);
-  const SimulationResult result =
-      simulate_disaggregated(setting.context, setting.pool("tp=8", Role::prefill), setting.pool("tp=8", Role::decode),
-                             SimulationOptions{});
+  const SimulationResult result = simulate_disaggregated(setting.context, setting.pool("tp=8", Role::prefill),
+                                                         setting.pool("tp=8", Role::decode), SimulationOptions{});
   REQUIRE(result.pools.size() == 2);
   CHECK(result.summary.completed == 256);
   CHECK(result.summary.output_tokens == 256 * 512);
@@ -199,9 +200,8 @@ TEST_CASE("a lone long prefill stalls the other DP rank by its whole cost padded
     const PoolSpec pool = setting.pool("tp=4,dp=2,ep=8");
     const PrefillCost long_rate = per_token(setting, pool, 4096);
     const PrefillCost short_rate = per_token(setting, pool, 16);
-    const double expected =
-        padded ? 4096 * (long_rate.local + long_rate.expert)
-               : 4096 * long_rate.local + (4096 * long_rate.expert + 16 * short_rate.expert) / 2;
+    const double expected = padded ? 4096 * (long_rate.local + long_rate.expert)
+                                   : 4096 * long_rate.local + (4096 * long_rate.expert + 16 * short_rate.expert) / 2;
     const SimulationSummary summary = simulate_aggregated(setting.context, pool, SimulationOptions{}).summary;
     CHECK(summary.completed == 2);
     CHECK(summary.elapsed == approx(expected).epsilon(1e-9));

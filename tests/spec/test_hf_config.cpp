@@ -17,8 +17,8 @@ const std::string kRoot = MOEPLAN_SOURCE_DIR;
 }
 
 TEST_CASE("every shipped config.json gives the same parameters as our model YAML") {
-  for (const char* name : {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5",
-                           "kimi-k2-instruct"}) {
+  for (const char* name :
+       {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5", "kimi-k2-instruct"}) {
     CAPTURE(name);
     const moeplan::Model from_hf = moeplan::load_hf_config(kRoot + "/tests/data/hf/" + name + ".json");
     const moeplan::Model from_yaml = moeplan::load_model_yaml(kRoot + "/models/" + name + ".yaml");

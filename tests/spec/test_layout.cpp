@@ -50,13 +50,13 @@ TEST_CASE("divisibility rules name the offending key") {
   const auto qwen = model_file("qwen3-235b-a22b.yaml");
   CHECK(rejected_key("tp=8", deepseek) == "");
   CHECK(rejected_key("dp=16,ep=16,otp=4", qwen) == "");
-  CHECK(rejected_key("dp=12,ep=12", deepseek) == "layout.ep");           // 256 experts over 12 ranks
-  CHECK(rejected_key("dp=12,ep=12,redundant=32", deepseek) == "");       // [doc-003]: 288 slots allow EP 12
-  CHECK(rejected_key("tp=3", qwen) == "layout.tp");                      // 64 heads
+  CHECK(rejected_key("dp=12,ep=12", deepseek) == "layout.ep");          // 256 experts over 12 ranks
+  CHECK(rejected_key("dp=12,ep=12,redundant=32", deepseek) == "");      // [doc-003]: 288 slots allow EP 12
+  CHECK(rejected_key("tp=3", qwen) == "layout.tp");                     // 64 heads
   CHECK(rejected_key("tp=1,dp=16,otp=3,ep=16", qwen) == "layout.otp");  // OTP must divide DP
   CHECK(rejected_key("tp=2,dp=8,otp=2,ep=16", qwen) == "layout.otp");   // OTP only inside pure DP
   CHECK(rejected_key("tp=8,ep=16", deepseek) == "layout.ep");           // EP beyond the ranks
   CHECK(rejected_key("tp=8,fused_shared=1", qwen) == "layout.fused_shared");
-  CHECK(rejected_key("tp=32,dp=1", deepseek) == "layout.ep");           // 2048/32 = 64 rows: not whole FP8 blocks
+  CHECK(rejected_key("tp=32,dp=1", deepseek) == "layout.ep");  // 2048/32 = 64 rows: not whole FP8 blocks
   CHECK(rejected_key("tp=8,nodes=3", deepseek) == "layout.nodes");
 }

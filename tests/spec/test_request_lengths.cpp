@@ -133,9 +133,10 @@ TEST_CASE("bad lengths are refused with the file, key and expectation") {
   };
   refused("shape.yaml", "{input_tokens: 8, output_tokens: 8, concurrency: 1, input_lengths: {shape: zipf}}",
           "workload.input_lengths.shape: expected fixed, uniform or lognormal, got 'zipf'");
-  refused("clip.yaml",
-          "{input_tokens: 8, output_tokens: 800, concurrency: 1, output_lengths: {shape: lognormal, sigma: 1, max: 800}}",
-          "workload.output_lengths.max: expected a length above the mean (800), got 800");
+  refused(
+      "clip.yaml",
+      "{input_tokens: 8, output_tokens: 800, concurrency: 1, output_lengths: {shape: lognormal, sigma: 1, max: 800}}",
+      "workload.output_lengths.max: expected a length above the mean (800), got 800");
   refused("ratio.yaml",
           "{input_tokens: 8, output_tokens: 8, concurrency: 1, input_lengths: {shape: uniform, range_ratio: 1.5}}",
           "workload.input_lengths.range_ratio");

@@ -66,8 +66,7 @@ cluster: {gpu: H200}
 workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
 memory: {utilization: 1.5}
 )");
-  CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("memory.utilization"),
-                       moeplan::InputError);
+  CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("memory.utilization"), moeplan::InputError);
 }
 
 TEST_CASE("a scenario tunes the efficiencies, with a source and fractions in (0, 1]") {
@@ -154,9 +153,10 @@ memory: {max_batch: 48, graph_batch_sizes: [24, 48, 24]}
 TEST_CASE("the prefix cache and prefill padding are on unless memory says false, and only a boolean says so") {
   const auto memory_of = [](const std::string& name, const std::string& memory) {
     const std::string path =
-        write_temporary(name, "schema_version: 1\nname: cache\ncluster: {gpu: H200}\n"
-                              "workload: {input_tokens: 100, output_tokens: 100, concurrency: 16}\nmemory: " +
-                                  memory + "\n");
+        write_temporary(name,
+                        "schema_version: 1\nname: cache\ncluster: {gpu: H200}\n"
+                        "workload: {input_tokens: 100, output_tokens: 100, concurrency: 16}\nmemory: " +
+                            memory + "\n");
     return moeplan::load_scenario_yaml(path).memory;
   };
   CHECK(memory_of("cache-default.yaml", "{max_batch: 48}").prefix_caching);

@@ -28,8 +28,10 @@ void check_one_kind(const HostGroup& everyone, const std::string& name) {
   name.copy(first.data(), first.size() - 1);
   everyone.broadcast(first.data(), first.size());
   if (name.compare(0, first.size() - 1, first.data()) != 0) {
-    throw std::runtime_error(fmt::format("this process's GPU is a {}, the first process's a {}: calibrate one kind "
-                                         "of GPU at a time", name, first.data()));
+    throw std::runtime_error(
+        fmt::format("this process's GPU is a {}, the first process's a {}: calibrate one kind "
+                    "of GPU at a time",
+                    name, first.data()));
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // The calibration sweep as the CLI calls it, through plain C++ (no CUDA headers): the device facts, per
 // group size 2 .. GPUs the collectives and the OTP paths through NCCL (one process driving every GPU, or
-// one process per GPU under mpirun: processes.hpp), then dense GEMMs and the MoE layer on the first GPU. Measurements accumulate in `calibration`; after
-// each stage `checkpoint` runs, so an interrupted sweep leaves what it measured.
+// one process per GPU under mpirun: processes.hpp), then dense GEMMs and the MoE layer on the first GPU. Measurements
+// accumulate in `calibration`; after each stage `checkpoint` runs, so an interrupted sweep leaves what it measured.
 #include <atomic>
 #include <functional>
 

@@ -6,17 +6,17 @@
 #include <string>
 
 #include "calib/collective_fit.hpp"
-#include "gpu/sweep/collective_op.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/sweep/group_timing.hpp"
 #include "gpu/random_fill.hpp"
+#include "gpu/sweep/collective_op.hpp"
+#include "gpu/sweep/group_timing.hpp"
 #include "moe_reference/bfloat16.hpp"
 
 namespace moeplan::gpu {
 namespace {
 
-constexpr std::size_t kElementBytes = 2;       // bf16, as in [moeplan-h200-measurements]
+constexpr std::size_t kElementBytes = 2;                // bf16, as in [moeplan-h200-measurements]
 constexpr std::size_t kCheckElements = 3 * 5 * 7 * 64;  // every group size up to 8 divides it
 constexpr int kMaxCapturedOperations = 50;
 
@@ -63,13 +63,15 @@ std::string first_wrong(const CollectiveOp& op, const NcclGroup& group, RankBuff
   const std::size_t count = op.receive_elements(elements, ranks);
   std::vector<std::uint16_t> received(count);
   check_cuda(cudaMemcpy(received.data(), buffers.receive[static_cast<std::size_t>(rank)].data(), count * kElementBytes,
-                        cudaMemcpyDeviceToHost), "download");
+                        cudaMemcpyDeviceToHost),
+             "download");
   for (std::size_t index = 0; index < count; ++index) {
     const float want = op.expected(rank, index, elements, ranks);
     if (moe_reference::bf16_value(received[index]) != want) {
       return "check failed: " + calib::collective_name(op.kind) + " on " + std::to_string(ranks) + " GPUs, rank " +
              std::to_string(rank) + " element " + std::to_string(index) + (captured ? " (graph)" : " (eager)") +
-             ": got " + std::to_string(moe_reference::bf16_value(received[index])) + ", expected " + std::to_string(want);
+             ": got " + std::to_string(moe_reference::bf16_value(received[index])) + ", expected " +
+             std::to_string(want);
     }
   }
   return "";
@@ -83,10 +85,12 @@ void check_received(const CollectiveOp& op, const NcclGroup& group, RankBuffers&
   for (int rank : group.local_ranks()) {
     const std::size_t count = op.send_elements(elements, ranks);
     std::vector<std::uint16_t> pattern(count);
-    for (std::size_t index = 0; index < count; ++index) pattern[index] = moe_reference::bf16_bits(check_pattern(rank, index));
+    for (std::size_t index = 0; index < count; ++index)
+      pattern[index] = moe_reference::bf16_bits(check_pattern(rank, index));
     check_cuda(cudaSetDevice(group.device(rank)), "cudaSetDevice");
     check_cuda(cudaMemcpy(buffers.send[static_cast<std::size_t>(rank)].data(), pattern.data(), count * kElementBytes,
-                          cudaMemcpyHostToDevice), "upload pattern");
+                          cudaMemcpyHostToDevice),
+               "upload pattern");
     buffers.receive[static_cast<std::size_t>(rank)].fill_bytes(0xFF);  // NaN: an unwritten element fails
     check_cuda(cudaDeviceSynchronize(), "poison");
   }

@@ -16,8 +16,8 @@ calib::DeviceRecord inventory_devices(int count, bool with_nccl) {
     cudaDeviceProp properties{};
     check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
     if (facts.name != properties.name) {
-      throw std::runtime_error("GPU " + std::to_string(device) + " is a " + properties.name + ", GPU 0 a " + facts.name +
-                               ": calibrate one kind of GPU at a time (CUDA_VISIBLE_DEVICES)");
+      throw std::runtime_error("GPU " + std::to_string(device) + " is a " + properties.name + ", GPU 0 a " +
+                               facts.name + ": calibrate one kind of GPU at a time (CUDA_VISIBLE_DEVICES)");
     }
   }
   calib::DeviceRecord record;

@@ -30,8 +30,8 @@ std::vector<float> download_floats(const std::uint16_t* device, std::size_t coun
 }
 
 // Relative error of sampled outputs against float64 dot products of the same bf16 operands.
-double sampled_error(const std::uint16_t* input, const std::uint16_t* weight, const std::uint16_t* output, int m,
-                     int n, int k) {
+double sampled_error(const std::uint16_t* input, const std::uint16_t* weight, const std::uint16_t* output, int m, int n,
+                     int k) {
   const std::vector<float> inputs = download_floats(input, static_cast<std::size_t>(m) * k);
   const std::vector<float> outputs = download_floats(output, static_cast<std::size_t>(m) * n);
   double difference = 0, norm = 0;
@@ -40,9 +40,11 @@ double sampled_error(const std::uint16_t* input, const std::uint16_t* weight, co
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     const int row = static_cast<int>((state >> 33) % static_cast<std::uint64_t>(m));
     const int column = static_cast<int>((state >> 17) % static_cast<std::uint64_t>(n));
-    const std::vector<float> weights = download_floats(weight + static_cast<std::size_t>(column) * k, static_cast<std::size_t>(k));
+    const std::vector<float> weights =
+        download_floats(weight + static_cast<std::size_t>(column) * k, static_cast<std::size_t>(k));
     double want = 0;
-    for (int index = 0; index < k; ++index) want += double(inputs[static_cast<std::size_t>(row) * k + index]) * weights[static_cast<std::size_t>(index)];
+    for (int index = 0; index < k; ++index)
+      want += double(inputs[static_cast<std::size_t>(row) * k + index]) * weights[static_cast<std::size_t>(index)];
     const double got = outputs[static_cast<std::size_t>(row) * n + column];
     difference += (got - want) * (got - want);
     norm += want * want;
@@ -71,7 +73,8 @@ void sweep_shape(const calib::GemmShape& shape, const std::vector<std::int64_t>&
                  cudaStream_t stream, SweepContext& context) {
   const auto n = static_cast<int>(shape.n), k = static_cast<int>(shape.k);
   const std::size_t weight_elements = static_cast<std::size_t>(n) * k;
-  const int copies = std::clamp(static_cast<int>(std::ceil(kRotatedBytes / (weight_elements * kElementBytes))), 1, kMaxCopies);
+  const int copies =
+      std::clamp(static_cast<int>(std::ceil(kRotatedBytes / (weight_elements * kElementBytes))), 1, kMaxCopies);
   const auto max_rows = static_cast<int>(*std::max_element(rows.begin(), rows.end()));
   std::vector<DeviceBuffer<std::uint16_t>> weights;
   for (int copy = 0; copy < copies; ++copy) {
@@ -79,7 +82,8 @@ void sweep_shape(const calib::GemmShape& shape, const std::vector<std::int64_t>&
     fill_random_bf16(weights.back().data(), static_cast<long>(weight_elements), static_cast<float>(std::sqrt(3.0 / k)),
                      500 + copy, stream);
   }
-  DeviceBuffer<std::uint16_t> input(static_cast<std::size_t>(max_rows) * k), output(static_cast<std::size_t>(max_rows) * n);
+  DeviceBuffer<std::uint16_t> input(static_cast<std::size_t>(max_rows) * k),
+      output(static_cast<std::size_t>(max_rows) * n);
   fill_random_bf16(input.data(), static_cast<long>(input.size()), 1.0f, 600, stream);
   const int check_rows = std::min(max_rows, 16);
   output.fill_bytes(0xFF, stream);
@@ -87,8 +91,9 @@ void sweep_shape(const calib::GemmShape& shape, const std::vector<std::int64_t>&
   check_cuda(cudaStreamSynchronize(stream), "gemm check");
   const double error = sampled_error(input.data(), weights[0].data(), output.data(), check_rows, n, k);
   if (!(error <= kCheckBound)) {
-    throw std::runtime_error("check failed: GEMM " + shape.label + " [" + std::to_string(n) + " x " + std::to_string(k) +
-                             "]: relative error " + std::to_string(error) + " against the float64 reference");
+    throw std::runtime_error("check failed: GEMM " + shape.label + " [" + std::to_string(n) + " x " +
+                             std::to_string(k) + "]: relative error " + std::to_string(error) +
+                             " against the float64 reference");
   }
   for (std::int64_t m : rows) {
     if (context.stopped()) return;

@@ -13,13 +13,13 @@
 #include "gpu/elementwise_kernels.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/moe_layer.hpp"
-#include "gpu/sweep/random_experts.hpp"
 #include "gpu/random_fill.hpp"
 #include "gpu/streaming_gemm.hpp"
-#include "spec/dtype.hpp"
+#include "gpu/sweep/random_experts.hpp"
 #include "moe_reference/bfloat16.hpp"
 #include "moe_reference/expert_parallel.hpp"
 #include "moe_reference/fp8.hpp"
+#include "spec/dtype.hpp"
 
 namespace moeplan::gpu {
 namespace {
@@ -64,12 +64,13 @@ struct ModelRouter {
         weights_(ids_.size()) {}
 
   void launch(int tokens, bool fused, cudaStream_t stream) {
-    const moe_reference::SharedFusion shared{static_cast<int>(shape_.experts), fused ? 1 : 0, shape_.routed_scaling_factor};
+    const moe_reference::SharedFusion shared{static_cast<int>(shape_.experts), fused ? 1 : 0,
+                                             shape_.routed_scaling_factor};
     const RouterOutput output{ids_.data(), weights_.data()};
     const int experts = static_cast<int>(shape_.experts), top_k = static_cast<int>(shape_.top_k);
     if (shape_.grouped_router) {
       const moe_reference::GroupedTopkConfig config{experts, top_k, static_cast<int>(shape_.groups),
-                                          static_cast<int>(shape_.topk_groups), true};
+                                                    static_cast<int>(shape_.topk_groups), true};
       launch_grouped_topk(logits_.data(), bias_.data(), tokens, config, shared, output, stream);
     } else {
       launch_softmax_topk(logits_.data(), tokens, {experts, top_k, true}, shared, output, stream);
@@ -94,7 +95,8 @@ struct SharedExpert {
         output_(static_cast<std::size_t>(max_tokens) * hidden_),
         rows_(static_cast<std::size_t>(max_tokens)),
         blas_(stream) {
-    fill_random_bf16(w13_.data(), static_cast<long>(w13_.size()), static_cast<float>(std::sqrt(3.0 / hidden_)), 41, stream);
+    fill_random_bf16(w13_.data(), static_cast<long>(w13_.size()), static_cast<float>(std::sqrt(3.0 / hidden_)), 41,
+                     stream);
     fill_random_bf16(w2_.data(), static_cast<long>(w2_.size()), static_cast<float>(std::sqrt(3.0 / intermediate_)), 42,
                      stream);
     std::vector<std::int32_t> identity(rows_.size());
@@ -143,7 +145,8 @@ class SliceRun {
         output_(hidden_states_.size()),
         reference_(hidden_states_.size()),
         logits_(random_floats(static_cast<std::size_t>(max_tokens) * local_experts, 2.0f, 23, stream)),
-        layer_({top_k_ + parallel_.fused_shared, moe_reference::global_to_local_map(parallel_), shape.routed_scaling_factor},
+        layer_({top_k_ + parallel_.fused_shared, moe_reference::global_to_local_map(parallel_),
+                shape.routed_scaling_factor},
                max_tokens, weights_.view, stream) {
     fill_random_bf16(hidden_states_.data(), static_cast<long>(hidden_states_.size()), 1.0f, 21, stream);
     if (variant == Variant::unfused_shared) shared_ = std::make_unique<SharedExpert>(shape, max_tokens, stream);
@@ -175,14 +178,16 @@ class SliceRun {
     const double bound = shape_.fp8 ? moe_reference::kE4m3LayerBound : kPathBound;
     if (!(error <= bound)) {
       throw std::runtime_error("check failed: MoE layer E_local " + std::to_string(local_) + " " +
-                               variant_name(variant_) + ": streaming and cuBLAS paths differ by " + std::to_string(error));
+                               variant_name(variant_) + ": streaming and cuBLAS paths differ by " +
+                               std::to_string(error));
     }
   }
 
   calib::Measurement time_point(int tokens, ModelRouter& router) {
     const bool fused = variant_ == Variant::fused_shared;
     calib::Measurement measurement;
-    measurement.stages["routing"] = time_on_stream([&] { router.launch(tokens, fused, stream_); }, stream_).median_seconds;
+    measurement.stages["routing"] =
+        time_on_stream([&] { router.launch(tokens, fused, stream_); }, stream_).median_seconds;
     dispatch(tokens);
     measurement.stages["align"] = time_on_stream([&] { layer_.align(tokens); }, stream_).median_seconds;
     const GemmPath path = layer_.choose_path(tokens);
@@ -218,27 +223,30 @@ class SliceRun {
   void fill_record(calib::Measurement& measurement, int tokens, GemmPath path, const Timing& whole) {
     std::vector<std::int32_t> counts(static_cast<std::size_t>(weights_.view.num_experts));
     check_cuda(cudaMemcpyAsync(counts.data(), layer_.alignment().expert_counts, counts.size() * 4,
-                               cudaMemcpyDeviceToHost, stream_), "read counts");
+                               cudaMemcpyDeviceToHost, stream_),
+               "read counts");
     check_cuda(cudaStreamSynchronize(stream_), "read counts");
     measurement.family = calib::Family::moe_layer;
     measurement.kind = variant_name(variant_);
     measurement.label = path == GemmPath::streaming ? "streaming" : "cublas";
     measurement.dtype = shape_.fp8 ? "fp8_e4m3" : "bf16";
-    measurement.shape = {{"tokens", tokens},
-                         {"local_experts", local_},
-                         {"top_k", top_k_},
-                         {"columns", layer_.columns()},
-                         {"rows", std::accumulate(counts.begin(), counts.end(), std::int64_t{0})},
-                         {"active_experts", std::count_if(counts.begin(), counts.end(), [](int count) { return count > 0; })},
-                         {"blocks", aligned_blocks(counts)},
-                         {"hidden", shape_.hidden},
-                         {"intermediate", shape_.intermediate},
-                         {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0},
-                         {"riding_rows", path == GemmPath::streaming && shape_.fp8 ? kRidingRows : 0}};
+    measurement.shape = {
+        {"tokens", tokens},
+        {"local_experts", local_},
+        {"top_k", top_k_},
+        {"columns", layer_.columns()},
+        {"rows", std::accumulate(counts.begin(), counts.end(), std::int64_t{0})},
+        {"active_experts", std::count_if(counts.begin(), counts.end(), [](int count) { return count > 0; })},
+        {"blocks", aligned_blocks(counts)},
+        {"hidden", shape_.hidden},
+        {"intermediate", shape_.intermediate},
+        {"shared_intermediate", shared_ ? shape_.shared_intermediate : 0},
+        {"riding_rows", path == GemmPath::streaming && shape_.fp8 ? kRidingRows : 0}};
     const ExpertStageWork work = calib::grouped_work(measurement, calib::measured_path(measurement));
     const ExpertStageWork shared = calib::shared_work(measurement);
     measurement.flops = work.gate_up.flops + work.down.flops + shared.gate_up.flops + shared.down.flops;
-    measurement.bytes = work.gate_up.bytes + work.down.bytes + (shared_ ? shared.gate_up.bytes + shared.down.bytes : 0.0);
+    measurement.bytes =
+        work.gate_up.bytes + work.down.bytes + (shared_ ? shared.gate_up.bytes + shared.down.bytes : 0.0);
     measurement.seconds = whole.median_seconds;
     measurement.min_seconds = whole.min_seconds;
     measurement.max_seconds = whole.max_seconds;

@@ -9,9 +9,9 @@
 #include "gpu/cublas_gemm.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/random_fill.hpp"
 #include "gpu/sweep/group_timing.hpp"
 #include "gpu/sweep/nccl_check.hpp"
-#include "gpu/random_fill.hpp"
 #include "gpu/transpose_kernel.hpp"
 #include "moe_reference/bfloat16.hpp"
 
@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::size_t kElementBytes = 2;
 constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLAS allocates nothing while a graph is captured
-constexpr double kCheckBound = 2e-2;  // bf16 operands; X1 also sums bf16 partials in the reduce-scatter
+constexpr double kCheckBound = 2e-2;                // bf16 operands; X1 also sums bf16 partials in the reduce-scatter
 constexpr int kCapturedOperations = 8;
 
 struct RankState {
@@ -93,7 +93,8 @@ void OtpRun::x1(std::size_t tokens) {
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAlltoAll(state.staging.data(), state.exchanged.data(), tokens * width, ncclBfloat16,
-                            group_.comm(rank), group_.stream(rank)), "X1 all-to-all");
+                            group_.comm(rank), group_.stream(rank)),
+               "X1 all-to-all");
   });
   for (int rank : group_.local_ranks()) {
     check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
@@ -104,7 +105,8 @@ void OtpRun::x1(std::size_t tokens) {
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclReduceScatter(state.product.data(), state.output.data(), tokens * h2_, ncclBfloat16, ncclSum,
-                                 group_.comm(rank), group_.stream(rank)), "X1 reduce-scatter");
+                                 group_.comm(rank), group_.stream(rank)),
+               "X1 reduce-scatter");
   });
   check_cuda(cudaSetDevice(0), "cudaSetDevice");
 }
@@ -114,21 +116,22 @@ void OtpRun::x2(std::size_t tokens) {
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAllGather(state.input.data(), state.staging.data(), tokens * h1_, ncclBfloat16, group_.comm(rank),
-                             group_.stream(rank)), "X2 all-gather");
+                             group_.stream(rank)),
+               "X2 all-gather");
   });
   for (int rank : group_.local_ranks()) {
     check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
     RankState& state = states_[static_cast<std::size_t>(rank)];
     // Column split: this rank's h2/p output features, rows rank x h2/p .. of the weight.
     gemm_rows_by_weight(state.blas->get(), state.staging.data(),
-                        state.weight.data() + static_cast<std::size_t>(rank) * width * h1_,
-                        state.product.data(), static_cast<int>(tokens * ranks_), static_cast<int>(width),
-                        static_cast<int>(h1_));
+                        state.weight.data() + static_cast<std::size_t>(rank) * width * h1_, state.product.data(),
+                        static_cast<int>(tokens * ranks_), static_cast<int>(width), static_cast<int>(h1_));
   }
   group_.on_every_rank([&](int rank) {
     RankState& state = states_[static_cast<std::size_t>(rank)];
     check_nccl(ncclAlltoAll(state.product.data(), state.exchanged.data(), tokens * width, ncclBfloat16,
-                            group_.comm(rank), group_.stream(rank)), "X2 all-to-all");
+                            group_.comm(rank), group_.stream(rank)),
+               "X2 all-to-all");
   });
   for (int rank : group_.local_ranks()) {
     check_cuda(cudaSetDevice(group_.device(rank)), "cudaSetDevice");
@@ -163,7 +166,8 @@ double OtpRun::rank_error(int rank, std::size_t tokens) {
   check_cuda(cudaStreamSynchronize(group_.stream(rank)), "reference GEMM");
   const std::vector<std::uint16_t> expected = reference.download();
   std::vector<std::uint16_t> got(tokens * h2_);
-  check_cuda(cudaMemcpy(got.data(), state.output.data(), got.size() * kElementBytes, cudaMemcpyDeviceToHost), "download");
+  check_cuda(cudaMemcpy(got.data(), state.output.data(), got.size() * kElementBytes, cudaMemcpyDeviceToHost),
+             "download");
   double difference = 0, norm = 0;
   for (std::size_t index = 0; index < got.size(); ++index) {
     const double want = moe_reference::bf16_value(expected[index]);
@@ -187,7 +191,8 @@ calib::Measurement otp_record(const calib::OtpShape& shape, const char* scheme, 
   measurement.ranks = ranks;
   measurement.shape = {{"tokens", tokens}, {"input_width", shape.input_width}, {"output_width", shape.output_width}};
   // [doc-004]: X1 = bs(h1(OTP-1)/OTP + h2(OTP-1)), X2 = bs(h1(OTP-1) + h2(OTP-1)/OTP) elements per rank.
-  const double elements = std::string(scheme) == "x1" ? b * (h1 * (p - 1) / p + h2 * (p - 1)) : b * (h1 * (p - 1) + h2 * (p - 1) / p);
+  const double elements =
+      std::string(scheme) == "x1" ? b * (h1 * (p - 1) / p + h2 * (p - 1)) : b * (h1 * (p - 1) + h2 * (p - 1) / p);
   measurement.bytes = elements * kElementBytes;
   measurement.flops = 2.0 * p * b * h1 * h2 / p;
   measurement.seconds = timing.median_seconds;
@@ -224,7 +229,8 @@ void sweep_otp(const NcclGroup& group, const std::vector<calib::OtpShape>& shape
         if (!(error <= kCheckBound)) {
           throw std::runtime_error("check failed: OTP " + std::string(scheme) + " " + shape.label + " on " +
                                    std::to_string(ranks) + " GPUs at " + std::to_string(tokens) +
-                                   " tokens per rank: relative error " + std::to_string(error) + " against one GPU's GEMM");
+                                   " tokens per rank: relative error " + std::to_string(error) +
+                                   " against one GPU's GEMM");
         }
         const GroupGraph graph(group.devices(), [&] {
           for (int operation = 0; operation < kCapturedOperations; ++operation) once();

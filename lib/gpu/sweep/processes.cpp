@@ -31,7 +31,8 @@ void see_only_own_gpu(int local_rank) {
   std::vector<std::string> devices;
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   if (visible != nullptr && *visible == '\0') {
-    throw std::runtime_error(fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES is empty", local_rank));
+    throw std::runtime_error(
+        fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES is empty", local_rank));
   }
   if (visible != nullptr) {
     std::string list = visible;
@@ -43,8 +44,8 @@ void see_only_own_gpu(int local_rank) {
   }
   if (!devices.empty() && static_cast<std::size_t>(local_rank) >= devices.size()) {
     // More processes on this node than GPUs the user left visible: none may take a hidden one.
-    throw std::runtime_error(fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES lists {}",
-                                         local_rank, devices.size()));
+    throw std::runtime_error(
+        fmt::format("process {} of this node has no GPU: CUDA_VISIBLE_DEVICES lists {}", local_rank, devices.size()));
   }
   const std::string own = devices.empty() ? std::to_string(local_rank) : devices[static_cast<std::size_t>(local_rank)];
   setenv("CUDA_VISIBLE_DEVICES", own.c_str(), 1);

@@ -22,8 +22,8 @@ class Processes {
   bool launched_without_mpi() const { return launched_ > 1 && size_ == 1; }
   // CUDA_VISIBLE_DEVICES as the user set it, before each process was narrowed to its own GPU.
   const std::optional<std::string>& visible_at_start() const { return visible_at_start_; }
-  void finish();                                  // MPI_Finalize, once every process is done
-  [[noreturn]] void abort(int code) const;        // ends every process of the run
+  void finish();                            // MPI_Finalize, once every process is done
+  [[noreturn]] void abort(int code) const;  // ends every process of the run
 
  private:
   Processes();
@@ -43,9 +43,9 @@ class HostGroup {
 
   bool member() const { return member_; }
   void barrier() const;
-  double maximum(double value) const;                       // over the group's processes
+  double maximum(double value) const;                                  // over the group's processes
   bool any(bool flag) const { return maximum(flag ? 1.0 : 0.0) > 0; }  // true everywhere when true on one
-  void broadcast(void* data, std::size_t bytes) const;      // from the group's first process
+  void broadcast(void* data, std::size_t bytes) const;                 // from the group's first process
 
  private:
   bool member_ = true;

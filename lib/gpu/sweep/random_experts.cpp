@@ -28,8 +28,14 @@ RandomExperts random_experts(int experts, int hidden, int intermediate, WeightFo
     fill_random_float(weights.w13_scales.data(), static_cast<long>(weights.w13_scales.size()), 1e-3f, seed + 2, stream);
     fill_random_float(weights.w2_scales.data(), static_cast<long>(weights.w2_scales.size()), 1e-3f, seed + 3, stream);
   }
-  weights.view = {format, experts, hidden, intermediate, weights.w13.data(), weights.w13_scales.data(),
-                  weights.w2.data(), weights.w2_scales.data()};
+  weights.view = {format,
+                  experts,
+                  hidden,
+                  intermediate,
+                  weights.w13.data(),
+                  weights.w13_scales.data(),
+                  weights.w2.data(),
+                  weights.w2_scales.data()};
   return weights;
 }
 
