@@ -26,18 +26,20 @@ double balancedness(std::span<const double> loads) {
 }
 
 double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
-  // on_node[e * nodes + n]: whether node n holds a replica of expert e.
-  std::vector<std::uint8_t> on_node(static_cast<std::size_t>(shape.experts * shape.nodes), 0);
+  // holding[e]: the nodes holding a replica of expert e. Slots come node by node, so a node is new
+  // to an expert when it differs from the last node it was met on.
+  std::vector<std::int64_t> holding(static_cast<std::size_t>(shape.experts), 0);
+  std::vector<std::int64_t> last_node(static_cast<std::size_t>(shape.experts), -1);
   const auto per_node = shape.slots_per_gpu() * shape.gpus_per_node();
   for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(row.size()); ++slot) {
-    on_node[row[slot] * shape.nodes + slot / per_node] = 1;
+    const auto node = slot / per_node;
+    if (last_node[row[slot]] != node) ++holding[row[slot]];
+    last_node[row[slot]] = node;
   }
   double crossing = 0;
   double total = 0;
   for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
-    const auto first = on_node.begin() + expert * shape.nodes;
-    const auto holding = std::count(first, first + shape.nodes, 1);
-    crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding) / static_cast<double>(shape.nodes);
+    crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding[expert]) / static_cast<double>(shape.nodes);
     total += static_cast<double>(weights[expert]);
   }
   return total > 0 ? crossing / total : 0.0;

@@ -152,6 +152,7 @@ void best_swap_between(const SwapOrders& orders, const Packing& packing, std::in
     while (first_fitting < per_gpu && other_load + (load - orders.loads[other_slots[first_fitting]]) > best.larger_load) {
       ++first_fitting;
     }
+    if (first_fitting == per_gpu) return;  // every b lifts other_gpu above the best, for this a and heavier ones
     const auto expert = packing.slot_experts[slot];
     int other_holds_expert = -1;  // unknown until a candidate needs it
     for (auto index = first_fitting; index < per_gpu; ++index) {

@@ -32,7 +32,9 @@ std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> wei
   // they are in replica_before's order, and equal doubles are settled exactly by replica_before.
   std::vector<std::pair<double, std::int32_t>> keyed(weights.size());
   for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(weights.size()); ++expert) {
-    keyed[expert] = {static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]), expert};
+    // w / 1 is w exactly: most experts have one replica, and skip the division.
+    const double weight = static_cast<double>(weights[expert]);
+    keyed[expert] = {counts[expert] == 1 ? weight : weight / static_cast<double>(counts[expert]), expert};
   }
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : replica_before(weights, counts, a.second, b.second);
