@@ -260,7 +260,8 @@ void require_finite(const json& value, const std::string& path) {
                              " is not a finite number; nothing was written");
   }
   if (value.is_object()) {
-    for (const auto& [key, item] : value.items()) require_finite(item, path.empty() ? key : path + "." + key);
+    for (const auto& [key, item] : value.items())
+      require_finite(item, path.empty() ? key : std::string(path).append(".").append(key));
   }
   if (value.is_array()) {
     for (std::size_t index = 0; index < value.size(); ++index) {

@@ -12,7 +12,8 @@ constexpr int kRounds = 6;
 
 std::vector<double> geometric_grid(double low, double high) {
   std::vector<double> grid;
-  for (int step = 0; step <= kGridSteps; ++step) grid.push_back(low * std::pow(high / low, step / double(kGridSteps)));
+  for (int step = 0; step <= kGridSteps; ++step)
+    grid.push_back(low * std::pow(high / low, step / static_cast<double>(kGridSteps)));
   return grid;
 }
 

@@ -20,6 +20,7 @@ struct EngineVersion {
   int minor = 0;
   int patch = 0;
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted operator<=>
   auto operator<=>(const EngineVersion&) const = default;
   std::string text() const;
 };

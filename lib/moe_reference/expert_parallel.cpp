@@ -37,9 +37,10 @@ std::vector<std::int32_t> global_to_local_map(const ExpertParallelConfig& config
   const int local_routed = local_expert_count(config) - config.fused_shared;
   std::vector<std::int32_t> map(static_cast<std::size_t>(global_expert_count(config)), -1);
   const int first_routed = config.ep_rank * local_routed;
-  for (int slot = 0; slot < local_routed; ++slot) map[static_cast<std::size_t>(first_routed + slot)] = slot;
+  for (int slot = 0; slot < local_routed; ++slot)
+    map[static_cast<std::size_t>(first_routed) + static_cast<std::size_t>(slot)] = slot;
   for (int replica = 0; replica < config.fused_shared; ++replica) {
-    map[static_cast<std::size_t>(first_shared_id(config) + replica)] = local_routed + replica;
+    map[static_cast<std::size_t>(first_shared_id(config)) + static_cast<std::size_t>(replica)] = local_routed + replica;
   }
   return map;
 }

@@ -8,8 +8,8 @@
 
 namespace moeplan {
 
-YamlView::YamlView(YAML::Node node, std::string file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+YamlView::YamlView(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
@@ -106,7 +106,7 @@ double YamlView::number_or(const std::string& key, double fallback, double minim
 }
 
 std::string YamlView::text(const std::string& key) const {
-  const std::string value = scalar(key).Scalar();
+  std::string value = scalar(key).Scalar();
   if (value.empty()) throw InputError(file_, key_path(key), "a non-empty string");
   return value;
 }

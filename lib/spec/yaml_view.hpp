@@ -13,7 +13,7 @@ namespace moeplan {
 
 class YamlView {
  public:
-  YamlView(YAML::Node node, std::string file, std::string path);
+  YamlView(const YAML::Node& node, std::string file, std::string path);
 
   // Parses a file that must hold a YAML map at its top level.
   static YamlView load_file(const std::filesystem::path& file);
