@@ -74,28 +74,30 @@ std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCou
 
 std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending, std::int64_t slots) {
   const auto entries = static_cast<std::size_t>(slots) - descending.size() + 1;
+  if (descending.empty()) return std::vector<ReplicaLoad>(entries);
   // The greedy gives the expert with the heaviest replica one more. Only a prefix of the experts
   // ever has more than one replica: past it every expert is single and no heavier than the first
-  // single one, so the heaviest replica is in the prefix or is that first single expert.
-  if (descending.empty()) return std::vector<ReplicaLoad>(entries);
-  std::vector<std::int64_t> replicas;  // [prefix]: replicas of each expert given more than one
-  replicas.reserve(std::min(entries, descending.size()));
+  // single one, so the heaviest replica is the heaviest of the prefix (a max-heap; which of two
+  // equal loads is taken changes no entry) or that first single expert.
+  const auto lighter = [](const ReplicaLoad& a, const ReplicaLoad& b) {
+    return heavier_replica(b.tokens, b.replicas, a.tokens, a.replicas);
+  };
+  std::vector<ReplicaLoad> prefix;
+  prefix.reserve(std::min(entries, descending.size()));
   std::vector<ReplicaLoad> largest;
   largest.reserve(entries);
-  while (true) {
-    // The first single expert, or with none left the first of the prefix.
-    std::size_t chosen = replicas.size() < descending.size() ? replicas.size() : 0;
-    ReplicaLoad heaviest{descending[chosen], chosen < replicas.size() ? replicas[chosen] : 1};
-    for (std::size_t expert = 0; expert < replicas.size(); ++expert) {
-      if (heavier_replica(descending[expert], replicas[expert], heaviest.tokens, heaviest.replicas)) {
-        heaviest = {descending[expert], replicas[expert]};
-        chosen = expert;
-      }
-    }
-    largest.push_back(heaviest);
+  for (std::size_t single = 0;;) {
+    const bool take_single = single < descending.size() &&
+                             (prefix.empty() || !lighter(ReplicaLoad{descending[single], 1}, prefix.front()));
+    largest.push_back(take_single ? ReplicaLoad{descending[single], 1} : prefix.front());
     if (largest.size() == entries) return largest;
-    if (chosen == replicas.size()) replicas.push_back(1);
-    ++replicas[chosen];
+    if (take_single) {
+      prefix.push_back({descending[single++], 2});
+    } else {
+      std::pop_heap(prefix.begin(), prefix.end(), lighter);
+      ++prefix.back().replicas;
+    }
+    std::push_heap(prefix.begin(), prefix.end(), lighter);
   }
 }
 
