@@ -55,7 +55,7 @@ std::string summary_table(const eplb::PlacementEvaluation& after, const eplb::Pl
   const auto& moves = placed.moves;
   std::vector<std::string> header = {"layer",     "balancedness before", "after",
                                      "max/bound", "bound (tokens/GPU)",  "hottest (expert x replicas)"};
-  if (!moves.empty()) header.push_back("moves");
+  if (!moves.empty()) header.emplace_back("moves");
   Table table(header);
   for (std::size_t layer = 0; layer < after.layers.size(); ++layer) {
     const auto& figures = after.layers[layer];
@@ -182,8 +182,7 @@ Outputs render_outputs(const SolveOptions& options, const Solution& solution) {
   const auto& placement = solution.placed.placement;
   Outputs outputs{eplb::placement_json_text(placement, name, solution.after, solution.baseline_kind(), solution.before,
                                             solution.placed.moves),
-                  "",
-                  solve_summary(solution.policy, solution.after, solution.before, solution.other), ""};
+                  "", solve_summary(solution.policy, solution.after, solution.before, solution.other), ""};
   if (!options.sglang_out.empty()) {
     outputs.sglang = eplb::sglang_expert_location_json(placement, solution.inputs.dense_layers);
   }

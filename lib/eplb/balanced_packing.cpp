@@ -13,7 +13,8 @@ std::int64_t Packing::heaviest_gpu() const {
   return std::max_element(gpu_loads.begin(), gpu_loads.end()) - gpu_loads.begin();
 }
 
-std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
+std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights,
+                                                  std::span<const std::int64_t> counts) {
   std::vector<std::int32_t> replicas;
   for (const auto expert : experts_heaviest_first(weights, counts)) {
     replicas.insert(replicas.end(), static_cast<std::size_t>(counts[expert]), expert);
@@ -46,7 +47,8 @@ void sift_down_top(std::vector<OpenGpu>& heap) {
 
 }  // namespace
 
-Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
+Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                             std::int64_t gpus) {
   Packing packing;
   std::int64_t replicas = 0;
   for (const auto count : counts) replicas += count;

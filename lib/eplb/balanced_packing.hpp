@@ -20,18 +20,21 @@ struct Packing {
 };
 
 // Tokens of one replica of `expert`: w / c, as a double (the comparisons that pick replicas are exact).
-inline double replica_load(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int32_t expert) {
+inline double replica_load(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                           std::int32_t expert) {
   return static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
 }
 
 // Every replica of every expert, heaviest first: shape [sum of counts]. Ties in load go to the
 // lower expert index, so the order is a deterministic total order (no unstable sort, [deepseek-eplb-issues]).
-std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
+std::vector<std::int32_t> replicas_heaviest_first(std::span<const TokenCount> weights,
+                                                  std::span<const std::int64_t> counts);
 
 // Greedy LPT with a cardinality cap: weights [n], counts [n] -> Packing over `gpus` GPUs. Each
 // replica, heaviest first, goes to the lightest GPU with a free slot, ties to the lowest GPU index:
 // EPLB's rule, so on the same counts this reproduces its per-GPU loads.
-Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus);
+Packing pack_replicas_greedy(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                             std::int64_t gpus);
 
 // Slots holding an expert that already has a replica in an earlier slot of the same GPU: 0 when
 // no GPU holds two replicas of one expert.

@@ -26,8 +26,9 @@ void add_hottest(LayerEvaluation& result, std::span<const TokenCount> weights, c
   std::vector<std::int32_t> experts(weights.size());
   std::iota(experts.begin(), experts.end(), 0);
   const auto shown = std::min(kHottestShown, experts.size());
-  std::partial_sort(experts.begin(), experts.begin() + static_cast<std::ptrdiff_t>(shown), experts.end(),
-                    [&](std::int32_t a, std::int32_t b) { return weights[a] > weights[b] || (weights[a] == weights[b] && a < b); });
+  std::partial_sort(
+      experts.begin(), experts.begin() + static_cast<std::ptrdiff_t>(shown), experts.end(),
+      [&](std::int32_t a, std::int32_t b) { return weights[a] > weights[b] || (weights[a] == weights[b] && a < b); });
   const auto counts = replica_counts(row, shape.experts);
   for (std::size_t rank = 0; rank < shown; ++rank) {
     result.hottest_experts.push_back(experts[rank]);
@@ -80,8 +81,8 @@ std::vector<double> layer_lower_bounds(const LoadLog& log, const DeploymentShape
   return bounds;
 }
 
-PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement, std::span<const double> lower_bounds,
-                                       WindowObjective objective) {
+PlacementEvaluation evaluate_placement(const LoadLog& log, const Placement& placement,
+                                       std::span<const double> lower_bounds, WindowObjective objective) {
   PlacementEvaluation evaluation;
   for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
     evaluation.layers.push_back(evaluate_layer(log, layer, placement.physical_to_logical[layer], placement.shape,

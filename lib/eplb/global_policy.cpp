@@ -5,7 +5,8 @@
 namespace moeplan::eplb {
 
 SlotRow place_layer_global(std::span<const TokenCount> weights, const DeploymentShape& shape) {
-  const auto solution = solve_pool(weights, shape.slots, shape.gpus, pool_lower_bound(weights, shape.slots, shape.gpus));
+  const auto solution =
+      solve_pool(weights, shape.slots, shape.gpus, pool_lower_bound(weights, shape.slots, shape.gpus));
   SlotRow row(solution.packing.slot_experts);
   order_slots_within_gpus(row, shape);
   return row;

@@ -17,7 +17,8 @@ using GroupAssignment = std::vector<std::int64_t>;  // [groups]: the node of eac
 
 std::vector<TokenCount> group_sums(std::span<const TokenCount> weights, const DeploymentShape& shape) {
   std::vector<TokenCount> sums(static_cast<std::size_t>(shape.groups), 0);
-  for (std::int64_t expert = 0; expert < shape.experts; ++expert) sums[expert / shape.experts_per_group()] += weights[expert];
+  for (std::int64_t expert = 0; expert < shape.experts; ++expert)
+    sums[expert / shape.experts_per_group()] += weights[expert];
   return sums;
 }
 
@@ -52,8 +53,8 @@ struct GroupMove {
 };
 
 // The best move or swap of one group off node `heaviest`; group == -1 when none lightens it.
-GroupMove best_group_move(const std::vector<TokenCount>& sums, const GroupAssignment& assignment, const DeploymentShape& shape,
-                          std::int64_t heaviest) {
+GroupMove best_group_move(const std::vector<TokenCount>& sums, const GroupAssignment& assignment,
+                          const DeploymentShape& shape, std::int64_t heaviest) {
   const auto capacity = (shape.slots / shape.nodes) / shape.experts_per_group();
   const auto groups = static_cast<std::int64_t>(sums.size());
   std::vector<TokenCount> node_sums(static_cast<std::size_t>(shape.nodes), 0);
@@ -99,7 +100,8 @@ GroupAssignment balance_group_assignment(const std::vector<TokenCount>& sums, Gr
 }
 
 // The experts of each node's groups, ascending: [nodes][experts on the node].
-std::vector<std::vector<std::int32_t>> experts_by_node(const DeploymentShape& shape, const GroupAssignment& assignment) {
+std::vector<std::vector<std::int32_t>> experts_by_node(const DeploymentShape& shape,
+                                                       const GroupAssignment& assignment) {
   std::vector<std::vector<std::int32_t>> experts(static_cast<std::size_t>(shape.nodes));
   for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
     experts[assignment[expert / shape.experts_per_group()]].push_back(static_cast<std::int32_t>(expert));
@@ -115,12 +117,14 @@ std::vector<TokenCount> weights_of(std::span<const TokenCount> weights, const st
 
 // Solves each node's pool: its groups' experts, its slots and its GPUs. No node can get below the
 // largest node bound, so that is good enough for every node.
-SlotRow place_groups(std::span<const TokenCount> weights, const DeploymentShape& shape, const GroupAssignment& assignment) {
+SlotRow place_groups(std::span<const TokenCount> weights, const DeploymentShape& shape,
+                     const GroupAssignment& assignment) {
   const auto slots_per_node = shape.slots / shape.nodes;
   const auto node_experts = experts_by_node(shape, assignment);
   double good_enough = 0;
   for (const auto& experts : node_experts) {
-    good_enough = std::max(good_enough, pool_lower_bound(weights_of(weights, experts), slots_per_node, shape.gpus_per_node()));
+    good_enough =
+        std::max(good_enough, pool_lower_bound(weights_of(weights, experts), slots_per_node, shape.gpus_per_node()));
   }
   SlotRow row(static_cast<std::size_t>(shape.slots));
   for (std::int64_t node = 0; node < shape.nodes; ++node) {

@@ -13,9 +13,9 @@ using TokenCount = std::int64_t;
 
 // Token counts of shape [windows][layers][experts], stored flat in that order.
 struct LoadLog {
-  std::string file;                // where it was read from, for error messages
+  std::string file;  // where it was read from, for error messages
   std::int64_t num_windows = 1;
-  std::int64_t num_layers = 0;     // MoE layers only
+  std::int64_t num_layers = 0;  // MoE layers only
   std::int64_t num_experts = 0;
   std::int64_t num_groups = 0;     // 0 when the file does not say
   std::vector<TokenCount> counts;  // [num_windows][num_layers][num_experts]

@@ -15,11 +15,10 @@ namespace moeplan::eplb {
 
 namespace {
 
-using detail::kMaxTokenCount;
-
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 20;
 
-std::int64_t integer_field(const std::string& field, std::int64_t limit, const std::string& file, const std::string& key) {
+std::int64_t integer_field(const std::string& field, std::int64_t limit, const std::string& file,
+                           const std::string& key) {
   std::int64_t value = 0;
   if (!parse_integer_field(field, value) || value < 0 || value > limit) {
     throw InputError(file, key, fmt::format("an integer in [0, {}], got '{}'", limit, trimmed(field)));
@@ -83,7 +82,8 @@ LoadLog stream_load_log_csv(std::istream& lines, const std::string& file) {
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
     const std::string where = fmt::format("line {}", line_number);
-    if (fields.size() != 3) throw InputError(file, where, fmt::format("3 fields layer,expert,count, got {}", fields.size()));
+    if (fields.size() != 3)
+      throw InputError(file, where, fmt::format("3 fields layer,expert,count, got {}", fields.size()));
     const auto layer = integer_field(fields[0], kMaxIndex, file, where + " layer");
     const auto expert = integer_field(fields[1], kMaxIndex, file, where + " expert");
     const auto count = integer_field(fields[2], kMaxTokenCount, file, where + " count");

@@ -43,7 +43,8 @@ LoadLog load_log_from_our_json(StreamedLoadJson document, const std::string& fil
     return log;
   }
   CountList& loads = document.lists["loads"];
-  if (!loads.present) throw InputError(file, "loads", "a [num_layers][num_experts] list of counts (the key is missing)");
+  if (!loads.present)
+    throw InputError(file, "loads", "a [num_layers][num_experts] list of counts (the key is missing)");
   check_matrix(loads, 0, 0, log.num_layers, log.num_experts, file, "loads");
   log.counts = std::move(loads.leaves);
   return log;

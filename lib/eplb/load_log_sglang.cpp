@@ -42,21 +42,25 @@ void drop_dense_rows(LoadLog& dump, std::int64_t dense_layers) {
 
 LoadLog load_log_from_sglang_json(StreamedLoadJson document, const std::string& file, const LoadReadOptions& options) {
   if (options.dense_layers < 0) {
-    throw InputError(file, "logical_count", "the model's dense-layer count to pick the MoE layers (give --model or --dense-layers)");
+    throw InputError(file, "logical_count",
+                     "the model's dense-layer count to pick the MoE layers (give --model or --dense-layers)");
   }
   CountList& counts = document.lists["logical_count"];
   const int depth = counts.ragged ? 0 : counts.leaf_level;
-  if (depth != 2 && depth != 3) throw InputError(file, "logical_count", "a [layers][experts] or [windows][layers][experts] array");
+  if (depth != 2 && depth != 3)
+    throw InputError(file, "logical_count", "a [layers][experts] or [windows][layers][experts] array");
   const std::size_t row_level = depth == 2 ? 0 : 1;
   LoadLog dump;
   dump.file = file;
   dump.num_windows = depth == 2 ? 1 : counts.elements(0, 0);
   const std::int64_t model_rows = counts.elements(row_level, 0);
   if (options.model_layers > 0 && model_rows != options.model_layers) {
-    throw InputError(file, "logical_count", fmt::format("{} layer rows (every model layer), got {}", options.model_layers, model_rows));
+    throw InputError(file, "logical_count",
+                     fmt::format("{} layer rows (every model layer), got {}", options.model_layers, model_rows));
   }
   if (model_rows <= options.dense_layers) {
-    throw InputError(file, "logical_count", fmt::format("more than {} layer rows (the dense layers)", options.dense_layers));
+    throw InputError(file, "logical_count",
+                     fmt::format("more than {} layer rows (the dense layers)", options.dense_layers));
   }
   dump.num_layers = model_rows;
   dump.num_experts = counts.elements(row_level + 1, 0);

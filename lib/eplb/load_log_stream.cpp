@@ -93,7 +93,8 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
   bool other_value(const nlohmann::json& value) {
     if (inside_list()) {
       next_element();
-      throw InputError(file_, index_path(key_, positions_), fmt::format("a token count (a number), got {}", value.dump()));
+      throw InputError(file_, index_path(key_, positions_),
+                       fmt::format("a token count (a number), got {}", value.dump()));
     }
     if (depth_ == 1) {
       result_.scalars[key_] = value;
@@ -120,7 +121,8 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
                          fmt::format("a whole token count in [0, 2^40], got {}", value.dump()));
       }
     } else if (number < 0 || number > static_cast<double>(kMaxTokenCount)) {
-      throw InputError(file_, index_path(key_, positions_), fmt::format("a token count in [0, 2^40], got {}", value.dump()));
+      throw InputError(file_, index_path(key_, positions_),
+                       fmt::format("a token count in [0, 2^40], got {}", value.dump()));
     }
     counts.leaves.push_back(static_cast<TokenCount>(number));
     return true;

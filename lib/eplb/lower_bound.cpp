@@ -40,15 +40,19 @@ double heaviest_with_lightest(std::span<const TokenCount> sorted, const std::vec
   // m: the replicas of the expert holding the lightest replica; the others then share slots - m + 1.
   for (std::int64_t replicas = 1; replicas <= static_cast<std::int64_t>(least_largest.size()); ++replicas) {
     const auto& largest = least_largest[least_largest.size() - static_cast<std::size_t>(replicas)];
-    const auto at_least_largest = [&](TokenCount weight) { return !heavier_replica(largest.tokens, largest.replicas, weight, 1); };
+    const auto at_least_largest = [&](TokenCount weight) {
+      return !heavier_replica(largest.tokens, largest.replicas, weight, 1);
+    };
     // Experts below that largest replica: the lightest of them gives the least sum.
     if (!at_least_largest(sorted.back())) {
-      bound = std::min(bound, largest.value() + partners * static_cast<double>(sorted.back()) / static_cast<double>(replicas));
+      bound = std::min(bound,
+                       largest.value() + partners * static_cast<double>(sorted.back()) / static_cast<double>(replicas));
     }
     // Experts at or above it: the heaviest replica is only known to be at least with_all_slots.
     const auto above = std::partition_point(sorted.begin(), sorted.end(), at_least_largest) - sorted.begin();
     if (above > 0) {
-      bound = std::min(bound, with_all_slots + partners * static_cast<double>(sorted[above - 1]) / static_cast<double>(replicas));
+      bound = std::min(
+          bound, with_all_slots + partners * static_cast<double>(sorted[above - 1]) / static_cast<double>(replicas));
     }
   }
   return count > 0 ? bound : 0.0;
@@ -63,7 +67,8 @@ double pool_lower_bound_sorted(std::span<const TokenCount> sorted, std::int64_t 
 }
 
 // Each group's weights sorted heaviest first: weights [experts] -> [groups][experts per group].
-std::vector<std::vector<TokenCount>> sorted_group_weights(std::span<const TokenCount> weights, const DeploymentShape& shape) {
+std::vector<std::vector<TokenCount>> sorted_group_weights(std::span<const TokenCount> weights,
+                                                          const DeploymentShape& shape) {
   std::vector<std::vector<TokenCount>> groups;
   for (std::int64_t group = 0; group < shape.groups; ++group) {
     const auto first = weights.begin() + group * shape.experts_per_group();
@@ -80,7 +85,8 @@ class GroupAssignmentSearch {
   GroupAssignmentSearch(std::span<const TokenCount> weights, const DeploymentShape& shape)
       : shape_(shape), sorted_groups_(sorted_group_weights(weights, shape)) {
     std::vector<TokenCount> sums(static_cast<std::size_t>(shape.groups), 0);
-    for (std::int64_t expert = 0; expert < shape.experts; ++expert) sums[expert / shape.experts_per_group()] += weights[expert];
+    for (std::int64_t expert = 0; expert < shape.experts; ++expert)
+      sums[expert / shape.experts_per_group()] += weights[expert];
     order_.resize(sums.size());
     std::iota(order_.begin(), order_.end(), 0);
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return sums[a] > sums[b]; });
@@ -108,7 +114,8 @@ class GroupAssignmentSearch {
       if (((groups >> group) & 1U) == 0) continue;
       const auto& sorted = sorted_groups_[group];
       merged_.resize(node_weights_.size() + sorted.size());
-      std::merge(node_weights_.begin(), node_weights_.end(), sorted.begin(), sorted.end(), merged_.begin(), std::greater<>());
+      std::merge(node_weights_.begin(), node_weights_.end(), sorted.begin(), sorted.end(), merged_.begin(),
+                 std::greater<>());
       node_weights_.swap(merged_);
     }
   }
@@ -150,15 +157,14 @@ class GroupAssignmentSearch {
     }
   }
 
-
   const DeploymentShape& shape_;
   std::vector<std::vector<TokenCount>> sorted_groups_;  // [groups][experts per group], heaviest first
   std::vector<TokenCount> node_weights_;                // scratch: one node's weights, heaviest first
   std::vector<TokenCount> merged_;                      // scratch for merging into node_weights_
   std::vector<int> order_;
   std::vector<std::uint32_t> node_groups_;  // [nodes]: each node's groups, a bit set
-  std::vector<double> node_bounds_;          // [nodes]: node_bound of node_groups_
-  std::vector<double> memo_;                 // [2^groups]: node_bound by set of groups, NaN until computed
+  std::vector<double> node_bounds_;         // [nodes]: node_bound of node_groups_
+  std::vector<double> memo_;                // [2^groups]: node_bound by set of groups, NaN until computed
   double best_ = std::numeric_limits<double>::infinity();
 };
 

@@ -25,7 +25,8 @@ double balancedness(std::span<const double> loads) {
   return mean / largest;
 }
 
-double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
+double cross_node_dispatch_share(std::span<const TokenCount> weights, const SlotRow& row,
+                                 const DeploymentShape& shape) {
   // holding[e]: the nodes holding a replica of expert e. Slots come node by node, so a node is new
   // to an expert when it differs from the last node it was met on.
   std::vector<std::int64_t> holding(static_cast<std::size_t>(shape.experts), 0);
@@ -39,7 +40,8 @@ double cross_node_dispatch_share(std::span<const TokenCount> weights, const Slot
   double crossing = 0;
   double total = 0;
   for (std::int64_t expert = 0; expert < shape.experts; ++expert) {
-    crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding[expert]) / static_cast<double>(shape.nodes);
+    crossing += static_cast<double>(weights[expert]) * static_cast<double>(shape.nodes - holding[expert]) /
+                static_cast<double>(shape.nodes);
     total += static_cast<double>(weights[expert]);
   }
   return total > 0 ? crossing / total : 0.0;

@@ -12,7 +12,8 @@ constexpr double kPairTolerance = 1e-12;  // pair sums this close count as equal
 
 }  // namespace
 
-Packing pack_replicas_in_pairs(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, std::int64_t gpus) {
+Packing pack_replicas_in_pairs(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                               std::int64_t gpus) {
   const auto replicas = replicas_heaviest_first(weights, counts);
   Packing packing;
   packing.slots_per_gpu = 2;
@@ -40,8 +41,8 @@ namespace {
 // `order` [n] heaviest replica first. Two pointers over runs of equal replicas; only the two runs
 // at the ends are ever partly paired. O(n).
 template <typename Visit>
-void for_each_pair_run(std::span<const double> loads, std::span<const std::int64_t> counts, std::span<const std::int32_t> order,
-                       Visit&& visit) {
+void for_each_pair_run(std::span<const double> loads, std::span<const std::int64_t> counts,
+                       std::span<const std::int32_t> order, Visit&& visit) {
   std::size_t heavy = 0;
   std::size_t light = order.size() - 1;
   std::int64_t heavy_left = counts[order[heavy]];  // replicas of order[heavy] not yet paired
@@ -65,8 +66,8 @@ void for_each_pair_run(std::span<const double> loads, std::span<const std::int64
 
 }  // namespace
 
-PairingScore score_pairing(std::span<const double> loads, std::span<const std::int64_t> counts, std::span<const std::int32_t> order,
-                           double ceiling) {
+PairingScore score_pairing(std::span<const double> loads, std::span<const std::int64_t> counts,
+                           std::span<const std::int32_t> order, double ceiling) {
   PairingScore score;
   for_each_pair_run(loads, counts, order, [&](std::int32_t, std::int32_t, double sum, std::int64_t pairs) {
     if (sum > score.largest * (1 + kPairTolerance)) {

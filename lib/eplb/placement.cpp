@@ -14,7 +14,8 @@ std::vector<std::int64_t> replica_counts(const SlotRow& row, std::int64_t expert
   return counts;
 }
 
-std::vector<std::vector<std::int32_t>> logical_to_physical(const SlotRow& row, std::int64_t experts, std::int64_t width) {
+std::vector<std::vector<std::int32_t>> logical_to_physical(const SlotRow& row, std::int64_t experts,
+                                                           std::int64_t width) {
   std::vector<std::vector<std::int32_t>> slots(static_cast<std::size_t>(experts));
   for (std::size_t slot = 0; slot < row.size(); ++slot) slots[row[slot]].push_back(static_cast<std::int32_t>(slot));
   for (auto& expert_slots : slots) expert_slots.resize(static_cast<std::size_t>(width), -1);
@@ -32,7 +33,8 @@ std::int64_t max_replicas(const Placement& placement) {
 
 SlotRow trivial_row(const DeploymentShape& shape) {
   SlotRow row(static_cast<std::size_t>(shape.slots));
-  for (std::size_t slot = 0; slot < row.size(); ++slot) row[slot] = static_cast<std::int32_t>(static_cast<std::int64_t>(slot) % shape.experts);
+  for (std::size_t slot = 0; slot < row.size(); ++slot)
+    row[slot] = static_cast<std::int32_t>(static_cast<std::int64_t>(slot) % shape.experts);
   return row;
 }
 
@@ -62,7 +64,8 @@ void validate_placement(const Placement& placement, const std::string& file) {
     const auto counts = replica_counts(row, shape.experts);
     const auto missing = std::find(counts.begin(), counts.end(), 0);
     if (missing != counts.end()) {
-      throw InputError(file, key, fmt::format("every expert at least once; expert {} has no slot", missing - counts.begin()));
+      throw InputError(file, key,
+                       fmt::format("every expert at least once; expert {} has no slot", missing - counts.begin()));
     }
   }
 }

@@ -22,7 +22,8 @@ struct Placement {
 std::vector<std::int64_t> replica_counts(const SlotRow& row, std::int64_t experts);
 
 // log2phy of one layer: row [slots] -> [experts][width], each expert's slots ascending, -1 padded.
-std::vector<std::vector<std::int32_t>> logical_to_physical(const SlotRow& row, std::int64_t experts, std::int64_t width);
+std::vector<std::vector<std::int32_t>> logical_to_physical(const SlotRow& row, std::int64_t experts,
+                                                           std::int64_t width);
 
 // The largest replica count over all layers: the width of log2phy.
 std::int64_t max_replicas(const Placement& placement);

@@ -26,9 +26,14 @@ nlohmann::json per_layer(const PlacementEvaluation& evaluation, double LayerEval
 }
 
 nlohmann::json shape_document(const DeploymentShape& shape, std::int64_t layers) {
-  return {{"nodes", shape.nodes},   {"gpus", shape.gpus},   {"gpus_per_node", shape.gpus_per_node()},
-          {"slots", shape.slots},   {"slots_per_gpu", shape.slots_per_gpu()},
-          {"experts", shape.experts}, {"groups", shape.groups}, {"layers", layers}};
+  return {{"nodes", shape.nodes},
+          {"gpus", shape.gpus},
+          {"gpus_per_node", shape.gpus_per_node()},
+          {"slots", shape.slots},
+          {"slots_per_gpu", shape.slots_per_gpu()},
+          {"experts", shape.experts},
+          {"groups", shape.groups},
+          {"layers", layers}};
 }
 
 // logcnt [L][E] (counts_only) or log2phy [L][E][max replicas], -1 padded, for every layer.
@@ -46,8 +51,9 @@ nlohmann::json replica_maps(const Placement& placement, bool counts_only) {
 }
 
 // Everything in the placement file but the three integer maps.
-nlohmann::json summary_document(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
-                                const std::string& baseline_kind, const PlacementEvaluation& baseline) {
+nlohmann::json summary_document(const Placement& placement, const std::string& policy,
+                                const PlacementEvaluation& result, const std::string& baseline_kind,
+                                const PlacementEvaluation& baseline) {
   return {{"version", 1},
           {"shape", shape_document(placement.shape, placement.layers())},
           {"policy", policy},
@@ -171,16 +177,19 @@ SlotRow row_from_json(const nlohmann::json& value, const std::string& file, cons
   if (!value.is_array()) throw InputError(file, key, "a list of expert ids");
   SlotRow row;
   for (const auto& expert : value) {
-    if (!expert.is_number_integer()) throw InputError(file, key, fmt::format("integer expert ids, got {}", expert.dump()));
-    row.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(expert.get<std::int64_t>(), -1, std::numeric_limits<std::int32_t>::max())));
+    if (!expert.is_number_integer())
+      throw InputError(file, key, fmt::format("integer expert ids, got {}", expert.dump()));
+    row.push_back(static_cast<std::int32_t>(
+        std::clamp<std::int64_t>(expert.get<std::int64_t>(), -1, std::numeric_limits<std::int32_t>::max())));
   }
   return row;
 }
 
 }  // namespace
 
-nlohmann::json placement_document(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
-                                  const std::string& baseline_kind, const PlacementEvaluation& baseline) {
+nlohmann::json placement_document(const Placement& placement, const std::string& policy,
+                                  const PlacementEvaluation& result, const std::string& baseline_kind,
+                                  const PlacementEvaluation& baseline) {
   auto document = summary_document(placement, policy, result, baseline_kind, baseline);
   document["phy2log"] = placement.physical_to_logical;
   document["log2phy"] = replica_maps(placement, false);
@@ -188,9 +197,9 @@ nlohmann::json placement_document(const Placement& placement, const std::string&
   return document;
 }
 
-std::string placement_json_text(const Placement& placement, const std::string& policy, const PlacementEvaluation& result,
-                                const std::string& baseline_kind, const PlacementEvaluation& baseline,
-                                std::span<const std::int64_t> moves) {
+std::string placement_json_text(const Placement& placement, const std::string& policy,
+                                const PlacementEvaluation& result, const std::string& baseline_kind,
+                                const PlacementEvaluation& baseline, std::span<const std::int64_t> moves) {
   std::map<std::string, MemberWriter> members;
   const auto summary = summary_document(placement, policy, result, baseline_kind, baseline);
   std::size_t summary_chars = 0;
@@ -205,10 +214,12 @@ std::string placement_json_text(const Placement& placement, const std::string& p
     put_layers(text, placement, [](TextBuffer& out, const SlotRow& row) { put_list(out, row); });
   };
   members["log2phy"] = [&](TextBuffer& text) {
-    put_layers(text, placement, [&](TextBuffer& out, const SlotRow& row) { put_logical_to_physical(out, row, experts, width); });
+    put_layers(text, placement,
+               [&](TextBuffer& out, const SlotRow& row) { put_logical_to_physical(out, row, experts, width); });
   };
   members["logcnt"] = [&](TextBuffer& text) {
-    put_layers(text, placement, [&](TextBuffer& out, const SlotRow& row) { put_list(out, replica_counts(row, experts)); });
+    put_layers(text, placement,
+               [&](TextBuffer& out, const SlotRow& row) { put_list(out, replica_counts(row, experts)); });
   };
   if (!moves.empty()) members["moves"] = [&](TextBuffer& text) { put_list(text, moves); };
   std::string text;
@@ -236,17 +247,22 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
   }
   const bool sglang = root.is_object() && root.contains("physical_to_logical_map");
   const char* key = sglang ? "physical_to_logical_map" : "phy2log";
-  if (!root.is_object() || !root.contains(key)) throw InputError(name, "phy2log", "a [layers][slots] list (the key is missing)");
+  if (!root.is_object() || !root.contains(key))
+    throw InputError(name, "phy2log", "a [layers][slots] list (the key is missing)");
   const auto& rows = root.at(key);
   const auto skipped = sglang ? dense_layers : 0;
-  if (skipped < 0) throw InputError(name, key, "the model's dense-layer count to drop the dense rows (give --model or --dense-layers)");
+  if (skipped < 0)
+    throw InputError(name, key,
+                     "the model's dense-layer count to drop the dense rows (give --model or --dense-layers)");
   if (!rows.is_array() || static_cast<std::int64_t>(rows.size()) != skipped + layers) {
-    throw InputError(name, key, fmt::format("{} layer rows (the load log's MoE layers{}), got {}", skipped + layers,
-                                            sglang ? " after the dense ones" : "", rows.is_array() ? rows.size() : 0));
+    throw InputError(name, key,
+                     fmt::format("{} layer rows (the load log's MoE layers{}), got {}", skipped + layers,
+                                 sglang ? " after the dense ones" : "", rows.is_array() ? rows.size() : 0));
   }
   Placement placement{shape, {}};
   for (auto layer = skipped; layer < skipped + layers; ++layer) {
-    placement.physical_to_logical.push_back(row_from_json(rows[static_cast<std::size_t>(layer)], name, fmt::format("{}[{}]", key, layer)));
+    placement.physical_to_logical.push_back(
+        row_from_json(rows[static_cast<std::size_t>(layer)], name, fmt::format("{}[{}]", key, layer)));
   }
   validate_placement(placement, name);
   return placement;

@@ -20,6 +20,7 @@ SlotRow place_layer_hierarchical(std::span<const TokenCount> weights, const Depl
 // DeepSeek's EPLB itself [deepseek-eplb], re-implemented to serve as the reference: the same steps,
 // the same tie rules (first index on ties, a stable sort where eplb.py's sort is unstable), exact
 // comparisons where eplb.py uses float32. `hierarchical` false runs it with one group and one node.
-SlotRow place_layer_reference_eplb(std::span<const TokenCount> weights, const DeploymentShape& shape, bool hierarchical);
+SlotRow place_layer_reference_eplb(std::span<const TokenCount> weights, const DeploymentShape& shape,
+                                   bool hierarchical);
 
 }  // namespace moeplan::eplb

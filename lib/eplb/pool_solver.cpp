@@ -19,13 +19,14 @@ constexpr double kRelativeTolerance = 1e-12;  // below this, two loads count as 
 // with more, swaps do most of the work and a few moves fix the rest.
 constexpr std::int64_t kPairingEvaluations = 300;
 constexpr std::int64_t kMaxPackingRounds = 16;
-constexpr double kLargeGap = 1.01;  // 1 % above the bound
+constexpr double kLargeGap = 1.01;         // 1 % above the bound
 constexpr std::size_t kDonorsPerMove = 4;  // first-improvement moves (more than 2 slots per GPU)
 
 // How many GPUs sit at the maximum load: fewer is progress even when the maximum stays.
 std::int64_t gpus_at_max(const Packing& packing) {
   const double threshold = packing.max_load() * (1 - kRelativeTolerance);
-  return std::count_if(packing.gpu_loads.begin(), packing.gpu_loads.end(), [&](double load) { return load >= threshold; });
+  return std::count_if(packing.gpu_loads.begin(), packing.gpu_loads.end(),
+                       [&](double load) { return load >= threshold; });
 }
 
 // Lexicographic: a lower maximum, or the same maximum on fewer GPUs.
@@ -46,11 +47,12 @@ std::vector<std::int32_t> cheapest_donors(std::span<const TokenCount> weights, s
     if (expert != receiver && counts[expert] >= 2) donors.push_back(expert);
   }
   const auto kept = std::min(limit, donors.size());
-  std::partial_sort(donors.begin(), donors.begin() + static_cast<std::ptrdiff_t>(kept), donors.end(), [&](std::int32_t a, std::int32_t b) {
-    if (heavier_replica(weights[b], counts[b] - 1, weights[a], counts[a] - 1)) return true;
-    if (heavier_replica(weights[a], counts[a] - 1, weights[b], counts[b] - 1)) return false;
-    return a < b;
-  });
+  std::partial_sort(donors.begin(), donors.begin() + static_cast<std::ptrdiff_t>(kept), donors.end(),
+                    [&](std::int32_t a, std::int32_t b) {
+                      if (heavier_replica(weights[b], counts[b] - 1, weights[a], counts[a] - 1)) return true;
+                      if (heavier_replica(weights[a], counts[a] - 1, weights[b], counts[b] - 1)) return false;
+                      return a < b;
+                    });
   donors.resize(kept);
   return donors;
 }
@@ -70,7 +72,8 @@ std::vector<std::int32_t> experts_on_gpu(std::span<const TokenCount> weights, st
 // better. Returns false when no move helps (a local optimum).
 bool move_one_replica(std::span<const TokenCount> weights, PoolSolution& solution) {
   const auto gpus = solution.packing.gpus();
-  for (const auto receiver : experts_on_gpu(weights, solution.counts, solution.packing, solution.packing.heaviest_gpu())) {
+  for (const auto receiver :
+       experts_on_gpu(weights, solution.counts, solution.packing, solution.packing.heaviest_gpu())) {
     for (const auto donor : cheapest_donors(weights, solution.counts, receiver, kDonorsPerMove)) {
       auto counts = solution.counts;
       ++counts[receiver];
@@ -87,8 +90,9 @@ bool move_one_replica(std::span<const TokenCount> weights, PoolSolution& solutio
 
 // `order` [n] (heaviest replica first) after the counts of two experts changed: both are taken
 // out and put back where their new replica load belongs, into `result` [n]. O(n).
-void reorder(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, const std::vector<std::int32_t>& order,
-             std::int32_t first, std::int32_t second, std::vector<std::int32_t>& result) {
+void reorder(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+             const std::vector<std::int32_t>& order, std::int32_t first, std::int32_t second,
+             std::vector<std::int32_t>& result) {
   result = order;
   for (const auto expert : {first, second}) result.erase(std::find(result.begin(), result.end(), expert));
   const auto heavier_first = [&](std::int32_t a, std::int32_t b) { return replica_before(weights, counts, a, b); };
@@ -99,7 +103,8 @@ void reorder(std::span<const TokenCount> weights, std::span<const std::int64_t> 
 
 // Experts that can give up a replica, the smallest rise of their replica load first (w / (c - 1) -
 // w / c = w / (c (c - 1))), ties to the lower index: [donors].
-std::vector<std::int32_t> donors_by_smallest_rise(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
+std::vector<std::int32_t> donors_by_smallest_rise(std::span<const TokenCount> weights,
+                                                  std::span<const std::int64_t> counts) {
   std::vector<std::int32_t> donors;
   for (std::int32_t expert = 0; expert < static_cast<std::int32_t>(counts.size()); ++expert) {
     if (counts[expert] >= 2) donors.push_back(expert);
@@ -118,11 +123,13 @@ std::vector<std::int32_t> donors_by_smallest_rise(std::span<const TokenCount> we
 // expert whose next replica is lightest (w / (c + 1), the lower index on ties): a light partner
 // lets every heavy replica pair one place lighter. Each expert once: [receivers].
 std::vector<std::int32_t> pairing_receivers(std::span<const TokenCount> weights, std::span<const double> loads,
-                                            std::span<const std::int64_t> counts, const std::vector<std::int32_t>& order, double largest) {
+                                            std::span<const std::int64_t> counts,
+                                            const std::vector<std::int32_t>& order, double largest) {
   auto receivers = experts_in_largest_pairs(loads, counts, order, largest);
   std::int32_t lightest = 0;
   for (std::int32_t expert = 1; expert < static_cast<std::int32_t>(counts.size()); ++expert) {
-    if (heavier_replica(weights[lightest], counts[lightest] + 1, weights[expert], counts[expert] + 1)) lightest = expert;
+    if (heavier_replica(weights[lightest], counts[lightest] + 1, weights[expert], counts[expert] + 1))
+      lightest = expert;
   }
   receivers.push_back(lightest);
   std::vector<std::int32_t> unique;
@@ -162,7 +169,8 @@ bool first_pairing_move(std::span<const TokenCount> weights, PairingState& state
       state.move(weights, receiver, donor, 1);
       reorder(weights, state.counts, state.order, receiver, donor, order);
       // A pair above the current largest already rules the move out.
-      const auto score = score_pairing(state.loads, state.counts, order, state.score.largest * (1 + kRelativeTolerance));
+      const auto score =
+          score_pairing(state.loads, state.counts, order, state.score.largest * (1 + kRelativeTolerance));
       if (score.better_than(state.score)) {
         state.order.swap(order);
         state.score = score;
@@ -183,14 +191,14 @@ void search_pairing_counts(std::span<const TokenCount> weights, PoolSolution& so
   }
   state.score = score_pairing(state.loads, state.counts, state.order);
   std::int64_t evaluations = kPairingEvaluations;
-  while (state.score.largest > stop_at && first_pairing_move(weights, state, evaluations)) {
-  }
+  while (state.score.largest > stop_at && first_pairing_move(weights, state, evaluations)) {}
   solution.packing = pack_replicas_in_pairs(weights, state.counts, solution.packing.gpus());
   solution.counts = std::move(state.counts);
 }
 
 // Replica moves until none helps, the round limit, or `stop_at` (tokens per GPU).
-void search_replica_counts(std::span<const TokenCount> weights, PoolSolution& solution, std::int64_t rounds, double stop_at) {
+void search_replica_counts(std::span<const TokenCount> weights, PoolSolution& solution, std::int64_t rounds,
+                           double stop_at) {
   for (std::int64_t round = 0; round < rounds && solution.packing.max_load() > stop_at; ++round) {
     if (!move_one_replica(weights, solution)) return;
   }
@@ -239,14 +247,15 @@ std::int32_t heaviest_receiver(std::span<const TokenCount> weights, const PoolSo
 
 // A replica of `duplicated` given to `receiver`, packed and polished: taken when it leaves fewer
 // than `duplicates` duplicate slots without raising the maximum load. Returns whether it was.
-bool try_merge(std::span<const TokenCount> weights, PoolSolution& solution, std::int32_t duplicated, std::int32_t receiver,
-               std::int64_t& duplicates) {
+bool try_merge(std::span<const TokenCount> weights, PoolSolution& solution, std::int32_t duplicated,
+               std::int32_t receiver, std::int64_t& duplicates) {
   auto counts = solution.counts;
   --counts[duplicated];
   ++counts[receiver];
   auto packing = pack_and_polish(weights, counts, solution.packing.gpus());
   const auto remaining = duplicate_slots(packing);
-  if (remaining >= duplicates || packing.max_load() > solution.packing.max_load() * (1 + kRelativeTolerance)) return false;
+  if (remaining >= duplicates || packing.max_load() > solution.packing.max_load() * (1 + kRelativeTolerance))
+    return false;
   solution = {std::move(counts), std::move(packing)};
   duplicates = remaining;
   return true;

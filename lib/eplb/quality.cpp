@@ -13,7 +13,7 @@ LoadLog skewed_loads(const SkewedCase& skewed, std::int64_t layers, std::uint64_
   loads.layers = layers;
   loads.experts = skewed.shape.experts;
   loads.groups = skewed.shape.groups;
-  loads.dispatches_per_layer = 65536 * 8;  // 65536 tokens, each routed to 8 experts
+  loads.dispatches_per_layer = std::int64_t{65536} * 8;  // 65536 tokens, each routed to 8 experts
   loads.expert_sigma = skewed.expert_sigma;
   loads.group_sigma = skewed.group_sigma;
   loads.seed = seed;

@@ -63,11 +63,13 @@ std::vector<std::int64_t> replicate_experts(const std::vector<TokenCount>& weigh
 }
 
 // [deepseek-eplb] hierarchical step 1: groups to nodes by group sums; returns log2mlog [E], the node-major order.
-std::vector<std::int64_t> node_major_order(std::span<const TokenCount> weights, std::int64_t groups, std::int64_t nodes) {
+std::vector<std::int64_t> node_major_order(std::span<const TokenCount> weights, std::int64_t groups,
+                                           std::int64_t nodes) {
   const auto experts = static_cast<std::int64_t>(weights.size());
   const auto group_size = experts / groups;
   std::vector<double> group_sums(static_cast<std::size_t>(groups), 0.0);
-  for (std::int64_t expert = 0; expert < experts; ++expert) group_sums[expert / group_size] += static_cast<double>(weights[expert]);
+  for (std::int64_t expert = 0; expert < experts; ++expert)
+    group_sums[expert / group_size] += static_cast<double>(weights[expert]);
   const auto packed = balanced_packing(group_sums, nodes);
   std::vector<std::int64_t> log2mlog(weights.size());
   for (std::int64_t expert = 0; expert < experts; ++expert) {
@@ -79,19 +81,22 @@ std::vector<std::int64_t> node_major_order(std::span<const TokenCount> weights, 
 
 }  // namespace
 
-SlotRow place_layer_reference_eplb(std::span<const TokenCount> weights, const DeploymentShape& shape, bool hierarchical) {
+SlotRow place_layer_reference_eplb(std::span<const TokenCount> weights, const DeploymentShape& shape,
+                                   bool hierarchical) {
   const auto groups = hierarchical ? shape.groups : 1;
   const auto nodes = hierarchical ? shape.nodes : 1;
   const auto experts_per_node = shape.experts / nodes;
   const auto slots_per_node = shape.slots / nodes;
   const auto log2mlog = node_major_order(weights, groups, nodes);
   std::vector<std::int64_t> mlog2log(log2mlog.size());
-  for (std::size_t expert = 0; expert < log2mlog.size(); ++expert) mlog2log[log2mlog[expert]] = static_cast<std::int64_t>(expert);
+  for (std::size_t expert = 0; expert < log2mlog.size(); ++expert)
+    mlog2log[log2mlog[expert]] = static_cast<std::int64_t>(expert);
   SlotRow row(static_cast<std::size_t>(shape.slots));
   for (std::int64_t node = 0; node < nodes; ++node) {
     // Step 2: replicate inside the node, against the node's own experts only.
     std::vector<TokenCount> node_weights(static_cast<std::size_t>(experts_per_node));
-    for (std::int64_t local = 0; local < experts_per_node; ++local) node_weights[local] = weights[mlog2log[node * experts_per_node + local]];
+    for (std::int64_t local = 0; local < experts_per_node; ++local)
+      node_weights[local] = weights[mlog2log[node * experts_per_node + local]];
     std::vector<std::int64_t> counts;
     const auto physical_to_local = replicate_experts(node_weights, slots_per_node, counts);
     // Step 3: pack the node's replicas onto its GPUs, w / c each.
@@ -104,7 +109,8 @@ SlotRow place_layer_reference_eplb(std::span<const TokenCount> weights, const De
     // Step 4: map back; slot = node offset + pack * S + rank in pack.
     for (std::size_t slot = 0; slot < physical_to_local.size(); ++slot) {
       const auto target = node * slots_per_node + packed.pack[slot] * shape.slots_per_gpu() + packed.rank[slot];
-      row[static_cast<std::size_t>(target)] = static_cast<std::int32_t>(mlog2log[node * experts_per_node + physical_to_local[slot]]);
+      row[static_cast<std::size_t>(target)] =
+          static_cast<std::int32_t>(mlog2log[node * experts_per_node + physical_to_local[slot]]);
     }
   }
   return row;

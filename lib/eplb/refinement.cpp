@@ -26,9 +26,11 @@ bool gpu_holds(const Packing& packing, std::int64_t gpu, std::int32_t expert, st
 
 // The replica load in every slot: packing [gpus][slots_per_gpu] -> loads [slots], w / c each, so
 // the swap search compares without dividing.
-std::vector<double> slot_loads(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, const Packing& packing) {
+std::vector<double> slot_loads(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                               const Packing& packing) {
   std::vector<double> loads(packing.slot_experts.size());
-  for (std::size_t slot = 0; slot < loads.size(); ++slot) loads[slot] = replica_load(weights, counts, packing.slot_experts[slot]);
+  for (std::size_t slot = 0; slot < loads.size(); ++slot)
+    loads[slot] = replica_load(weights, counts, packing.slot_experts[slot]);
   return loads;
 }
 
@@ -76,7 +78,8 @@ constexpr double kRelativeTolerance = 1e-12;
 // A total order, so the best of a set of swaps does not depend on the order they are tried in.
 bool better_swap(const Swap& candidate, const Swap& best) {
   if (candidate.larger_load != best.larger_load) return candidate.larger_load < best.larger_load;
-  return candidate.first_slot != best.first_slot ? candidate.first_slot < best.first_slot : candidate.second_slot < best.second_slot;
+  return candidate.first_slot != best.first_slot ? candidate.first_slot < best.first_slot
+                                                 : candidate.second_slot < best.second_slot;
 }
 
 // What the swap search keeps beside the packing, updated with every swap: the replica load in
@@ -110,7 +113,8 @@ void place_gpu(SwapOrders& orders, const Packing& packing, std::int64_t gpu) {
   for (; at != order.begin() && lighter_gpu(packing, gpu, *(at - 1)); --at) std::iter_swap(at, at - 1);
 }
 
-SwapOrders swap_orders(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, const Packing& packing) {
+SwapOrders swap_orders(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                       const Packing& packing) {
   SwapOrders orders{slot_loads(weights, counts, packing), std::vector<std::int64_t>(packing.slot_experts.size()),
                     std::vector<std::int64_t>(static_cast<std::size_t>(packing.gpus()))};
   // Each GPU's slots last first: the greedy packing fills a GPU heaviest replica first, so that is
@@ -139,7 +143,8 @@ void apply_swap(SwapOrders& orders, Packing& packing, const Swap& swap) {
 // heavier replica a shifts more (a - b) onto other_gpu for every b, so the lightest b that does not
 // lift other_gpu above the best only moves right, and for each a the walk over b stops at the first
 // b that leaves `gpu` above the best. Rounding keeps both monotone, so no candidate is missed.
-void best_swap_between(const SwapOrders& orders, const Packing& packing, std::int64_t gpu, std::int64_t other_gpu, Swap& best) {
+void best_swap_between(const SwapOrders& orders, const Packing& packing, std::int64_t gpu, std::int64_t other_gpu,
+                       Swap& best) {
   const auto per_gpu = packing.slots_per_gpu;
   const double own_load = packing.gpu_loads[gpu];
   const double other_load = packing.gpu_loads[other_gpu];
@@ -149,7 +154,8 @@ void best_swap_between(const SwapOrders& orders, const Packing& packing, std::in
   for (std::int64_t own = 0; own < per_gpu; ++own) {
     const auto slot = own_slots[own];
     const double load = orders.loads[slot];
-    while (first_fitting < per_gpu && other_load + (load - orders.loads[other_slots[first_fitting]]) > best.larger_load) {
+    while (first_fitting < per_gpu &&
+           other_load + (load - orders.loads[other_slots[first_fitting]]) > best.larger_load) {
       ++first_fitting;
     }
     if (first_fitting == per_gpu) return;  // every b lifts other_gpu above the best, for this a and heavier ones
@@ -194,8 +200,8 @@ std::int64_t heaviest_gpu(const SwapOrders& orders, const Packing& packing) {
 
 }  // namespace
 
-std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing,
-                             double good_enough, std::int64_t swaps_made) {
+std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                             Packing& packing, double good_enough, std::int64_t swaps_made) {
   const auto max_swaps = 4 * packing.gpus() * packing.slots_per_gpu;
   if (swaps_made >= max_swaps) return swaps_made;
   auto orders = swap_orders(weights, counts, packing);

@@ -15,8 +15,8 @@ namespace moeplan::eplb {
 // larger good_enough: this call then goes on exactly as one call with its own good_enough would
 // have from the start. weights [n], counts [n]; packing is updated in place. Returns the swaps
 // made in all, swaps_made included.
-std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts, Packing& packing,
-                             double good_enough = 0, std::int64_t swaps_made = 0);
+std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<const std::int64_t> counts,
+                             Packing& packing, double good_enough = 0, std::int64_t swaps_made = 0);
 
 // For each GPU holding two replicas of one expert, swaps one of them with a replica on another
 // GPU when neither GPU then exceeds the current maximum load (equal or better balance) and no new

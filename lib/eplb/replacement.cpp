@@ -24,7 +24,8 @@ struct Score {
 Score score_of(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
   const auto loads = gpu_loads(weights, row, shape);
   const double largest = max_load(loads);
-  return {largest, std::count_if(loads.begin(), loads.end(), [&](double load) { return load >= largest * (1 - 1e-12); })};
+  return {largest,
+          std::count_if(loads.begin(), loads.end(), [&](double load) { return load >= largest * (1 - 1e-12); })};
 }
 
 // A step: the slots it changes (one or two) and what they become.
@@ -39,8 +40,8 @@ bool keeps_every_expert(const SlotRow& row, std::int64_t experts) {
 }
 
 // The best single or paired change of slots that still differ from `target`; slots.empty() if none helps.
-Step best_step(std::span<const TokenCount> weights, const SlotRow& row, const SlotRow& target, const DeploymentShape& shape,
-               std::int64_t budget) {
+Step best_step(std::span<const TokenCount> weights, const SlotRow& row, const SlotRow& target,
+               const DeploymentShape& shape, std::int64_t budget) {
   const auto current = score_of(weights, row, shape);
   Step best{{}, current};
   double best_gain_per_move = 0;
@@ -49,7 +50,7 @@ Step best_step(std::span<const TokenCount> weights, const SlotRow& row, const Sl
     if (row[slot] != target[slot]) differing.push_back(slot);
   }
   auto trial = row;
-  const auto consider = [&](std::vector<std::int64_t> slots) {
+  const auto consider = [&](const std::vector<std::int64_t>& slots) {
     for (const auto slot : slots) trial[slot] = target[slot];
     if (keeps_every_expert(trial, shape.experts)) {
       const auto score = score_of(weights, trial, shape);
@@ -100,8 +101,9 @@ void keep_previous_slots(SlotRow& row, const SlotRow& previous, const Deployment
   }
 }
 
-Replacement replace_with_few_moves(std::span<const TokenCount> weights, const SlotRow& previous, const DeploymentShape& shape,
-                                   Policy policy, std::int64_t max_moves, double target_balancedness) {
+Replacement replace_with_few_moves(std::span<const TokenCount> weights, const SlotRow& previous,
+                                   const DeploymentShape& shape, Policy policy, std::int64_t max_moves,
+                                   double target_balancedness) {
   auto target = place_layer(weights, shape, policy);
   keep_previous_slots(target, previous, shape);
   if (max_moves < 0 && target_balancedness <= 0) return {target, count_moves(previous, target)};

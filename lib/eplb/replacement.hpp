@@ -13,8 +13,8 @@
 namespace moeplan::eplb {
 
 struct Replacement {
-  SlotRow row;              // [slots]
-  std::int64_t moves = 0;   // slots whose expert differs from the previous row
+  SlotRow row;             // [slots]
+  std::int64_t moves = 0;  // slots whose expert differs from the previous row
 };
 
 // Slots whose expert differs between two rows [slots]: the weight transfers needed.
@@ -30,8 +30,9 @@ void keep_previous_slots(SlotRow& row, const SlotRow& previous, const Deployment
 // slot moved: one slot, or two slots that trade experts. A step never leaves an expert without a
 // replica, so every intermediate placement is valid. With neither limit, the fresh placement itself.
 // A partial walk keeps groups on their nodes when the fresh placement keeps them where they were.
-Replacement replace_with_few_moves(std::span<const TokenCount> weights, const SlotRow& previous, const DeploymentShape& shape,
-                                   Policy policy, std::int64_t max_moves, double target_balancedness);
+Replacement replace_with_few_moves(std::span<const TokenCount> weights, const SlotRow& previous,
+                                   const DeploymentShape& shape, Policy policy, std::int64_t max_moves,
+                                   double target_balancedness);
 
 // Every layer re-placed from a previous placement.
 struct PlacementReplacement {

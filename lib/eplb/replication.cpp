@@ -27,7 +27,8 @@ using ReplicaHeap = std::priority_queue<std::int32_t, std::vector<std::int32_t>,
 
 }  // namespace
 
-std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts) {
+std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights,
+                                                 std::span<const std::int64_t> counts) {
   // Sorted by the replica load as a double first: rounding is monotone, so where two doubles differ
   // they are in replica_before's order, and equal doubles are settled exactly by replica_before.
   std::vector<std::pair<double, std::int32_t>> keyed(weights.size());
@@ -44,7 +45,8 @@ std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> wei
   return experts;
 }
 
-std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots, std::int64_t max_replicas) {
+std::vector<std::int64_t> apportion_replicas(std::span<const TokenCount> weights, std::int64_t slots,
+                                             std::int64_t max_replicas) {
   std::vector<std::int64_t> counts(weights.size(), 1);
   ReplicaHeap heaviest(LighterReplica{weights, counts}, every_expert(weights.size()));
   std::vector<std::int32_t> capped;
@@ -72,7 +74,8 @@ std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCou
   return least_largest_replica_by_slots_sorted(descending, slots);
 }
 
-std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending, std::int64_t slots) {
+std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending,
+                                                               std::int64_t slots) {
   const auto entries = static_cast<std::size_t>(slots) - descending.size() + 1;
   if (descending.empty()) return std::vector<ReplicaLoad>(entries);
   // The greedy gives the expert with the heaviest replica one more. Only a prefix of the experts
@@ -87,8 +90,8 @@ std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const T
   std::vector<ReplicaLoad> largest;
   largest.reserve(entries);
   for (std::size_t single = 0;;) {
-    const bool take_single = single < descending.size() &&
-                             (prefix.empty() || !lighter(ReplicaLoad{descending[single], 1}, prefix.front()));
+    const bool take_single =
+        single < descending.size() && (prefix.empty() || !lighter(ReplicaLoad{descending[single], 1}, prefix.front()));
     largest.push_back(take_single ? ReplicaLoad{descending[single], 1} : prefix.front());
     if (largest.size() == entries) return largest;
     if (take_single) {

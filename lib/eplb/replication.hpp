@@ -11,7 +11,8 @@ namespace moeplan::eplb {
 
 // True when one replica of expert a (w_a tokens over c_a replicas) carries more tokens than one of
 // expert b, compared exactly: w_a * c_b > w_b * c_a (counts <= 2^40 and c <= 2^20 fit in 64 bits).
-inline bool heavier_replica(TokenCount tokens_a, std::int64_t replicas_a, TokenCount tokens_b, std::int64_t replicas_b) {
+inline bool heavier_replica(TokenCount tokens_a, std::int64_t replicas_a, TokenCount tokens_b,
+                            std::int64_t replicas_b) {
   return tokens_a * replicas_b > tokens_b * replicas_a;
 }
 
@@ -25,7 +26,8 @@ inline bool replica_before(std::span<const TokenCount> weights, std::span<const 
 }
 
 // Experts sorted heaviest replica first, ties to the lower index: weights [n], counts [n] -> [n].
-std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights, std::span<const std::int64_t> counts);
+std::vector<std::int32_t> experts_heaviest_first(std::span<const TokenCount> weights,
+                                                 std::span<const std::int64_t> counts);
 
 // Greedy min-max apportionment, weights [n] -> counts [n] (each >= 1, summing to `slots` >= n):
 // every slot beyond the first n goes to the expert with the largest tokens per replica, ties to the
@@ -49,7 +51,8 @@ std::vector<ReplicaLoad> least_largest_replica_by_slots(std::span<const TokenCou
 
 // The same from weights sorted heaviest first [n]. Entry j is the (j + 1)-th largest of all w_e / c
 // (c >= 1), so only the slots - n + 1 heaviest experts can supply an entry, and only they are read.
-std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending, std::int64_t slots);
+std::vector<ReplicaLoad> least_largest_replica_by_slots_sorted(std::span<const TokenCount> descending,
+                                                               std::int64_t slots);
 
 // The smallest achievable largest per-replica load, max_e w_e / c_e under apportion_replicas: a scalar.
 double best_largest_replica_load(std::span<const TokenCount> weights, std::int64_t slots);

@@ -17,13 +17,14 @@ constexpr int kMaxRejections = 64;  // after this many repeats, take the first u
 
 // Draws an index in [first, first + count) with probability by cumulative weights [n], by
 // rejection never one already `taken` [n].
-std::int64_t draw(const std::vector<double>& cumulative, std::int64_t first, std::int64_t count, const std::vector<bool>& taken,
-                  std::uint64_t& state) {
+std::int64_t draw(const std::vector<double>& cumulative, std::int64_t first, std::int64_t count,
+                  const std::vector<bool>& taken, std::uint64_t& state) {
   const double low = first > 0 ? cumulative[first - 1] : 0.0;
   const double high = cumulative[first + count - 1];
   for (int attempt = 0; attempt < kMaxRejections && high > low; ++attempt) {
     const double point = low + next_uniform(state) * (high - low);
-    const auto found = std::upper_bound(cumulative.begin() + first, cumulative.begin() + first + count, point) - cumulative.begin();
+    const auto found =
+        std::upper_bound(cumulative.begin() + first, cumulative.begin() + first + count, point) - cumulative.begin();
     const auto index = std::min(found, first + count - 1);
     if (!taken[index]) return index;
   }
@@ -39,8 +40,8 @@ double utilisation_on(const std::vector<TokenCount>& counts, const SlotRow& row,
 
 }  // namespace
 
-std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing, std::int64_t tokens,
-                                     std::uint64_t& state) {
+std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing,
+                                     std::int64_t tokens, std::uint64_t& state) {
   const auto experts = static_cast<std::int64_t>(shares.size());
   const auto group_size = experts / routing.groups;
   std::vector<double> expert_cumulative(shares.size());
@@ -63,7 +64,8 @@ std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const Ro
       group_taken[group] = true;
       groups.push_back(group);
     }
-    for (std::int64_t pick = 0; pick < std::min(picks_per_token, static_cast<std::int64_t>(groups.size()) * group_size); ++pick) {
+    for (std::int64_t pick = 0; pick < std::min(picks_per_token, static_cast<std::int64_t>(groups.size()) * group_size);
+         ++pick) {
       const auto group = groups[static_cast<std::size_t>(next_random(state) % groups.size())];
       auto expert = draw(expert_cumulative, group * group_size, group_size, expert_taken, state);
       for (std::size_t other = 0; expert < 0 && other < groups.size(); ++other) {
@@ -102,7 +104,9 @@ std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const Routing
       const auto counts = log.layer_total(layer);
       const double total = static_cast<double>(std::accumulate(counts.begin(), counts.end(), TokenCount{0}));
       std::vector<double> shares(counts.size(), 1.0 / static_cast<double>(counts.size()));
-      if (total > 0) std::transform(counts.begin(), counts.end(), shares.begin(), [&](TokenCount c) { return static_cast<double>(c) / total; });
+      if (total > 0)
+        std::transform(counts.begin(), counts.end(), shares.begin(),
+                       [&](TokenCount c) { return static_cast<double>(c) / total; });
       const auto plain_row = plain_exists ? place_layer(counts, plain, automatic_policy(plain)) : SlotRow{};
       const auto redundant_row = place_layer(counts, redundant, automatic_policy(redundant));
       for (std::int64_t batch = 0; batch < options.batches; ++batch) {

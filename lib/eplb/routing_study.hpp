@@ -18,10 +18,10 @@ struct RoutingModel {
 struct RoutingStudyOptions {
   std::vector<std::int64_t> ep_sizes = {8, 16, 32, 64, 72, 128, 144, 256, 288, 320};
   std::int64_t gpus_per_node = 8;
-  std::int64_t tokens_per_gpu = 256;   // each GPU contributes this many tokens to a batch (DP attention)
-  std::int64_t batches = 8;            // sampled batches per layer and EP size
-  std::int64_t redundant = 32;         // [doc-003]: 256 + 32 = 288 slots
-  std::int64_t layers = 4;             // MoE layers sampled (evenly spaced through the log)
+  std::int64_t tokens_per_gpu = 256;  // each GPU contributes this many tokens to a batch (DP attention)
+  std::int64_t batches = 8;           // sampled batches per layer and EP size
+  std::int64_t redundant = 32;        // [doc-003]: 256 + 32 = 288 slots
+  std::int64_t layers = 4;            // MoE layers sampled (evenly spaced through the log)
   std::uint64_t seed = 1;
 };
 
@@ -50,7 +50,7 @@ std::int64_t sampled_layer_count(const LoadLog& log, const RoutingStudyOptions& 
 double moe_slowdown(double utilisation);
 
 // Tokens routed to each expert in one sampled batch of `tokens` tokens: shares [experts] -> counts [experts].
-std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing, std::int64_t tokens,
-                                     std::uint64_t& state);
+std::vector<TokenCount> sample_batch(const std::vector<double>& shares, const RoutingModel& routing,
+                                     std::int64_t tokens, std::uint64_t& state);
 
 }  // namespace moeplan::eplb

@@ -16,12 +16,9 @@ Policy automatic_policy(const DeploymentShape& shape) {
 
 SlotRow place_layer(std::span<const TokenCount> weights, const DeploymentShape& shape, Policy policy) {
   switch (policy) {
-    case Policy::hierarchical:
-      return place_layer_hierarchical(weights, shape);
-    case Policy::global:
-      return place_layer_global(weights, shape);
-    case Policy::reference_eplb:
-      break;
+    case Policy::hierarchical: return place_layer_hierarchical(weights, shape);
+    case Policy::global: return place_layer_global(weights, shape);
+    case Policy::reference_eplb: break;
   }
   return place_layer_reference_eplb(weights, shape, shape.groups % shape.nodes == 0);
 }

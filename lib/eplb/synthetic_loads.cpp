@@ -54,7 +54,8 @@ LoadLog synthetic_load_log(const SyntheticLoadShape& shape) {
     }
     std::vector<std::size_t> order(shares.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
     for (std::size_t index = 0; assigned < shape.dispatches_per_layer; ++index, ++assigned) {
       ++log.counts[first + order[index % order.size()]];
     }

@@ -14,8 +14,8 @@ struct SyntheticLoadShape {
   std::int64_t experts = 256;
   std::int64_t groups = 8;
   std::int64_t dispatches_per_layer = 1 << 20;  // tokens x experts per token
-  double expert_sigma = 1.0;  // log-normal spread of expert popularity (0 = uniform)
-  double group_sigma = 0.0;   // log-normal spread of whole groups (hot groups)
+  double expert_sigma = 1.0;                    // log-normal spread of expert popularity (0 = uniform)
+  double group_sigma = 0.0;                     // log-normal spread of whole groups (hot groups)
   std::uint64_t seed = 1;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 // Helpers shared by the eplb tests: random load rows, small logs and models, placement invariants
 // and exhaustive optima.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -17,10 +17,12 @@
 namespace moeplan::eplb::testing {
 
 // A row of `experts` counts, log-normally skewed (sigma), from a fixed seed.
-inline std::vector<TokenCount> random_weights(std::int64_t experts, double sigma, std::uint64_t seed, TokenCount scale = 1000) {
+inline std::vector<TokenCount> random_weights(std::int64_t experts, double sigma, std::uint64_t seed,
+                                              TokenCount scale = 1000) {
   std::uint64_t state = seed;
   std::vector<TokenCount> weights(static_cast<std::size_t>(experts));
-  for (auto& weight : weights) weight = static_cast<TokenCount>(static_cast<double>(scale) * std::exp(sigma * next_normal(state)));
+  for (auto& weight : weights)
+    weight = static_cast<TokenCount>(static_cast<double>(scale) * std::exp(sigma * next_normal(state)));
   return weights;
 }
 
@@ -31,8 +33,8 @@ inline LoadLog one_window_log(std::int64_t layers, std::int64_t experts, std::ve
 
 // A model read from "m.yaml" with what the eplb commands read of it: layers (the dense ones first),
 // experts, groups, and top-k routing over kept groups.
-inline moeplan::Model moe_model(std::int64_t layers, std::int64_t dense_layers, std::int64_t experts, std::int64_t groups,
-                                std::int64_t experts_per_token, std::int64_t topk_groups) {
+inline moeplan::Model moe_model(std::int64_t layers, std::int64_t dense_layers, std::int64_t experts,
+                                std::int64_t groups, std::int64_t experts_per_token, std::int64_t topk_groups) {
   moeplan::Model model;
   model.file = "m.yaml";
   model.num_layers = layers;
@@ -68,7 +70,8 @@ inline double brute_force_optimum(const std::vector<TokenCount>& weights, std::i
       counts[expert] = left;
       std::vector<double> items;
       for (std::size_t e = 0; e < weights.size(); ++e) {
-        items.insert(items.end(), static_cast<std::size_t>(counts[e]), static_cast<double>(weights[e]) / static_cast<double>(counts[e]));
+        items.insert(items.end(), static_cast<std::size_t>(counts[e]),
+                     static_cast<double>(weights[e]) / static_cast<double>(counts[e]));
       }
       std::vector<double> loads(static_cast<std::size_t>(gpus), 0.0);
       std::vector<std::int64_t> filled(static_cast<std::size_t>(gpus), 0);

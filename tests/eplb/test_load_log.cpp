@@ -33,11 +33,13 @@ std::string csv_error(const std::string& text) {
 
 TEST_CASE("our JSON: loads, groups and windows") {
   const auto log = parse_load_log_json(R"({"num_layers": 2, "num_experts": 3, "num_groups": 3, "source": "x",
-                                           "loads": [[1, 2, 3], [4, 5, 6.0]]})", "loads.json", {});
+                                           "loads": [[1, 2, 3], [4, 5, 6.0]]})",
+                                       "loads.json", {});
   CHECK(log.num_windows == 1);
   CHECK(log.num_groups == 3);
   CHECK(log.counts == std::vector<TokenCount>{1, 2, 3, 4, 5, 6});
-  const auto windows = parse_load_log_json(R"({"num_layers": 1, "num_experts": 2, "windows": [[[1, 2]], [[3, 4]]]})", "w.json", {});
+  const auto windows =
+      parse_load_log_json(R"({"num_layers": 1, "num_experts": 2, "windows": [[[1, 2]], [[3, 4]]]})", "w.json", {});
   CHECK(windows.num_windows == 2);
   CHECK(windows.layer_total(0) == std::vector<TokenCount>{4, 6});
   CHECK(windows.row(1, 0)[1] == 4);
@@ -54,7 +56,8 @@ TEST_CASE("SGLang logical_count: dense layers dropped, windows kept") {
   LoadReadOptions options;
   options.dense_layers = 1;
   options.model_layers = 3;
-  const auto log = parse_load_log_json(R"({"logical_count": [[[0, 0], [1, 2], [3, 4]], [[0, 0], [5, 6], [7, 8]]]})", "dump.json", options);
+  const auto log = parse_load_log_json(R"({"logical_count": [[[0, 0], [1, 2], [3, 4]], [[0, 0], [5, 6], [7, 8]]]})",
+                                       "dump.json", options);
   CHECK(log.num_windows == 2);
   CHECK(log.num_layers == 2);
   CHECK(log.counts == std::vector<TokenCount>{1, 2, 3, 4, 5, 6, 7, 8});
@@ -63,12 +66,15 @@ TEST_CASE("SGLang logical_count: dense layers dropped, windows kept") {
 }
 
 TEST_CASE("bad load logs name the file, the key and what was expected") {
-  CHECK(json_error("{not json") .find("loads.json: valid JSON") == 0);
-  CHECK(json_error(R"({"num_experts": 2, "loads": [[1, 2]]})") == "loads.json: num_layers: a positive integer (the key is missing)");
+  CHECK(json_error("{not json").find("loads.json: valid JSON") == 0);
+  CHECK(json_error(R"({"num_experts": 2, "loads": [[1, 2]]})") ==
+        "loads.json: num_layers: a positive integer (the key is missing)");
   CHECK(json_error(R"({"num_layers": 1, "num_experts": 2})") ==
         "loads.json: loads: a [num_layers][num_experts] list of counts (the key is missing)");
-  CHECK(json_error(R"({"num_layers": 1, "num_experts": 3, "loads": [[1, 2]]})") == "loads.json: loads[0]: a row of 3 counts (num_experts)");
-  CHECK(json_error(R"({"num_layers": 2, "num_experts": 2, "loads": [[1, 2]]})") == "loads.json: loads: a list of 2 layer rows");
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 3, "loads": [[1, 2]]})") ==
+        "loads.json: loads[0]: a row of 3 counts (num_experts)");
+  CHECK(json_error(R"({"num_layers": 2, "num_experts": 2, "loads": [[1, 2]]})") ==
+        "loads.json: loads: a list of 2 layer rows");
   CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, -4]]})") ==
         "loads.json: loads[0][1]: a token count in [0, 2^40], got -4");
   CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, 2.5]]})") ==
@@ -79,7 +85,8 @@ TEST_CASE("bad load logs name the file, the key and what was expected") {
   CHECK(json_error(R"({"num_layers": 1, "num_experts": 4, "num_groups": 3, "loads": [[1, 2, 3, 4]]})") ==
         "loads.json: num_groups: a divisor of num_experts (4)");
   CHECK(json_error(R"({"logical_count": [[1, 2]]})") ==
-        "loads.json: logical_count: the model's dense-layer count to pick the MoE layers (give --model or --dense-layers)");
+        "loads.json: logical_count: the model's dense-layer count to pick the MoE layers (give --model or "
+        "--dense-layers)");
   CHECK(json_error(R"({"logical_count": [[1, 2], [3, 4]]})", {1, 0}) ==
         "loads.json: logical_count[0]: zeros: layer 0 is dense (the model has 1 dense layers)");
   CHECK(json_error(R"({"logical_count": [[0, 0], [3, 4]]})", {1, 61}) ==
@@ -92,7 +99,8 @@ TEST_CASE("bad load logs name the file, the key and what was expected") {
 }
 
 TEST_CASE("read_load_log picks the reader by extension and reports unreadable files") {
-  CHECK(error_of([] { read_load_log("/nonexistent/loads.json", {}); }) == "/nonexistent/loads.json: a readable load-log file");
+  CHECK(error_of([] { read_load_log("/nonexistent/loads.json", {}); }) ==
+        "/nonexistent/loads.json: a readable load-log file");
   const auto log = read_load_log(std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/eplb_readme_example.json", {});
   CHECK(log.num_layers == 2);
   CHECK(log.num_experts == 12);

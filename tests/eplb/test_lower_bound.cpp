@@ -36,7 +36,8 @@ TEST_CASE("the least largest replica at every slot count follows the greedy appo
 TEST_CASE("tiny pools: bound <= exhaustive optimum <= our solver <= EPLB") {
   const struct {
     std::int64_t experts, slots, gpus;
-  } pools[] = {{4, 6, 3}, {5, 6, 2}, {3, 6, 3}, {4, 8, 4}, {6, 6, 3}, {5, 8, 2}, {5, 8, 4}, {6, 8, 4}, {7, 10, 5}, {4, 9, 3}, {2, 4, 2}};
+  } pools[] = {{4, 6, 3}, {5, 6, 2}, {3, 6, 3},  {4, 8, 4}, {6, 6, 3}, {5, 8, 2},
+               {5, 8, 4}, {6, 8, 4}, {7, 10, 5}, {4, 9, 3}, {2, 4, 2}};
   std::uint64_t seed = 100;
   for (const auto& pool : pools) {
     for (const double sigma : {0.5, 1.5, 2.5}) {
@@ -52,7 +53,8 @@ TEST_CASE("tiny pools: bound <= exhaustive optimum <= our solver <= EPLB") {
         CHECK(bound <= optimum * (1 + 1e-12));
         CHECK(optimum <= ours * (1 + 1e-12));
         CHECK(ours <= eplb * (1 + 1e-12));
-        if (pool.slots == pool.experts && pool.slots == 2 * pool.gpus) CHECK(ours == approx(optimum));  // pairing is exact
+        if (pool.slots == pool.experts && pool.slots == 2 * pool.gpus)
+          CHECK(ours == approx(optimum));  // pairing is exact
       }
     }
   }

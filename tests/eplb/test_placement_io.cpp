@@ -70,8 +70,7 @@ TEST_CASE("the placement file's text is the document's dump, byte for byte, with
 
 TEST_CASE("SGLang's file: the trivial rows of the dense layers, then the placement, compact") {
   const Placement placement{{1, 2, 6, 4, 1}, {{3, 2, 1, 0, 3, 3}}};
-  CHECK(sglang_expert_location_json(placement, 1) ==
-        "{\"physical_to_logical_map\":[[0,1,2,3,0,1],[3,2,1,0,3,3]]}\n");
+  CHECK(sglang_expert_location_json(placement, 1) == "{\"physical_to_logical_map\":[[0,1,2,3,0,1],[3,2,1,0,3,3]]}\n");
 }
 
 TEST_CASE("a bad previous placement is refused with the file and row") {
@@ -109,7 +108,8 @@ TEST_CASE("re-placement: at most K moves, each improving, and kept slots do not 
   }
   CHECK(last < before);
   const auto full = replace_with_few_moves(weights, previous, shape, Policy::global, -1, 0);
-  CHECK(max_load(gpu_loads(weights, full.row, shape)) == approx(max_load(gpu_loads(weights, place_layer(weights, shape, Policy::global), shape))));
+  CHECK(max_load(gpu_loads(weights, full.row, shape)) ==
+        approx(max_load(gpu_loads(weights, place_layer(weights, shape, Policy::global), shape))));
   const auto targeted = replace_with_few_moves(weights, previous, shape, Policy::global, -1, 0.5);
   CHECK(balancedness(gpu_loads(weights, targeted.row, shape)) >= 0.5);
 }

@@ -20,7 +20,8 @@ const std::vector<std::vector<TokenCount>> kReadmeWeights = {{90, 132, 40, 61, 1
 const DeploymentShape kReadmeShape{2, 8, 16, 12, 4};
 
 // Checks what every placement must satisfy; returns the GPU loads.
-std::vector<double> check_invariants(std::span<const TokenCount> weights, const SlotRow& row, const DeploymentShape& shape) {
+std::vector<double> check_invariants(std::span<const TokenCount> weights, const SlotRow& row,
+                                     const DeploymentShape& shape) {
   REQUIRE(static_cast<std::int64_t>(row.size()) == shape.slots);
   const auto counts = replica_counts(row, shape.experts);
   CHECK(std::accumulate(counts.begin(), counts.end(), std::int64_t{0}) == shape.slots);
@@ -54,8 +55,8 @@ TEST_CASE("our hierarchical placement of the README case is no worse than the pu
 }
 
 TEST_CASE("random cases: invariants, group locality, never worse than EPLB, never below the bound") {
-  const DeploymentShape shapes[] = {{4, 32, 288, 256, 8}, {2, 16, 96, 64, 8}, {18, 144, 288, 256, 8}, {1, 8, 72, 64, 4},
-                                    {3, 12, 36, 24, 6}, {2, 4, 8, 8, 2}};
+  const DeploymentShape shapes[] = {{4, 32, 288, 256, 8}, {2, 16, 96, 64, 8}, {18, 144, 288, 256, 8},
+                                    {1, 8, 72, 64, 4},    {3, 12, 36, 24, 6}, {2, 4, 8, 8, 2}};
   std::uint64_t seed = 1;
   for (const auto& shape : shapes) {
     for (const double sigma : {0.3, 1.0, 2.0}) {
@@ -69,11 +70,13 @@ TEST_CASE("random cases: invariants, group locality, never worse than EPLB, neve
       const auto reference = place_layer(weights, shape, Policy::reference_eplb);
       check_invariants(weights, reference, shape);
       CHECK(max_load(loads) <= max_load(gpu_loads(weights, reference, shape)) * (1 + 1e-12));
-      const double bound = hierarchical ? hierarchical_lower_bound(weights, shape) : pool_lower_bound(weights, shape.slots, shape.gpus);
+      const double bound =
+          hierarchical ? hierarchical_lower_bound(weights, shape) : pool_lower_bound(weights, shape.slots, shape.gpus);
       CHECK(max_load(loads) >= bound * (1 - 1e-12));
       if (hierarchical) CHECK(testing::groups_stay_on_their_nodes(row, shape));
       const auto global = place_layer(weights, shape, Policy::global);
-      CHECK(max_load(gpu_loads(weights, global, shape)) >= pool_lower_bound(weights, shape.slots, shape.gpus) * (1 - 1e-12));
+      CHECK(max_load(gpu_loads(weights, global, shape)) >=
+            pool_lower_bound(weights, shape.slots, shape.gpus) * (1 - 1e-12));
     }
   }
 }

@@ -83,7 +83,8 @@ TEST_CASE("the global placement is scored against the hierarchical bound it was 
   CHECK(layer.max_over_bound == approx(0.625));
   CHECK(layer.cross_node_share == approx(0.5));
   CHECK(comparison->evaluation.mean_cross_node_percent() == approx(50));
-  CHECK_FALSE(compare_with_other_policy(log, {1, 2, 4, 4, 2}, Policy::hierarchical, bounds, WindowObjective::worst, quiet));
+  CHECK_FALSE(
+      compare_with_other_policy(log, {1, 2, 4, 4, 2}, Policy::hierarchical, bounds, WindowObjective::worst, quiet));
 }
 
 TEST_CASE("the cross-node share in percent is the mean over layers times 100") {

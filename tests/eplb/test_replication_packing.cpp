@@ -95,7 +95,8 @@ TEST_CASE("the pairing score computed from the experts equals the largest GPU lo
     std::vector<std::int64_t> counts(static_cast<std::size_t>(experts));
     std::int64_t slots = 0;
     for (int expert = 0; expert < experts; ++expert) {
-      weights[static_cast<std::size_t>(expert)] = 1 + static_cast<TokenCount>(random() % static_cast<std::uint64_t>(largest_weight));
+      weights[static_cast<std::size_t>(expert)] =
+          1 + static_cast<TokenCount>(random() % static_cast<std::uint64_t>(largest_weight));
       counts[static_cast<std::size_t>(expert)] = 1 + static_cast<std::int64_t>(random() % 4);
       slots += counts[static_cast<std::size_t>(expert)];
     }
@@ -104,7 +105,8 @@ TEST_CASE("the pairing score computed from the experts equals the largest GPU lo
       ++slots;
     }
     std::vector<double> loads(weights.size());
-    for (std::size_t expert = 0; expert < weights.size(); ++expert) loads[expert] = static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
+    for (std::size_t expert = 0; expert < weights.size(); ++expert)
+      loads[expert] = static_cast<double>(weights[expert]) / static_cast<double>(counts[expert]);
     const Packing packing = pack_replicas_in_pairs(weights, counts, slots / 2);
     const PairingScore score = score_pairing(loads, counts, experts_heaviest_first(weights, counts));
     const double built = packing.max_load();
