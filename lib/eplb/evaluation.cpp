@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "eplb/layer_parallel.hpp"
 #include "eplb/metrics.hpp"
 
 namespace moeplan::eplb {
@@ -74,10 +75,10 @@ double PlacementEvaluation::mean_cross_node_share() const {
 double PlacementEvaluation::mean_cross_node_percent() const { return 100 * mean_cross_node_share(); }
 
 std::vector<double> layer_lower_bounds(const LoadLog& log, const DeploymentShape& shape, Policy bound_policy) {
-  std::vector<double> bounds;
-  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
-    bounds.push_back(policy_lower_bound(log.layer_total(layer), shape, bound_policy));
-  }
+  std::vector<double> bounds(static_cast<std::size_t>(log.num_layers));
+  for_each_layer(log.num_layers, [&](std::int64_t layer) {
+    bounds[static_cast<std::size_t>(layer)] = policy_lower_bound(log.layer_total(layer), shape, bound_policy);
+  });
   return bounds;
 }
 

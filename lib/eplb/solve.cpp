@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "eplb/layer_parallel.hpp"
 #include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 #include "eplb/policies.hpp"
@@ -40,26 +41,39 @@ double window_score(const LoadLog& log, std::int64_t layer, const SlotRow& row, 
   return objective == WindowObjective::worst ? worst : sum / static_cast<double>(log.num_windows);
 }
 
+namespace {
+
+// One layer: placed on its total over the windows, or on the window whose placement scores best.
+SlotRow place_one_layer(const LoadLog& log, std::int64_t layer, const DeploymentShape& shape, Policy policy,
+                        WindowObjective objective) {
+  auto best = place_layer(log.layer_total(layer), shape, policy);
+  if (log.num_windows == 1) return best;
+  double best_score = window_score(log, layer, best, shape, objective);
+  for (std::int64_t window = 0; window < log.num_windows; ++window) {
+    auto candidate = place_layer(log.row(window, layer), shape, policy);
+    const double score = window_score(log, layer, candidate, shape, objective);
+    if (score > best_score) {
+      best = std::move(candidate);
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 Placement place_all_layers(const LoadLog& log, const DeploymentShape& shape, Policy policy, WindowObjective objective,
                            Reporter& reporter) {
-  Placement placement{shape, {}};
-  for (std::int64_t layer = 0; layer < log.num_layers; ++layer) {
-    reporter.progress("placing layers", static_cast<double>(layer) / static_cast<double>(log.num_layers));
-    const auto total = log.layer_total(layer);
-    auto best = place_layer(total, shape, policy);
-    if (log.num_windows > 1) {
-      double best_score = window_score(log, layer, best, shape, objective);
-      for (std::int64_t window = 0; window < log.num_windows; ++window) {
-        auto candidate = place_layer(log.row(window, layer), shape, policy);
-        const double score = window_score(log, layer, candidate, shape, objective);
-        if (score > best_score) {
-          best = std::move(candidate);
-          best_score = score;
-        }
-      }
-    }
-    placement.physical_to_logical.push_back(std::move(best));
-  }
+  const auto layers = static_cast<double>(log.num_layers);
+  Placement placement{shape, std::vector<SlotRow>(static_cast<std::size_t>(log.num_layers))};
+  reporter.progress("placing layers", 0.0);
+  for_each_layer(
+      log.num_layers,
+      [&](std::int64_t layer) {
+        placement.physical_to_logical[static_cast<std::size_t>(layer)] =
+            place_one_layer(log, layer, shape, policy, objective);
+      },
+      [&](std::int64_t finished) { reporter.progress("placing layers", static_cast<double>(finished) / layers); });
   reporter.progress("placing layers", 1.0);
   return placement;
 }
