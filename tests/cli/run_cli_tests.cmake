@@ -104,8 +104,11 @@ expect_failure(budget-below-weights 2 "memory: expected a device budget above th
                memory --model ${models}/deepseek-v3.yaml --layout tp=1 --gpu H100-SXM --json ${out})
 expect_failure(missing-model-file 2 "no-such-model.yaml: expected an existing, readable file" ${out}
                memory --model ${bad}/no-such-model.yaml --layout tp=8 --json ${out})
+# No GPU for calibrate, on a GPU machine too (an index past every device hides them all): exit 3.
+set(ENV{CUDA_VISIBLE_DEVICES} "-1")
 expect_failure(calibrate-unavailable 3 "calibrate" ${out}
                calibrate --model ${models}/deepseek-v3.yaml --out ${out})
+unset(ENV{CUDA_VISIBLE_DEVICES})
 
 # Each command's own CLI checks live beside this file and share the functions above.
 foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests)
