@@ -27,6 +27,8 @@ class LayerQueue {
     }
   }
 
+  std::int64_t finished() const { return finished_; }
+
   void rethrow() const {
     if (error_) std::rethrow_exception(error_);
   }
@@ -67,6 +69,7 @@ void for_each_layer(std::int64_t layers, const std::function<void(std::int64_t)>
   queue.drain(done);
   for (std::thread& helper : helpers) helper.join();
   queue.rethrow();
+  if (done && layers > 0) done(queue.finished());
 }
 
 }  // namespace moeplan::eplb
