@@ -4,15 +4,11 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
-
 #include "calibrate_options.hpp"
-#include "io/input_error.hpp"
 #include "measure.hpp"
+#include "run_command_line.hpp"
 
 namespace {
-
-constexpr int kBadInputExit = 2;
 
 // Prints the fit and writes the report on the first process; Ctrl-C still exits 130 after that.
 void measure(const moeplan::cli::CalibrateOptions& options) {
@@ -40,22 +36,5 @@ int main(int argc, char** argv) {
       "Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
       "  mpirun -np 16 moeplan-calibrate-gpu --model models/deepseek-v3.yaml --out calibration-2x8.json");
   app.callback([&options] { measure(options); });
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& success) {
-    return app.exit(success);
-  } catch (const CLI::RuntimeError& error) {
-    std::fprintf(stderr, "%s\n", error.what());
-    return error.get_exit_code();
-  } catch (const CLI::ParseError& error) {
-    app.exit(error);
-    return kBadInputExit;
-  } catch (const moeplan::InputError& error) {
-    std::fprintf(stderr, "moeplan: error: %s\n", error.what());
-    return kBadInputExit;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "moeplan: internal error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  return moeplan::cli::run_command_line(app, argc, argv);
 }

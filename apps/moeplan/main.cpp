@@ -2,17 +2,13 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
-
 #include "calibrate_handoff.hpp"
 #include "commands.hpp"
 #include "completion.hpp"
-#include "io/input_error.hpp"
+#include "run_command_line.hpp"
 #include "terminal.hpp"
 
 namespace {
-
-constexpr int kBadInputExit = 2;
 
 // moeplan itself loads no GPU library; the GPU half of calibrate is a separate executable beside it.
 std::string version_text() {
@@ -36,22 +32,5 @@ int main(int argc, char** argv) {
   moeplan::cli::add_export_command(app);
   moeplan::cli::add_simulate_command(app);
   moeplan::cli::add_completion_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& success) {
-    return app.exit(success);
-  } catch (const CLI::RuntimeError& error) {
-    std::fprintf(stderr, "%s\n", error.what());
-    return error.get_exit_code();
-  } catch (const CLI::ParseError& error) {
-    app.exit(error);
-    return kBadInputExit;
-  } catch (const moeplan::InputError& error) {
-    std::fprintf(stderr, "moeplan: error: %s\n", error.what());
-    return kBadInputExit;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "moeplan: internal error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  return moeplan::cli::run_command_line(app, argc, argv);
 }
