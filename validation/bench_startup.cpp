@@ -139,21 +139,41 @@ std::vector<Command> commands(const std::string& output) {
   return {{"--version", {"--version"}, 10, 20}, {"eplb-solve", solve, 15, 0}};
 }
 
+constexpr int kMostRuns = 10000;  // 10000 runs of eplb-solve take about two minutes
+
+// RUNS as given: a whole number from 1 to kMostRuns, or 0 when it is anything else.
+int parse_runs(const char* text) {
+  char* end = nullptr;
+  const long runs = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || runs < 1 || runs > kMostRuns) return 0;
+  return static_cast<int>(runs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string binary = argc > 1 ? argv[1] : default_binary();
-  const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 30;
+  const int runs = argc > 2 ? parse_runs(argv[2]) : 30;
+  if (runs == 0) {
+    std::fprintf(stderr, "moeplan-bench-startup: RUNS: expected a whole number from 1 to %d, got %s\n", kMostRuns,
+                 argv[2]);
+    return 2;
+  }
   if (access(binary.c_str(), X_OK) != 0) {
     std::fprintf(stderr, "moeplan-bench-startup: %s: expected an executable moeplan\n", binary.c_str());
     return 2;
   }
-  const std::string output =
-      (std::filesystem::temp_directory_path() / fmt::format("moeplan-bench-startup-{}.json", getpid())).string();
+  // A private directory, so no other user can plant a link where eplb-solve writes.
+  std::string directory = (std::filesystem::temp_directory_path() / "moeplan-bench-startup-XXXXXX").string();
+  if (mkdtemp(directory.data()) == nullptr) {
+    std::fprintf(stderr, "moeplan-bench-startup: %s: cannot create a temporary directory\n", directory.c_str());
+    return 1;
+  }
+  const std::string output = directory + "/placement.json";
   fmt::print("{}: {} runs each, whole process (fork, exec, load, run, exit)\n", binary, runs);
   bool passed = true;
   for (const Command& command : commands(output)) passed = measure(binary, command, runs) && passed;
-  std::filesystem::remove(output);
+  std::filesystem::remove_all(directory);
   const std::vector<std::string> libraries = gpu_libraries(binary);
   std::string listed;
   for (const std::string& library : libraries) listed += " " + library;
