@@ -114,8 +114,7 @@ int run_sweep(const SweepOptions& options) {
   require_directory_of(options.output_path, "--out");
   if (!options.torch_output_path.empty()) {
     require_directory_of(options.torch_output_path, "--torch-out");
-    const auto resolved = [](const std::string& path) { return std::filesystem::weakly_canonical(path); };
-    if (resolved(options.torch_output_path) == resolved(options.output_path)) {
+    if (same_file(options.torch_output_path, options.output_path)) {
       throw std::invalid_argument("--torch-out " + options.torch_output_path + ": the sweep's own file (--out)");
     }
   }

@@ -15,16 +15,9 @@ namespace moeplan::cli {
 
 namespace {
 
-// Two names of one file, whether or not it exists yet ("a.json" and "./a.json").
-bool same_path(const std::string& first, const std::string& second) {
-  if (first.empty() || second.empty()) return false;
-  std::error_code ignored;
-  return std::filesystem::weakly_canonical(first, ignored) == std::filesystem::weakly_canonical(second, ignored);
-}
-
 void check_distinct(const std::string& key, const std::string& path, const std::string& other_key,
                     const std::string& other) {
-  if (same_path(path, other)) {
+  if (same_file(path, other)) {
     throw InputError("command line", key,
                      fmt::format("a file other than {} ({}), which it would overwrite", other_key, other));
   }

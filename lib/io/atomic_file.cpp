@@ -29,4 +29,10 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
   }
 }
 
+bool same_file(const std::filesystem::path& first, const std::filesystem::path& second) {
+  if (first.empty() || second.empty()) return false;
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(first, ignored) == std::filesystem::weakly_canonical(second, ignored);
+}
+
 }  // namespace moeplan

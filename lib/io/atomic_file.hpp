@@ -8,4 +8,8 @@ namespace moeplan {
 
 void write_file_atomically(const std::filesystem::path& target, const std::string& contents);
 
+// Whether two paths name one file, whether or not it exists yet ("a.json" and "./a.json", or through
+// a symlink); false when either is empty.
+bool same_file(const std::filesystem::path& first, const std::filesystem::path& second);
+
 }  // namespace moeplan
