@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -64,7 +65,11 @@ void for_each_layer(std::int64_t layers, const std::function<void(std::int64_t)>
   LayerQueue queue(layers, work);
   std::vector<std::thread> helpers;
   for (int thread = 1; thread < layer_threads(layers); ++thread) {
-    helpers.emplace_back([&queue] { queue.drain({}); });
+    try {
+      helpers.emplace_back([&queue] { queue.drain({}); });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had (a process limit): the ones started and this one do the rest
+    }
   }
   queue.drain(done);
   for (std::thread& helper : helpers) helper.join();
