@@ -189,6 +189,7 @@ Model load_hf_config(const std::filesystem::path& file) {
   Model model;
   model.file = file.string();
   model.name = config.text_or("_name_or_path", model_type.empty() ? file.stem().string() : model_type);
+  if (is_hugging_face_id(model.name)) model.hf_id = model.name;
   model.source = file.string();
   model.hidden_size = config.integer("hidden_size");
   model.num_layers = config.integer("num_hidden_layers");

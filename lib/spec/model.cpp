@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
+#include <string_view>
 
 #include "io/input_error.hpp"
 #include "spec/shape_limits.hpp"
@@ -133,17 +135,40 @@ std::int64_t Attention::query_width() const {
   return kind == AttentionKind::mla ? num_heads * (qk_nope_head_dim + qk_rope_head_dim) : num_heads * head_dim;
 }
 
+namespace {
+
+bool is_id_part(std::string_view part) {
+  if (part.empty() || part.size() > 96 || part.front() == '.' || part.front() == '-') return false;
+  return std::all_of(part.begin(), part.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+}  // namespace
+
+bool is_hugging_face_id(const std::string& id) {
+  const std::size_t slash = id.find('/');
+  if (slash == std::string::npos) return false;
+  const std::string_view view(id);
+  return is_id_part(view.substr(0, slash)) && is_id_part(view.substr(slash + 1));
+}
+
 Model load_model_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
-  root.expect_only({"schema_version", "name", "source", "hidden_size", "num_layers", "dense_layers", "vocab_size",
-                    "tie_word_embeddings", "mtp_layers", "attention", "dense_ffn", "moe", "weights", "kv_cache_dtype",
-                    "published"});
+  root.expect_only({"schema_version", "name", "hf_id", "source", "hidden_size", "num_layers", "dense_layers",
+                    "vocab_size", "tie_word_embeddings", "mtp_layers", "attention", "dense_ffn", "moe", "weights",
+                    "kv_cache_dtype", "published"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only model schema this moeplan reads)");
   }
   Model model;
   model.file = file.string();
   model.name = root.text("name");
+  model.hf_id = root.text_or("hf_id", "");
+  if (!model.hf_id.empty() && !is_hugging_face_id(model.hf_id)) {
+    throw InputError(file.string(), "hf_id",
+                     "a Hugging Face id such as deepseek-ai/DeepSeek-V3, got '" + model.hf_id + "'");
+  }
   model.source = root.text("source");
   model.hidden_size = root.integer("hidden_size", 1, kMostModelWidth);
   model.num_layers = root.integer("num_layers", 1, kMostModelCount);

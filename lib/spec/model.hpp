@@ -75,6 +75,7 @@ struct Published {
 
 struct Model {
   std::string name;
+  std::string hf_id;  // Hugging Face repository id ("owner/name"); empty when unknown
   std::string source;
   std::string file;  // where it was read from, for error messages
   std::int64_t hidden_size = 0;
@@ -94,6 +95,10 @@ struct Model {
 };
 
 Model load_model_yaml(const std::filesystem::path& file);
+
+// Whether `id` reads as a Hugging Face repository id: "owner/name", each part 1-96 characters of
+// letters, digits, '-', '_' and '.', not starting with '.' or '-'.
+bool is_hugging_face_id(const std::string& id);
 
 // Checks the cross-field rules every loader must uphold; throws InputError naming model.file.
 void validate_model(const Model& model);
