@@ -35,9 +35,34 @@ double ExpertLoad::active() const {
 ComputeModel::ComputeModel(const Hardware& hardware, const Efficiency& efficiency)
     : hardware_(hardware), efficiency_(efficiency) {}
 
+TensorRate tensor_rate(DType weight, const Hardware& hardware) {
+  switch (weight) {
+    // [vllm-fused-moe]: FP8 checkpoints run FP8 GEMMs on per-token-quantised activations.
+    case DType::fp8_e4m3:
+    case DType::fp8_per_tensor: return TensorRate::fp8;
+    // [nvfp4]: Blackwell's tensor cores take E2M1 operands with their block scales (W4A4); a GPU without
+    // them dequantises the weights and multiplies in BF16, still reading 4-bit bytes (W4A16).
+    case DType::mxfp4: return hardware.fp4_flops > 0 ? TensorRate::fp4 : TensorRate::bf16;
+    case DType::nvfp4: return hardware.fp4_flops > 0 && hardware.nvfp4 ? TensorRate::fp4 : TensorRate::bf16;
+    // [compressed-tensors-int4]: weight-only INT4 leaves the activations in BF16 (W4A16) on every GPU.
+    default: return TensorRate::bf16;
+  }
+}
+
+std::string tensor_rate_name(TensorRate rate) {
+  switch (rate) {
+    case TensorRate::fp8: return "fp8";
+    case TensorRate::fp4: return "fp4";
+    default: return "bf16";
+  }
+}
+
 double ComputeModel::peak(DType weight) const {
-  // [vllm-fused-moe]: FP8 checkpoints run FP8 GEMMs on per-token-quantised activations; others run BF16.
-  return weight == DType::fp8_e4m3 ? hardware_.fp8_flops : hardware_.bf16_flops;
+  switch (tensor_rate(weight, hardware_)) {
+    case TensorRate::fp8: return hardware_.fp8_flops;
+    case TensorRate::fp4: return hardware_.fp4_flops;
+    default: return hardware_.bf16_flops;
+  }
 }
 
 Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
@@ -47,6 +72,7 @@ Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
   efficiency.gemm_floor = overrides.gemm_floor.value_or(efficiency.gemm_floor);
   efficiency.gemm_compute = overrides.gemm_compute.value_or(efficiency.gemm_compute);
   efficiency.fp8_compute = overrides.fp8_compute.value_or(efficiency.fp8_compute);
+  efficiency.fp4_compute = overrides.fp4_compute.value_or(efficiency.fp4_compute);
   efficiency.gemm_memory = overrides.gemm_memory.value_or(efficiency.gemm_memory);
   efficiency.attention_compute = overrides.attention_compute.value_or(efficiency.attention_compute);
   efficiency.attention_memory = overrides.attention_memory.value_or(efficiency.attention_memory);
@@ -57,7 +83,11 @@ Efficiency tuned_efficiency(const EfficiencyOverrides& overrides) {
 }
 
 double ComputeModel::compute_efficiency(DType weight) const {
-  return weight == DType::fp8_e4m3 ? efficiency_.fp8_compute : efficiency_.gemm_compute;
+  switch (tensor_rate(weight, hardware_)) {
+    case TensorRate::fp8: return efficiency_.fp8_compute;
+    case TensorRate::fp4: return efficiency_.fp4_compute;
+    default: return efficiency_.gemm_compute;
+  }
 }
 
 Work ComputeModel::gemm_work(double tokens, std::int64_t out, std::int64_t in, DType weight, BlockShape block) {

@@ -25,6 +25,11 @@ struct PathAdjustment {
 // Activations (hidden states, expert rows, the OTP exchanges of [doc-004]) move as BF16 between ops.
 inline constexpr double kActivationBytes = 2.0;
 
+// The tensor-core operands a GEMM on weights of one format runs with on a GPU (cost/compute.cpp says why).
+enum class TensorRate { bf16, fp8, fp4 };
+TensorRate tensor_rate(DType weight, const Hardware& hardware);
+std::string tensor_rate_name(TensorRate rate);
+
 // FLOPs and HBM bytes of one op.
 struct Work {
   double flops = 0;
@@ -60,6 +65,8 @@ struct Efficiency {
   double gemm_compute = 0.70;
   // [moeplan-kernel-targets]: FP8 GEMM 53-56 % (torch) to 55-66 % ([deepgemm]) of FP8 peak.
   double fp8_compute = 0.55;
+  // No FP4 GEMM has been measured for moeplan: taken as the FP8 fraction until one is.
+  double fp4_compute = 0.55;
   // [moeplan-kernel-targets]: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
   double gemm_memory = 0.75;
   // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with gemm_floor as

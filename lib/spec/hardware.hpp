@@ -14,6 +14,8 @@ struct Hardware {
   double hbm_bandwidth = 0;         // bytes/s
   double bf16_flops = 0;            // dense FLOP/s
   double fp8_flops = 0;             // dense FLOP/s; parts without FP8 run it at the BF16 rate
+  double fp4_flops = 0;             // dense FP4 FLOP/s; 0 where tensor cores take no 4-bit operands
+  bool nvfp4 = false;               // the FP4 tensor cores take NVFP4's E4M3 block scales (Blackwell)
   double intra_node_bandwidth = 0;  // bytes/s per GPU per direction (NVLink, HCCS)
   double intra_node_latency = 0;    // s, one collective's floor inside a node
   double inter_node_bandwidth = 0;  // bytes/s per GPU per direction (IB/RoCE)
@@ -26,7 +28,8 @@ struct Hardware {
 struct EfficiencyOverrides {
   std::string source;  // where the numbers come from; empty when the scenario tunes nothing
   std::optional<bool> additive_gemm;
-  std::optional<double> gemm_compute, fp8_compute, gemm_memory, attention_compute, attention_memory, elementwise_memory;
+  std::optional<double> gemm_compute, fp8_compute, fp4_compute, gemm_memory, attention_compute, attention_memory,
+      elementwise_memory;
   std::optional<double> gemm_floor, kernel_floor;  // s
 };
 

@@ -162,6 +162,25 @@ void read_dense_layers(const ConfigView& config, Model& model) {
   if (model.dense_layers > 0) model.dense_intermediate_size = config.integer("intermediate_size");
 }
 
+// [compressed-tensors-int4]: Kimi-K2-Thinking's pack-quantized W4A16, symmetric INT4 in groups along the
+// input dimension; its ignore list keeps attention, the shared and dense MLPs and the head in BF16.
+void read_compressed_tensors(const ConfigView& quantization, Model& model) {
+  const std::string expectation = "one group of 4-bit integer weights with strategy group";
+  if (!quantization.has("config_groups") || !quantization.raw("config_groups").is_object() ||
+      quantization.raw("config_groups").size() != 1) {
+    throw InputError(quantization.file(), quantization.key_path("config_groups"), expectation);
+  }
+  const ConfigView groups = quantization.object("config_groups");
+  const std::string name = quantization.raw("config_groups").begin().key();
+  const ConfigView weights = groups.object(name.c_str()).object("weights");
+  if (weights.integer("num_bits") != 4 || weights.text_or("type", "") != "int" ||
+      weights.text_or("strategy", "") != "group") {
+    throw InputError(quantization.file(), weights.key_path("num_bits"), expectation);
+  }
+  model.weights.experts = DType::int4;
+  model.weights.block.group = weights.integer("group_size");
+}
+
 void read_quantization(const ConfigView& config, Model& model) {
   if (!config.has("quantization_config")) return;
   const ConfigView quantization = config.object("quantization_config");
@@ -175,8 +194,14 @@ void read_quantization(const ConfigView& config, Model& model) {
     }
   } else if (method == "mxfp4") {
     model.weights.experts = DType::mxfp4;  // gpt-oss: everything else stays bf16 (modules_to_not_convert)
+  } else if (method == "compressed-tensors") {
+    read_compressed_tensors(quantization, model);
+  } else if (method == "modelopt" && quantization.text_or("quant_algo", "") == "NVFP4") {
+    // [nvfp4]: modelopt's NVFP4 checkpoints quantise the MLPs and keep attention in BF16.
+    model.weights.dense_ffn = model.weights.experts = model.weights.shared_experts = DType::nvfp4;
   } else {
-    throw InputError(config.file(), quantization.key_path("quant_method"), "fp8 or mxfp4, got '" + method + "'");
+    throw InputError(config.file(), quantization.key_path("quant_method"),
+                     "fp8, mxfp4, compressed-tensors (int4 group) or modelopt (NVFP4), got '" + method + "'");
   }
 }
 

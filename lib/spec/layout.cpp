@@ -82,6 +82,13 @@ void validate_experts(const Layout& layout, const Model& model, const std::strin
                      fmt::format("an expert TP (world/ep = {}) leaving a multiple of {} of the {} intermediate rows",
                                  layout.moe_tp(), block.rows, moe.intermediate_size));
   }
+  const std::int64_t group = scale_columns(model.weights.experts, block);
+  if (group > 0 && (moe.intermediate_size / layout.moe_tp()) % group != 0) {
+    // The down projection's TP slice of input columns must hold whole scale groups.
+    throw InputError(source, "layout.ep",
+                     fmt::format("an expert TP (world/ep = {}) leaving a multiple of {} of the {} intermediate columns",
+                                 layout.moe_tp(), group, moe.intermediate_size));
+  }
   if (layout.fused_shared > 0 && moe.shared_experts == 0) {
     throw InputError(source, "layout.fused_shared", fmt::format("0: {} has no shared expert", model.name));
   }

@@ -84,8 +84,8 @@ Moe read_moe(const YamlView& view) {
 }
 
 WeightFormats read_weights(const YamlView& view) {
-  view.expect_only({"dtype", "block", "attention", "dense_ffn", "experts", "shared_experts", "router", "embedding",
-                    "lm_head", "norms"});
+  view.expect_only({"dtype", "block", "group_size", "attention", "dense_ffn", "experts", "shared_experts", "router",
+                    "embedding", "lm_head", "norms"});
   WeightFormats formats;
   const DType main = read_dtype(view, "dtype", DType::bf16);
   formats.attention = read_dtype(view, "attention", main);
@@ -100,8 +100,10 @@ WeightFormats read_weights(const YamlView& view) {
   if (view.has("block")) {
     const auto block = view.integer_list("block", 1, kMostModelWidth);
     if (block.size() != 2) throw InputError(view.file(), view.key_path("block"), "two integers [rows, cols]");
-    formats.block = {block[0], block[1]};
+    formats.block.rows = block[0];
+    formats.block.cols = block[1];
   }
+  formats.block.group = view.integer_or("group_size", formats.block.group, 1, kMostModelWidth);
   return formats;
 }
 
@@ -183,7 +185,13 @@ Model load_model_yaml(const std::filesystem::path& file) {
   }
   model.moe = read_moe(root.child("moe"));
   if (const auto weights = root.optional_child("weights")) model.weights = read_weights(*weights);
-  model.kv_cache_dtype = read_dtype(root, "kv_cache_dtype", DType::bf16);
+  if (root.has("kv_cache_dtype")) {
+    try {
+      model.kv_cache_dtype = parse_kv_cache_dtype(root.text("kv_cache_dtype"));
+    } catch (const std::invalid_argument& error) {
+      throw InputError(root.file(), root.key_path("kv_cache_dtype"), error.what());
+    }
+  }
   if (const auto published = root.optional_child("published")) model.published = read_published(*published);
   validate_model(model);
   return model;

@@ -24,6 +24,7 @@ void read_hardware_overrides(const YamlView& view, Hardware& hardware) {
   hardware.hbm_bandwidth = view.number_or("hbm_bandwidth_gb_s", hardware.hbm_bandwidth / 1e9, 1, 1e6) * 1e9;
   hardware.bf16_flops = view.number_or("bf16_tflops", hardware.bf16_flops / 1e12, 1, 1e6) * 1e12;
   hardware.fp8_flops = view.number_or("fp8_tflops", hardware.fp8_flops / 1e12, 1, 1e6) * 1e12;
+  hardware.fp4_flops = view.number_or("fp4_tflops", hardware.fp4_flops / 1e12, 0, 1e6) * 1e12;
   hardware.intra_node_bandwidth =
       view.number_or("intra_node_bandwidth_gb_s", hardware.intra_node_bandwidth / 1e9, 0.1, 1e6) * 1e9;
   hardware.intra_node_latency =
@@ -41,7 +42,7 @@ std::optional<double> optional_fraction(const YamlView& view, const std::string&
 
 // A source is required: tuned numbers without their provenance cannot be checked or re-derived.
 EfficiencyOverrides read_efficiency(const YamlView& view) {
-  view.expect_only({"source", "gemm", "gemm_compute", "fp8_compute", "gemm_memory", "attention_compute",
+  view.expect_only({"source", "gemm", "gemm_compute", "fp8_compute", "fp4_compute", "gemm_memory", "attention_compute",
                     "attention_memory", "elementwise_memory", "gemm_floor_us", "kernel_floor_us"});
   EfficiencyOverrides efficiency;
   efficiency.source = view.text("source");
@@ -54,6 +55,7 @@ EfficiencyOverrides read_efficiency(const YamlView& view) {
   }
   efficiency.gemm_compute = optional_fraction(view, "gemm_compute");
   efficiency.fp8_compute = optional_fraction(view, "fp8_compute");
+  efficiency.fp4_compute = optional_fraction(view, "fp4_compute");
   efficiency.gemm_memory = optional_fraction(view, "gemm_memory");
   efficiency.attention_compute = optional_fraction(view, "attention_compute");
   efficiency.attention_memory = optional_fraction(view, "attention_memory");
@@ -70,7 +72,7 @@ EfficiencyOverrides read_efficiency(const YamlView& view) {
 
 Cluster read_cluster(const YamlView& view) {
   view.expect_only({"gpu", "nodes", "gpus_per_node", "memory_gib", "hbm_bandwidth_gb_s", "bf16_tflops", "fp8_tflops",
-                    "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
+                    "fp4_tflops", "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
                     "inter_node_latency_us", "efficiency"});
   Cluster cluster;
   cluster.hardware = hardware_preset(view.text("gpu"), view.file(), view.key_path("gpu"));
@@ -183,7 +185,7 @@ MemorySettings read_memory(const YamlView& view) {
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
     try {
-      memory.kv_cache_dtype = parse_dtype(view.text("kv_cache_dtype"));
+      memory.kv_cache_dtype = parse_kv_cache_dtype(view.text("kv_cache_dtype"));
     } catch (const std::invalid_argument& error) {
       throw InputError(view.file(), view.key_path("kv_cache_dtype"), error.what());
     }

@@ -31,6 +31,40 @@ TEST_CASE("a large GEMM is compute-bound, FP8 at the FP8 rate") {
   CHECK(model.gemm(8192, 8192, 8192, DType::fp8_e4m3, {}) == approx(flops / (1979e12 * 0.55)));
 }
 
+TEST_CASE("each weight format runs at the tensor-core rate its GPU has for it") {
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const Hardware b200 = hardware_preset("B200", "test", "hardware");
+  // Hopper: FP8 formats at the FP8 rate; 4-bit formats dequantised to BF16.
+  CHECK(tensor_rate(DType::fp8_per_tensor, h200) == TensorRate::fp8);
+  CHECK(tensor_rate(DType::nvfp4, h200) == TensorRate::bf16);
+  CHECK(tensor_rate(DType::mxfp4, h200) == TensorRate::bf16);
+  CHECK(tensor_rate(DType::int4, h200) == TensorRate::bf16);
+  // Blackwell: NVFP4 and MXFP4 on the FP4 tensor cores; weight-only INT4 still multiplies in BF16.
+  CHECK(tensor_rate(DType::nvfp4, b200) == TensorRate::fp4);
+  CHECK(tensor_rate(DType::mxfp4, b200) == TensorRate::fp4);
+  CHECK(tensor_rate(DType::int4, b200) == TensorRate::bf16);
+  CHECK(tensor_rate(DType::fp8_e4m3, b200) == TensorRate::fp8);
+  // FP4 tensor cores that take only E8M0 block scales run MXFP4 but not NVFP4.
+  Hardware mx_only = b200;
+  mx_only.nvfp4 = false;
+  CHECK(tensor_rate(DType::mxfp4, mx_only) == TensorRate::fp4);
+  CHECK(tensor_rate(DType::nvfp4, mx_only) == TensorRate::bf16);
+}
+
+TEST_CASE("a 4-bit GEMM reads 4-bit bytes, and multiplies at FP4 only where the GPU can") {
+  const ComputeModel h200 = h200_model();
+  const ComputeModel b200{hardware_preset("B200", "test", "hardware"), Efficiency{}};
+  const double flops = 2.0 * 8192 * 8192 * 8192;
+  // Compute-bound: BF16 peak on H200 (989 TFLOP/s x 0.70), FP4 peak on B200 (9000 TFLOP/s x 0.55).
+  CHECK(h200.gemm(8192, 8192, 8192, DType::nvfp4, {}) == approx(flops / (989e12 * 0.70)));
+  CHECK(b200.gemm(8192, 8192, 8192, DType::nvfp4, {}) == approx(flops / (9000e12 * 0.55)));
+  CHECK(b200.gemm(8192, 8192, 8192, DType::int4, {}) == approx(flops / (2250e12 * 0.70)));
+  // One token streams the weights: a 7168 x 18432 NVFP4 matrix = 7168 x 9216 + 7168 x 1152 + 4 bytes, plus
+  // (7168 + 18432) x 2 activation bytes, at 4.8 TB/s x 0.75 (20.7 us, above the 3 us floor).
+  const double bytes = 7168.0 * 9216 + 7168.0 * 1152 + 4 + (7168.0 + 18432) * 2;
+  CHECK(h200.gemm(1, 7168, 18432, DType::nvfp4, {}) == approx(bytes / (4.8e12 * 0.75)));
+}
+
 TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name their source") {
   EfficiencyOverrides overrides;
   CHECK(tuned_efficiency(overrides).source == "uncalibrated: datasheet roofline");

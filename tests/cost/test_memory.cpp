@@ -141,3 +141,16 @@ TEST_CASE("a device smaller than the weights does not fit") {
   CHECK_FALSE(plan.fits);
   CHECK(plan.max_kv_tokens == 0);
 }
+
+TEST_CASE("Kimi-K2 with INT4 routed experts stores what its INT4 checkpoint does") {
+  // Kimi-K2-Thinking keeps everything but the routed experts in BF16 and stores those as INT4 in groups of
+  // 32 with bf16 scales [compressed-tensors-int4]: 0.5 + 2/32 = 0.5625 bytes per parameter. Routed experts:
+  // 60 layers x 384 x 3 x 7168 x 2048 = 1,014,686,023,680 parameters; the other 11,722,208,768 of the
+  // 1,026,408,232,448 [kimi-k2-instruct-config] at 2 bytes, except the fp32 correction bias (60 x 384 x 2 more):
+  // 570,760,888,320 + 23,444,417,536 + 46,080 bytes, against the 594.2 GB checkpoint.
+  moeplan::Model model = model_file("kimi-k2-instruct.yaml");
+  model.weights.attention = model.weights.dense_ffn = model.weights.shared_experts = moeplan::DType::bf16;
+  model.weights.experts = moeplan::DType::int4;
+  model.weights.block.group = 32;
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=1")).total() == 570760888320ull + 23444417536ull + 46080ull);
+}

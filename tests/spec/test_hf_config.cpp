@@ -73,3 +73,64 @@ TEST_CASE("a quantization_config of the wrong shape names its key instead of esc
   }
   std::filesystem::remove(path);
 }
+
+namespace {
+// The shipped config with its quantization_config replaced, read back.
+moeplan::Model with_quantization(const std::string& name, const nlohmann::json& quantization) {
+  std::ifstream stream(kRoot + "/tests/data/hf/" + name + ".json");
+  nlohmann::json config = nlohmann::json::parse(stream);
+  config["quantization_config"] = quantization;
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "moeplan-test-quantized.json";
+  std::ofstream(path) << config.dump();
+  try {
+    moeplan::Model model = moeplan::load_hf_config(path);
+    std::filesystem::remove(path);
+    return model;
+  } catch (...) {
+    std::filesystem::remove(path);
+    throw;
+  }
+}
+}  // namespace
+
+TEST_CASE("compressed-tensors INT4 groups make the routed experts int4 and leave the rest in BF16") {
+  // Kimi-K2-Thinking's quantization_config [compressed-tensors-int4], with its group size changed to 64 to
+  // show the group is read rather than assumed.
+  const nlohmann::json quantization = {
+      {"quant_method", "compressed-tensors"},
+      {"format", "pack-quantized"},
+      {"config_groups",
+       {{"group_0",
+         {{"targets", {"Linear"}},
+          {"weights",
+           {{"num_bits", 4}, {"type", "int"}, {"symmetric", true}, {"strategy", "group"}, {"group_size", 64}}}}}}}};
+  const moeplan::Model model = with_quantization("kimi-k2-instruct", quantization);
+  CHECK(model.weights.experts == moeplan::DType::int4);
+  CHECK(model.weights.block.group == 64);
+  CHECK(model.weights.shared_experts == moeplan::DType::bf16);
+  CHECK(model.weights.attention == moeplan::DType::bf16);
+  CHECK(model.weights.dense_ffn == moeplan::DType::bf16);
+}
+
+TEST_CASE("modelopt NVFP4 quantises the MLPs and keeps attention in BF16") {
+  // nvidia/DeepSeek-R1-NVFP4 [nvfp4]: routed, shared and dense MLPs in NVFP4; attention projections in BF16.
+  const moeplan::Model model =
+      with_quantization("deepseek-v3", {{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}});
+  CHECK(model.weights.experts == moeplan::DType::nvfp4);
+  CHECK(model.weights.shared_experts == moeplan::DType::nvfp4);
+  CHECK(model.weights.dense_ffn == moeplan::DType::nvfp4);
+  CHECK(model.weights.attention == moeplan::DType::bf16);
+}
+
+TEST_CASE("a compressed-tensors config that is not 4-bit integer groups names its key") {
+  const nlohmann::json eight_bit = {
+      {"quant_method", "compressed-tensors"},
+      {"config_groups",
+       {{"group_0", {{"weights", {{"num_bits", 8}, {"type", "int"}, {"strategy", "group"}, {"group_size", 32}}}}}}}};
+  try {
+    with_quantization("kimi-k2-instruct", eight_bit);
+    FAIL("expected an InputError");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "quantization_config.config_groups.group_0.weights.num_bits");
+  }
+}

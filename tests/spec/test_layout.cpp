@@ -60,3 +60,15 @@ TEST_CASE("divisibility rules name the offending key") {
   CHECK(rejected_key("tp=32,dp=1", deepseek) == "layout.ep");  // 2048/32 = 64 rows: not whole FP8 blocks
   CHECK(rejected_key("tp=8,nodes=3", deepseek) == "layout.nodes");
 }
+
+TEST_CASE("an expert TP slice of a group-scaled format holds whole scale groups") {
+  // Qwen3-235B's expert intermediate 1536 with INT4 groups of 128: TP 4 leaves 384 = 3 groups, TP 8 leaves
+  // 192 = 1.5 groups. NVFP4's 16-value blocks fit 192 twelve times.
+  auto qwen = model_file("qwen3-235b-a22b.yaml");
+  qwen.weights.experts = moeplan::DType::int4;
+  qwen.weights.block.group = 128;
+  CHECK(rejected_key("tp=4", qwen) == "");
+  CHECK(rejected_key("tp=8", qwen) == "layout.ep");
+  qwen.weights.experts = moeplan::DType::nvfp4;
+  CHECK(rejected_key("tp=8", qwen) == "");  // 192 = 12 x 16
+}
