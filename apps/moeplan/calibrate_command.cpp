@@ -12,6 +12,7 @@
 #include "calibrate_options.hpp"
 #include "commands.hpp"
 #include "io/input_error.hpp"
+#include "spec/hardware.hpp"
 
 namespace moeplan::cli {
 
@@ -20,7 +21,20 @@ namespace {
 struct CalibrateCommand {
   CalibrateOptions options;
   std::string from;  // an existing calibration to re-fit instead of measuring
+  std::string gpu;   // the preset the node holds, when named: checked to be one calibrate can measure
 };
+
+// moeplan-calibrate-gpu times CUDA kernels and NCCL collectives: a GPU programmed otherwise is refused.
+void check_measurable(const std::string& gpu) {
+  if (gpu.empty()) return;
+  const Hardware hardware = hardware_preset(gpu, "command line", "--gpu");
+  if (!hardware.cuda) {
+    throw InputError("command line", "--gpu",
+                     fmt::format("a CUDA GPU: calibrate is CUDA-only (CUDA kernels, NCCL collectives), and {} runs "
+                                 "its collectives through {}; tune its scenario's efficiency instead, got '{}'",
+                                 hardware.name, hardware.collectives, gpu));
+  }
+}
 
 // Re-fits a calibration file: no GPU needed, so it works in every build.
 void refit(const std::string& from, const CalibrateOptions& options) {
@@ -36,7 +50,8 @@ void refit(const std::string& from, const CalibrateOptions& options) {
 }
 
 // A bad option or model file is reported here, by every build, before the GPU executable is looked for.
-void measure(const CalibrateOptions& options) {
+void measure(const CalibrateOptions& options, const std::string& gpu) {
+  check_measurable(gpu);
   checked_model(options);
   run_gpu_calibration(options);
 }
@@ -57,6 +72,8 @@ void add_calibrate_command(CLI::App& app) {
       ->excludes(command->get_option("--hf-config"))
       ->excludes(command->get_option("--gpus"))
       ->excludes(command->get_option("--quick"));
+  command->add_option("--gpu", state->gpu,
+                      "the GPU preset this node holds, checked before measuring: calibrate measures CUDA GPUs only");
   command->footer(
       "Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
       "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
@@ -66,7 +83,7 @@ void add_calibrate_command(CLI::App& app) {
       "Ctrl-C stops after the point in flight and writes what was measured.");
   command->callback([state] {
     if (state->from.empty()) {
-      measure(state->options);
+      measure(state->options, state->gpu);
     } else {
       refit(state->from, state->options);
     }

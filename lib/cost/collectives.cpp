@@ -46,8 +46,8 @@ double CollectiveCurve::time(double wire_bytes) const {
   return floor_time * std::pow(line(line_from) / floor_time, position);
 }
 
-Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node, std::int64_t stride) {
-  const std::int64_t per_node = gpus_per_node / std::max<std::int64_t>(1, stride);
+Group contiguous_group(std::int64_t ranks, std::int64_t domain_gpus, std::int64_t stride) {
+  const std::int64_t per_node = domain_gpus / std::max<std::int64_t>(1, stride);
   return {ranks, std::max<std::int64_t>(1, std::min(ranks, per_node))};
 }
 

@@ -54,7 +54,8 @@ struct CurveDefaults {
   double line_from = 16.0 * 1024 * 1024;
 };
 
-// A group of ranks laid out contiguously: ranks_per_node on each of nodes() nodes.
+// A group of ranks laid out contiguously: ranks_per_node on each of nodes() nodes. A "node" here is an
+// NVLink domain (Hardware::nvlink_domain): the host on HGX platforms, the whole rack on an NVL72.
 struct Group {
   std::int64_t ranks = 1;
   std::int64_t ranks_per_node = 1;
@@ -63,9 +64,9 @@ struct Group {
   bool spans_nodes() const { return ranks > ranks_per_node; }
 };
 
-// `ranks` members `stride` ranks apart (an EP group across moe_tp, say) on nodes of `gpus_per_node`:
-// gpus_per_node / stride of them share a node, never fewer than 1 nor more than `ranks`.
-Group contiguous_group(std::int64_t ranks, std::int64_t gpus_per_node, std::int64_t stride = 1);
+// `ranks` members `stride` ranks apart (an EP group across moe_tp, say) on domains of `domain_gpus`:
+// domain_gpus / stride of them share a domain, never fewer than 1 nor more than `ranks`.
+Group contiguous_group(std::int64_t ranks, std::int64_t domain_gpus, std::int64_t stride = 1);
 
 class CollectiveModel {
  public:

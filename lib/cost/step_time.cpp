@@ -66,7 +66,8 @@ StepModel::StepModel(const Model& model, const CollectiveModel& collectives, con
 }
 
 Group StepModel::group(std::int64_t ranks, std::int64_t stride) const {
-  return contiguous_group(ranks, collectives_.hardware().gpus_per_node, stride);
+  // Collectives and dispatch cross the network only past the NVLink domain (an NVL72 rack, not its tray).
+  return contiguous_group(ranks, collectives_.hardware().nvlink_domain, stride);
 }
 
 std::vector<OtpDecision> StepModel::otp_decisions(const Layout& layout, double tokens) const {

@@ -47,9 +47,9 @@ ExpertLoadImbalance::ExpertLoadImbalance(eplb::LoadLog log, const Model& model)
   }
 }
 
-MeasuredImbalance ExpertLoadImbalance::at(const Layout& layout, std::int64_t gpus_per_node) const {
+MeasuredImbalance ExpertLoadImbalance::at(const Layout& layout, std::int64_t nvlink_domain) const {
   if (layout.ep == 1) return {};
-  const std::int64_t nodes = std::max<std::int64_t>(1, (layout.ep + gpus_per_node - 1) / gpus_per_node);
+  const std::int64_t nodes = std::max<std::int64_t>(1, (layout.ep + nvlink_domain - 1) / nvlink_domain);
   const auto key = std::make_tuple(layout.ep, layout.redundant, nodes);
   if (const auto found = cache_.find(key); found != cache_.end()) return found->second;
   eplb::DeploymentShape shape{nodes, layout.ep, experts_ + layout.redundant, experts_, groups_};

@@ -24,7 +24,7 @@ class ExpertLoadImbalance {
 
   // Without redundant slots engines keep the trivial placement (expert e on rank e / (E / ep));
   // with them, EPLB runs [doc-003], here eplb-solve's automatic policy. Cached per shape.
-  MeasuredImbalance at(const Layout& layout, std::int64_t gpus_per_node) const;
+  MeasuredImbalance at(const Layout& layout, std::int64_t nvlink_domain) const;  // a "node" is one NVLink domain
 
   const std::string& file() const { return log_.file; }
 

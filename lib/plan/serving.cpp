@@ -141,7 +141,8 @@ StepOptions role_step_options(const ServingContext& context, const Layout& layou
   step.weight_prefetch_bytes = static_cast<double>(context.scenario.memory.weight_prefetch_bytes);
   const double sampling = sampling_skew(context.model, layout, tokens_per_rank);
   if (context.measured_loads != nullptr) {
-    const MeasuredImbalance measured = context.measured_loads->at(layout, context.scenario.cluster.gpus_per_node);
+    const MeasuredImbalance measured =
+        context.measured_loads->at(layout, context.scenario.cluster.hardware.nvlink_domain);
     step.max_over_mean = measured.max_over_mean * sampling;
     step.cross_node_share = measured.cross_node_share;
   } else {

@@ -16,11 +16,17 @@ struct Hardware {
   double fp8_flops = 0;             // dense FLOP/s; parts without FP8 run it at the BF16 rate
   double fp4_flops = 0;             // dense FP4 FLOP/s; 0 where tensor cores take no 4-bit operands
   bool nvfp4 = false;               // the FP4 tensor cores take NVFP4's E4M3 block scales (Blackwell)
-  double intra_node_bandwidth = 0;  // bytes/s per GPU per direction (NVLink, HCCS)
-  double intra_node_latency = 0;    // s, one collective's floor inside a node
-  double inter_node_bandwidth = 0;  // bytes/s per GPU per direction (IB/RoCE)
+  double intra_node_bandwidth = 0;  // bytes/s per GPU per direction inside the NVLink domain (NVLink, xGMI, HCCS)
+  double intra_node_latency = 0;    // s, one collective's floor inside the NVLink domain
+  double inter_node_bandwidth = 0;  // bytes/s per GPU per direction beyond it (IB/RoCE)
   double inter_node_latency = 0;    // s
-  std::int64_t gpus_per_node = 8;
+  std::int64_t gpus_per_node = 8;   // GPUs in one host (a compute tray of an NVL72 rack holds 4)
+  // GPUs that reach each other over the scale-up fabric (xGMI on AMD, HCCS on Ascend): the node of an HGX
+  // or OAM platform, the whole rack of an NVL72. Collectives and dispatch inside it run at intra_node_*,
+  // beyond it at inter_node_*.
+  std::int64_t nvlink_domain = 8;
+  std::string collectives = "NCCL";  // the library the engines run collectives with: NCCL, RCCL or HCCL
+  bool cuda = true;                  // a CUDA device (what moeplan-calibrate-gpu can measure)
 };
 
 // Achievable fractions of the ceilings above, as a scenario tunes them for a device the datasheet

@@ -70,16 +70,31 @@ EfficiencyOverrides read_efficiency(const YamlView& view) {
   return efficiency;
 }
 
+// A preset whose NVLink domain is its node keeps the two equal when the scenario resizes the node; a
+// rack-scale domain stays. The domain holds whole nodes.
+void read_nvlink_domain(const YamlView& view, Cluster& cluster) {
+  Hardware& hardware = cluster.hardware;
+  const bool node_scoped = hardware.nvlink_domain == hardware.gpus_per_node;
+  const std::int64_t fallback = node_scoped ? cluster.gpus_per_node : hardware.nvlink_domain;
+  hardware.gpus_per_node = cluster.gpus_per_node;
+  hardware.nvlink_domain = view.integer_or("nvlink_domain", fallback, 1, kMaxGpus);
+  if (hardware.nvlink_domain % hardware.gpus_per_node != 0) {
+    throw InputError(view.file(), view.key_path("nvlink_domain"),
+                     fmt::format("a multiple of gpus_per_node ({}): a domain holds whole nodes, got {}",
+                                 hardware.gpus_per_node, hardware.nvlink_domain));
+  }
+}
+
 Cluster read_cluster(const YamlView& view) {
-  view.expect_only({"gpu", "nodes", "gpus_per_node", "memory_gib", "hbm_bandwidth_gb_s", "bf16_tflops", "fp8_tflops",
-                    "fp4_tflops", "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
-                    "inter_node_latency_us", "efficiency"});
+  view.expect_only({"gpu", "nodes", "gpus_per_node", "nvlink_domain", "memory_gib", "hbm_bandwidth_gb_s", "bf16_tflops",
+                    "fp8_tflops", "fp4_tflops", "intra_node_bandwidth_gb_s", "intra_node_latency_us",
+                    "inter_node_bandwidth_gb_s", "inter_node_latency_us", "efficiency"});
   Cluster cluster;
   cluster.hardware = hardware_preset(view.text("gpu"), view.file(), view.key_path("gpu"));
   read_hardware_overrides(view, cluster.hardware);
   cluster.nodes = view.integer_or("nodes", 1, 1, kMaxGpus);
   cluster.gpus_per_node = view.integer_or("gpus_per_node", cluster.hardware.gpus_per_node, 1, 1024);
-  cluster.hardware.gpus_per_node = cluster.gpus_per_node;
+  read_nvlink_domain(view, cluster);
   if (const auto efficiency = view.optional_child("efficiency")) cluster.efficiency = read_efficiency(*efficiency);
   return cluster;
 }
@@ -331,6 +346,11 @@ Scenario default_scenario(const std::string& gpu) {
   scenario.workload.concurrency = 64;
   scenario.workload.num_requests = 1000;
   return scenario;
+}
+
+Model served_model(Model model, const Scenario& scenario) {
+  model.kv_cache_dtype = scenario.memory.kv_cache_dtype.value_or(model.kv_cache_dtype);
+  return model;
 }
 
 }  // namespace moeplan

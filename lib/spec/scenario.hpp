@@ -8,6 +8,7 @@
 
 #include "spec/dtype.hpp"
 #include "spec/hardware.hpp"
+#include "spec/model.hpp"
 #include "spec/request_lengths.hpp"
 
 namespace moeplan {
@@ -121,5 +122,8 @@ Scenario load_scenario_yaml(const std::filesystem::path& file);
 
 // A scenario for commands run without one: one node of `gpu`, default settings.
 Scenario default_scenario(const std::string& gpu);
+
+// The model as the scenario serves it: its KV cache in the scenario's memory.kv_cache_dtype when set.
+Model served_model(Model model, const Scenario& scenario);
 
 }  // namespace moeplan

@@ -86,3 +86,8 @@ expect_failure(calibrate-live-report-is-out 2 "--report: expected a file other t
                calibrate --model ${models}/deepseek-v3.yaml --out ${calibrate_dir}/./live.json --report ${live})
 expect_failure(calibrate-live-missing-model 2 "no-such-model.yaml: expected an existing, readable file" ${live}
                calibrate --model ${bad}/no-such-model.yaml --out ${live})
+
+# calibrate measures CUDA GPUs only: an AMD or Ascend preset is refused by name before anything runs.
+expect_failure(calibrate-amd-gpu 2 "--gpu: expected a CUDA GPU: calibrate is CUDA-only" ${report}
+               calibrate --gpu MI300X --model ${models}/deepseek-v3.yaml --out ${calibrate_dir}/amd.json
+               --report ${report})

@@ -140,3 +140,24 @@ TEST_CASE("prefill scales with the token budget and the sequence length") {
   CHECK(model.prefill(layout, {16384, 1024, 0}, options).total > short_sequences.total);
   CHECK(short_sequences.total == approx(component_sum(short_sequences) - short_sequences.overlap_saved));
 }
+
+TEST_CASE("wide EP inside an NVL72 rack stays on NVLink; past the domain it pays the network") {
+  // EP 64 fits the rack's NVLink domain of 72 [gb200-nvl72-datasheet]: a slower network leaves the dispatch
+  // as it was. Confined to its tray of 4, the same EP group sends most rows over the network.
+  Hardware rack = hardware_preset("GB200-NVL72", "test", "hardware");
+  StepOptions options;
+  options.dispatch = DispatchMode::deepep_low_latency;
+  const Layout layout = layout_of(1, 64, 64);
+  const auto dispatch = [&](const Hardware& hardware) {
+    return StepModel(test::deepseek_v3(), hardware).decode(layout, {128, 2000}, options).dispatch_combine;
+  };
+  Hardware slow_network = rack;
+  slow_network.inter_node_bandwidth /= 10;
+  CHECK(dispatch(slow_network) == approx(dispatch(rack)));
+  Hardware trays = rack;
+  trays.nvlink_domain = 4;
+  Hardware trays_slow = slow_network;
+  trays_slow.nvlink_domain = 4;
+  CHECK(dispatch(trays) > dispatch(rack));
+  CHECK(dispatch(trays_slow) > dispatch(trays));
+}

@@ -169,3 +169,45 @@ TEST_CASE("the prefix cache and prefill padding are on unless memory says false,
   CHECK_THROWS_WITH_AS(memory_of("padding-bad.yaml", "{pad_prefill_across_dp: 2}"),
                        doctest::Contains("memory.pad_prefill_across_dp"), moeplan::InputError);
 }
+
+namespace {
+moeplan::Cluster cluster_of(const std::string& name, const std::string& cluster) {
+  const std::string path =
+      write_temporary(name, "schema_version: 1\nname: " + name + "\ncluster: " + cluster +
+                                "\nworkload: {input_tokens: 100, output_tokens: 100, concurrency: 4}\n");
+  return moeplan::load_scenario_yaml(path).cluster;
+}
+}  // namespace
+
+TEST_CASE("the NVLink domain is its own size: the rack on an NVL72, the node elsewhere") {
+  // [gb200-nvl72-datasheet]: 18 trays of 4 GPUs on one NVLink domain of 72.
+  const moeplan::Cluster rack = cluster_of("nvl72.yaml", "{gpu: GB200-NVL72, nodes: 18}");
+  CHECK(rack.gpus() == 72);
+  CHECK(rack.gpus_per_node == 4);
+  CHECK(rack.hardware.nvlink_domain == 72);
+  // An HGX node resized by the scenario keeps its domain equal to the node.
+  const moeplan::Cluster resized = cluster_of("h200-4.yaml", "{gpu: H200, gpus_per_node: 4}");
+  CHECK(resized.hardware.nvlink_domain == 4);
+  // A scenario may set the domain, to whole nodes only.
+  CHECK(cluster_of("nvl36.yaml", "{gpu: GB200-NVL72, nodes: 18, nvlink_domain: 36}").hardware.nvlink_domain == 36);
+  try {
+    cluster_of("nvl-bad.yaml", "{gpu: GB200-NVL72, nvlink_domain: 6}");
+    FAIL("expected an InputError");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "cluster.nvlink_domain");
+  }
+}
+
+TEST_CASE("a scenario's KV-cache dtype is the one the served model computes with") {
+  const std::string path = write_temporary("kv-fp8.yaml", R"(schema_version: 1
+name: kv-fp8
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {kv_cache_dtype: fp8_e4m3}
+)");
+  const moeplan::Scenario scenario = moeplan::load_scenario_yaml(path);
+  moeplan::Model model;
+  model.kv_cache_dtype = moeplan::DType::bf16;
+  CHECK(moeplan::served_model(model, scenario).kv_cache_dtype == moeplan::DType::fp8_e4m3);
+  CHECK(moeplan::served_model(model, moeplan::default_scenario("H200")).kv_cache_dtype == moeplan::DType::bf16);
+}
