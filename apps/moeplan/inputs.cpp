@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
@@ -32,6 +33,8 @@ void add_model_options(CLI::App& command, ModelInput& input) {
 
 void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required) {
   auto* scenario = command.add_option("--scenario", input.scenario_file, "scenario YAML (see scenarios/)");
+  command.add_option("--kv-cache-dtype", input.kv_cache_dtype,
+                     "KV-cache format (bf16, fp16, fp32, fp8_e4m3 or fp8), over the scenario's and the model's");
   if (required) {
     scenario->required();
     return;
@@ -50,8 +53,15 @@ Model load_model(const ModelInput& input) {
 }
 
 Scenario load_scenario(const ScenarioInput& input) {
-  if (!input.scenario_file.empty()) return load_scenario_yaml(input.scenario_file);
-  return default_scenario(input.gpu);
+  Scenario scenario =
+      input.scenario_file.empty() ? default_scenario(input.gpu) : load_scenario_yaml(input.scenario_file);
+  if (input.kv_cache_dtype.empty()) return scenario;
+  try {
+    scenario.memory.kv_cache_dtype = parse_kv_cache_dtype(input.kv_cache_dtype);
+  } catch (const std::invalid_argument& error) {
+    throw InputError("command line", "--kv-cache-dtype", error.what());
+  }
+  return scenario;
 }
 
 void write_json_output(const std::string& path, const nlohmann::json& json) {

@@ -18,6 +18,7 @@ struct ModelInput {
 struct ScenarioInput {
   std::string scenario_file;
   std::string gpu = "H200";
+  std::string kv_cache_dtype;  // overrides the scenario's memory.kv_cache_dtype when given
 };
 
 // A real number in [minimum, maximum]: CLI::Range and CLI::PositiveNumber let NaN through, since

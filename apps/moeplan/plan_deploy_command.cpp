@@ -88,8 +88,9 @@ std::string closest_rejections(SearchResult result) {
 }
 
 void run(const PlanOptions& options) {
-  const Model model = load_model(options.model);
+  const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  const Model model = served_model(loaded, scenario);
   const StepModel steps = step_model(options, model, scenario);
   const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
   if (!options.explain.empty()) {

@@ -71,8 +71,9 @@ sim::SimulationResult simulate(const ServingContext& context, const SimulateOpti
 }
 
 void run(const SimulateOptions& options) {
-  const Model model = load_model(options.model);
+  const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  const Model model = served_model(loaded, scenario);
   const StepModel steps(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const sim::SimulationResult result = simulate(context, options);

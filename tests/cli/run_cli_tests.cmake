@@ -51,6 +51,17 @@ string(JSON kv_bytes GET "${memory_json}" kv_bytes_per_token)
 if(NOT kv_bytes EQUAL 192512)
   message(FATAL_ERROR "memory-qwen: kv_bytes_per_token = ${kv_bytes}, expected 192512")
 endif()
+# --kv-cache-dtype overrides the scenario's: FP8 halves the 94 x 2 x 4 x 128 x 2 bytes above.
+expect_success(memory-qwen-fp8-kv "KV capacity" memory --model ${models}/qwen3-235b-a22b.yaml
+               --layout dp=16,tp=1,otp=4,ep=16 --scenario ${scenarios}/qwen3-235b-rl-910b.yaml --kv-cache-dtype fp8
+               --json ${json})
+file(READ ${json} memory_json)
+string(JSON kv_bytes GET "${memory_json}" kv_bytes_per_token)
+if(NOT kv_bytes EQUAL 96256)
+  message(FATAL_ERROR "memory-qwen-fp8-kv: kv_bytes_per_token = ${kv_bytes}, expected 96256")
+endif()
+expect_failure(memory-kv-nvfp4 2 "--kv-cache-dtype: expected one of bf16, fp16, fp32, fp8_e4m3" ${json}
+               memory --model ${models}/qwen3-235b-a22b.yaml --layout tp=8 --kv-cache-dtype nvfp4 --json ${json})
 
 set(plan ${WORK_DIR}/plan.json)
 # A scenario's tuned efficiencies are what the estimates rest on, and the output says so.
