@@ -162,6 +162,12 @@ void read_dense_layers(const ConfigView& config, Model& model) {
   if (model.dense_layers > 0) model.dense_intermediate_size = config.integer("intermediate_size");
 }
 
+// Every linear layer's weights (attention, dense and expert MLPs) in `dtype`; router, embedding and head unchanged.
+void set_linear_weights(Model& model, DType dtype) {
+  model.weights.attention = model.weights.dense_ffn = dtype;
+  model.weights.experts = model.weights.shared_experts = dtype;
+}
+
 // [compressed-tensors-int4]: Kimi-K2-Thinking's pack-quantized W4A16, symmetric INT4 in groups along the
 // input dimension; its ignore list keeps attention, the shared and dense MLPs and the head in BF16.
 void read_compressed_tensors(const ConfigView& quantization, Model& model) {
@@ -186,12 +192,15 @@ void read_quantization(const ConfigView& config, Model& model) {
   const ConfigView quantization = config.object("quantization_config");
   const std::string method = quantization.text_or("quant_method", "");
   if (method == "fp8") {
-    model.weights.attention = model.weights.dense_ffn = DType::fp8_e4m3;
-    model.weights.experts = model.weights.shared_experts = DType::fp8_e4m3;
-    if (quantization.has("weight_block_size")) {
+    // vLLM's Fp8Config: block scales with weight_block_size, one scale per tensor without [fp8-per-tensor].
+    const bool blocks = quantization.has("weight_block_size");
+    set_linear_weights(model, blocks ? DType::fp8_e4m3 : DType::fp8_per_tensor);
+    if (blocks) {
       const std::vector<std::int64_t> block = quantization.integers("weight_block_size", 2);
       model.weights.block = {block[0], block[1]};
     }
+  } else if (method == "modelopt" && quantization.text_or("quant_algo", "") == "FP8") {
+    set_linear_weights(model, DType::fp8_per_tensor);  // modelopt FP8: per-tensor weight and input scales
   } else if (method == "mxfp4") {
     model.weights.experts = DType::mxfp4;  // gpt-oss: everything else stays bf16 (modules_to_not_convert)
   } else if (method == "compressed-tensors") {
@@ -201,7 +210,7 @@ void read_quantization(const ConfigView& config, Model& model) {
     model.weights.dense_ffn = model.weights.experts = model.weights.shared_experts = DType::nvfp4;
   } else {
     throw InputError(config.file(), quantization.key_path("quant_method"),
-                     "fp8, mxfp4, compressed-tensors (int4 group) or modelopt (NVFP4), got '" + method + "'");
+                     "fp8, mxfp4, compressed-tensors (int4 group) or modelopt (NVFP4 or FP8), got '" + method + "'");
   }
 }
 

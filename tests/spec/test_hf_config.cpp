@@ -134,3 +134,18 @@ TEST_CASE("a compressed-tensors config that is not 4-bit integer groups names it
     CHECK(error.key() == "quantization_config.config_groups.group_0.weights.num_bits");
   }
 }
+
+TEST_CASE("FP8 without weight blocks, and modelopt FP8, keep one scale per tensor") {
+  // vLLM's Fp8Config reads a missing weight_block_size as per-tensor scales [fp8-per-tensor].
+  const moeplan::Model dynamic =
+      with_quantization("mixtral-8x7b", {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}});
+  CHECK(dynamic.weights.experts == moeplan::DType::fp8_per_tensor);
+  CHECK(dynamic.weights.attention == moeplan::DType::fp8_per_tensor);
+  const moeplan::Model modelopt =
+      with_quantization("mixtral-8x7b", {{"quant_method", "modelopt"}, {"quant_algo", "FP8"}});
+  CHECK(modelopt.weights.experts == moeplan::DType::fp8_per_tensor);
+  CHECK(modelopt.weights.router == moeplan::DType::bf16);
+  const moeplan::Model blocked =
+      with_quantization("deepseek-v3", {{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}});
+  CHECK(blocked.weights.experts == moeplan::DType::fp8_e4m3);
+}
