@@ -29,6 +29,10 @@ std::string render(const Model& model, const Scenario& scenario, const MemoryPla
   std::string text = fmt::format("{} on {} ({} GiB), layout {}, memory utilisation {:.2f}\n\n", model.name,
                                  scenario.cluster.hardware.name, gib(plan.device_bytes), layout_label(plan.layout),
                                  scenario.memory.utilization);
+  if (plan.layout.pp > 1) {
+    text += fmt::format("pipeline stage {} of {}, the one leaving the fewest KV tokens\n\n", plan.pipeline_stage,
+                        plan.layout.pp);
+  }
   Table table({"per rank", "GiB", "share of usable"});
   for (const Component component : kAllComponents) {
     table.add_row({"weights: " + component_name(component), gib(plan.weights[component]),

@@ -13,7 +13,8 @@ namespace {
 std::string milliseconds(double seconds) { return fmt::format("{:.2f}", seconds * 1e3); }
 
 std::string options_label(const RoleOptions& options) {
-  return dispatch_mode_name(options.dispatch) + (options.two_batch_overlap ? "+tbo" : "");
+  return dispatch_mode_name(options.dispatch) + (options.two_batch_overlap ? "+tbo" : "") +
+         (options.speculative ? "+spec" : "");
 }
 
 std::string split_label(const StepBreakdown& step) {
@@ -34,6 +35,14 @@ std::string serving_text(const ServingEstimate& estimate) {
         milliseconds(step.total), milliseconds(step.attention), milliseconds(step.moe_compute),
         milliseconds(step.dispatch_combine), milliseconds(step.otp_comm), milliseconds(step.tp_comm),
         milliseconds(step.other), milliseconds(step.overlap_saved));
+    if (step.pipeline_bubble + step.pipeline_transfer > 0) {
+      text += fmt::format("      plus the pipeline bubble {} ms and the stage-to-stage transfers {} ms\n",
+                          milliseconds(step.pipeline_bubble), milliseconds(step.pipeline_transfer));
+    }
+    if (step.draft > 0) {
+      text += fmt::format("      plus the draft's passes {} ms; {:.2f} tokens per sequence and step\n",
+                          milliseconds(step.draft), estimate.tokens_per_step);
+    }
     text += fmt::format("      TPOT {} ms, {:.1f} tokens/s per user, {:.1f} output tokens/s per GPU\n",
                         milliseconds(estimate.tpot), estimate.tokens_per_user, estimate.output_tokens_per_gpu);
     if (estimate.load_batch > 0) {
@@ -75,7 +84,7 @@ std::string aggregated_table(const std::vector<Candidate>& candidates, std::size
     const Candidate& candidate = candidates[index];
     const ServingEstimate& serving = candidate.serving;
     table.add_row({fmt::format("{}{}", index + 1, candidate.pareto ? "*" : ""), layout_label(candidate.layout),
-                   std::to_string(candidate.layout.world()), options_label(serving.options),
+                   std::to_string(candidate.layout.gpus()), options_label(serving.options),
                    std::to_string(serving.batch), serving.batch_limit, milliseconds(serving.tpot),
                    milliseconds(serving.ttft), fmt::format("{:.0f}", serving.output_tokens_per_gpu),
                    fmt::format("{:.1f}", serving.tokens_per_user), split_label(serving.decode),
@@ -102,10 +111,30 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
   return table.render();
 }
 
+// The decoding roles again with the scenario's draft, whose weights and KV change the memory.
+std::string speculative_text(const ServingContext& context, const Layout& layout) {
+  const Scenario& scenario = context.scenario;
+  const Speculative& speculative = *scenario.speculative;
+  const MemoryPlan memory = plan_memory(context.model, layout, scenario.cluster.hardware, scenario.memory,
+                                        scenario.workload.longest_request(), speculative.draft(context.model));
+  std::string text = fmt::format(
+      "  with the {} draft ({} drafted, {:.2f} accepted tokens per step): draft weights {} GiB, KV {} tokens\n",
+      speculative_method_name(speculative.method), speculative.draft_tokens, speculative.accepted_tokens(),
+      gib(memory.weights.draft), memory.max_kv_tokens);
+  if (!memory.fits) return text + "    rejected: memory: weights and overheads exceed the usable memory\n";
+  for (const Role role : {Role::aggregated, Role::decode}) {
+    for (RoleOptions options : role_options(layout, role, scenario.search)) {
+      options.speculative = true;
+      text += serving_text(estimate_serving(context, layout, memory, options));
+    }
+  }
+  return text;
+}
+
 std::string explain_layout(const Model& model, const Scenario& scenario, const StepModel& steps,
                            const ExpertLoadImbalance* measured_loads, const Layout& layout) {
   std::string text = fmt::format("layout {} for {} on {} ({} GPUs)\n", layout_label(layout), model.name,
-                                 scenario.cluster.hardware.name, layout.world());
+                                 scenario.cluster.hardware.name, layout.gpus());
   try {
     validate_layout(layout, model, "--explain");
   } catch (const InputError& error) {
@@ -125,6 +154,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
       text += serving_text(estimate_serving(context, layout, memory, options));
     }
   }
+  if (scenario.speculative && layout.pp == 1) text += speculative_text(context, layout);
   if (layout.otp > 1 || layout.qkvtp > 1) {
     text += "  OTP schemes [doc-004]:\n" + otp_text(steps, layout, 8) + otp_text(steps, layout, 48);
   }

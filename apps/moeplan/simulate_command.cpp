@@ -59,14 +59,13 @@ sim::SimulationResult simulate(const ServingContext& context, const SimulateOpti
   settings.seed = static_cast<std::uint64_t>(options.seed);
   if (options.prefill_layout.empty()) {
     const sim::PoolSpec pool = pool_spec(context, options.layout, "--layout", Role::aggregated, 1);
-    check_cluster(context.scenario, pool.layout.world());
+    check_cluster(context.scenario, pool.layout.gpus());
     return sim::simulate_aggregated(context, pool, settings);
   }
   const sim::PoolSpec prefill =
       pool_spec(context, options.prefill_layout, "--prefill-layout", Role::prefill, options.prefill_instances);
   const sim::PoolSpec decode = pool_spec(context, options.layout, "--layout", Role::decode, options.decode_instances);
-  check_cluster(context.scenario,
-                prefill.layout.world() * prefill.instances + decode.layout.world() * decode.instances);
+  check_cluster(context.scenario, prefill.layout.gpus() * prefill.instances + decode.layout.gpus() * decode.instances);
   return sim::simulate_disaggregated(context, prefill, decode, settings);
 }
 

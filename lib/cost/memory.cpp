@@ -1,6 +1,7 @@
 #include "cost/memory.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "spec/dtype.hpp"
 
@@ -52,6 +53,21 @@ std::int64_t copies_per_rank(const WeightTensor& tensor, const Model& model, con
   return 1;
 }
 
+// Copies of `tensor` that `stage` carries: its scope's layers inside the stage; the embedding on the first stage,
+// the final norm and the LM head on the last, where a tied head keeps its own copy of the embedding
+// (vLLM builds embed_tokens on the last stage too when tie_word_embeddings [vllm-pp-indices]).
+std::int64_t stage_scope_layers(const Model& model, const WeightTensor& tensor, const PipelineStage& stage) {
+  switch (tensor.scope) {
+    case LayerScope::every_layer: return stage.layers;
+    case LayerScope::dense_layers: return stage.dense_layers(model.dense_layers);
+    case LayerScope::moe_layers: return stage.moe_layers(model.dense_layers);
+    case LayerScope::once:
+      if (tensor.component != Component::embedding) return stage.last ? 1 : 0;
+      return stage.first || (model.tie_embeddings && stage.last) ? 1 : 0;
+  }
+  return 0;
+}
+
 std::uint64_t activation_workspace(const Model& model, const Layout& layout, const MemorySettings& settings) {
   const auto tokens = static_cast<std::uint64_t>(settings.activation_tokens);
   const auto hidden = static_cast<std::uint64_t>(model.hidden_size);
@@ -76,9 +92,9 @@ std::uint64_t activation_workspace(const Model& model, const Layout& layout, con
 }
 
 std::uint64_t communication_buffers(const Model& model, const Layout& layout, const MemorySettings& settings) {
-  if (layout.world() == 1) return 0;
+  if (layout.gpus() == 1) return 0;
   // [sglang-server-args]: SGLang reserves tp*pp/8 GiB for communicators.
-  std::uint64_t bytes = static_cast<std::uint64_t>(layout.world()) * kGiB / 8;
+  std::uint64_t bytes = static_cast<std::uint64_t>(layout.gpus()) * kGiB / 8;
   if (layout.ep > 1) {
     // All-to-all send and receive buffers for one step's dispatched tokens (bf16, top-k copies each).
     bytes += 2 * static_cast<std::uint64_t>(settings.activation_tokens) *
@@ -91,20 +107,39 @@ std::uint64_t communication_buffers(const Model& model, const Layout& layout, co
 }  // namespace
 
 std::uint64_t WeightBytes::total() const {
-  std::uint64_t sum = 0;
+  std::uint64_t sum = draft;
   for (const std::uint64_t bytes : by_component) sum += bytes;
   return sum;
 }
 
-WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout) {
+WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout, const PipelineStage& stage) {
   WeightBytes weights;
   for (const WeightTensor& tensor : weight_tensors(model)) {
     const LocalShape shape = local_shape(tensor, layout);
     const std::uint64_t one = matrix_bytes(tensor.dtype, shape.rows, shape.cols, model.weights.block);
-    weights[tensor.component] += one * static_cast<std::uint64_t>(scope_layers(model, tensor.scope)) *
+    weights[tensor.component] += one * static_cast<std::uint64_t>(stage_scope_layers(model, tensor, stage)) *
                                  static_cast<std::uint64_t>(copies_per_rank(tensor, model, layout));
   }
   return weights;
+}
+
+WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout) {
+  return weight_bytes_per_rank(model, layout, PipelineStage{0, 0, model.num_layers, true, true});
+}
+
+std::uint64_t draft_weight_bytes(const Model& model, const Layout& layout, const DraftShape& draft) {
+  if (!draft.present()) return 0;
+  // Layers past the model's last are MoE layers with neither embedding nor head: the draft's layers alone.
+  const WeightBytes layers =
+      weight_bytes_per_rank(model, layout, PipelineStage{0, model.num_layers, draft.layers, false, false});
+  std::uint64_t bytes = layers.total();
+  const auto hidden = static_cast<std::uint64_t>(model.hidden_size);
+  if (draft.dense_intermediate > 0) {
+    bytes -= layers[Component::routed_experts] + layers[Component::shared_experts] + layers[Component::router];
+    const auto width = static_cast<std::uint64_t>(draft.dense_intermediate / layout.dense_tp_size());
+    bytes += static_cast<std::uint64_t>(draft.layers) * 3 * hidden * width * 2;
+  }
+  return bytes + static_cast<std::uint64_t>(draft.fusion_inputs) * hidden * hidden * 2;
 }
 
 Overheads estimate_overheads(const Model& model, const Layout& layout, const MemorySettings& settings) {
@@ -116,16 +151,43 @@ Overheads estimate_overheads(const Model& model, const Layout& layout, const Mem
   return overheads;
 }
 
-MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
-                       const MemorySettings& settings, std::int64_t context_length) {
+namespace {
+
+// The KV cache of the stage's layers: the whole model's, in proportion to the layers the stage holds.
+KvCacheShape stage_kv_cache(const KvCacheShape& whole, const Model& model, const PipelineStage& stage) {
+  KvCacheShape shape = whole;
+  const auto layers = static_cast<std::uint64_t>(stage.layers);
+  const auto all_layers = static_cast<std::uint64_t>(model.num_layers);
+  shape.bytes_per_token = whole.bytes_per_token * layers / all_layers;
+  shape.bytes_per_sequence = whole.bytes_per_sequence * layers / all_layers;
+  return shape;
+}
+
+// Whether `candidate` binds the engine's KV pool before `binding` does.
+bool binds_before(const MemoryPlan& candidate, const MemoryPlan& binding) {
+  if (candidate.fits != binding.fits) return !candidate.fits;
+  return candidate.max_kv_tokens < binding.max_kv_tokens;
+}
+
+MemoryPlan plan_stage_memory(const Model& model, const Layout& layout, const PipelineStage& stage,
+                             const Hardware& hardware, const MemorySettings& settings, std::int64_t context_length,
+                             const DraftShape& draft) {
   MemoryPlan plan;
   plan.layout = layout;
+  plan.pipeline_stage = stage.index;
   plan.device_bytes = hardware.memory_bytes;
   plan.usable_bytes = static_cast<std::uint64_t>(static_cast<double>(hardware.memory_bytes) * settings.utilization);
-  plan.weights = weight_bytes_per_rank(model, layout);
+  plan.weights = weight_bytes_per_rank(model, layout, stage);
   plan.overheads = estimate_overheads(model, layout, settings);
   plan.context_length = context_length;
-  plan.kv = kv_cache_per_rank(model, layout, settings.kv_cache_dtype.value_or(model.kv_cache_dtype), context_length);
+  const DType kv_dtype = settings.kv_cache_dtype.value_or(model.kv_cache_dtype);
+  const KvCacheShape whole = kv_cache_per_rank(model, layout, kv_dtype, context_length);
+  plan.kv = stage_kv_cache(whole, model, stage);
+  if (stage.last && draft.present()) {
+    // The draft's layers keep their own cache of every token, in the model's attention shape.
+    plan.weights.draft = draft_weight_bytes(model, layout, draft);
+    plan.kv.bytes_per_token += stage_kv_cache(whole, model, {0, 0, draft.layers, false, true}).bytes_per_token;
+  }
   const std::uint64_t committed = plan.weights.total() + plan.overheads.total();
   plan.fits = committed < plan.usable_bytes;
   if (!plan.fits) return plan;
@@ -140,9 +202,22 @@ MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware&
   return plan;
 }
 
+}  // namespace
+
+MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
+                       const MemorySettings& settings, std::int64_t context_length, const DraftShape& draft) {
+  std::optional<MemoryPlan> binding;
+  for (const PipelineStage& stage : pipeline_stages(model, layout)) {
+    const MemoryPlan plan = plan_stage_memory(model, layout, stage, hardware, settings, context_length, draft);
+    if (!binding || binds_before(plan, *binding)) binding = plan;
+  }
+  return *binding;
+}
+
 nlohmann::json memory_json(const MemoryPlan& plan) {
   nlohmann::json weights = nlohmann::json::object();
   for (const Component component : kAllComponents) weights[component_name(component)] = plan.weights[component];
+  if (plan.weights.draft > 0) weights["draft"] = plan.weights.draft;
   return {{"layout", layout_json(plan.layout)},
           {"per_rank_bytes",
            {{"weights", weights},
@@ -156,6 +231,7 @@ nlohmann::json memory_json(const MemoryPlan& plan) {
           {"device_bytes", plan.device_bytes},
           {"usable_bytes", plan.usable_bytes},
           {"fits", plan.fits},
+          {"pipeline_stage", plan.pipeline_stage},
           {"kv_bytes_per_token", plan.kv.bytes_per_token},
           {"kv_bytes_per_sequence_fixed", plan.kv.bytes_per_sequence},
           {"max_kv_tokens", plan.max_kv_tokens},

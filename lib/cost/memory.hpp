@@ -9,12 +9,14 @@
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
+#include "spec/speculative.hpp"
 #include "spec/weight_tensors.hpp"
 
 namespace moeplan {
 
 struct WeightBytes {
   std::array<std::uint64_t, std::size(kAllComponents)> by_component{};
+  std::uint64_t draft = 0;  // a speculative draft's own layers (MTP modules or an EAGLE head), on the last stage
 
   std::uint64_t& operator[](Component component) { return by_component[static_cast<std::size_t>(component)]; }
   std::uint64_t operator[](Component component) const { return by_component[static_cast<std::size_t>(component)]; }
@@ -32,6 +34,7 @@ struct Overheads {
 
 struct MemoryPlan {
   Layout layout;
+  std::int64_t pipeline_stage = 0;  // the stage described here: the one leaving the fewest KV tokens
   std::uint64_t device_bytes = 0;
   std::uint64_t usable_bytes = 0;  // device_bytes x utilization
   WeightBytes weights;
@@ -46,11 +49,21 @@ struct MemoryPlan {
   std::uint64_t total() const { return weights.total() + overheads.total() + kv_cache_bytes; }
 };
 
+// Weights one rank of `stage` holds; without a stage, those of the whole model (pp = 1).
+WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout, const PipelineStage& stage);
 WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout);
+// Bytes one rank holds for a speculative draft: its decoder layers (each one of the model's MoE layers for
+// MTP, or the model's attention and a bf16 SwiGLU of the draft's width for EAGLE), split as the model's
+// are, and its bf16 fusion projection [inputs x hidden -> hidden], replicated. The embedding and the LM head
+// are the model's own.
+std::uint64_t draft_weight_bytes(const Model& model, const Layout& layout, const DraftShape& draft);
 Overheads estimate_overheads(const Model& model, const Layout& layout, const MemorySettings& settings);
 
+// With pipeline stages, every stage is planned and the one that leaves the fewest KV tokens (or does not fit)
+// is returned: the engine sizes one KV pool for all stages from the tightest.
+// A present `draft` adds its weights and the KV of its layers (the model's attention shape) to the last stage.
 MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware& hardware,
-                       const MemorySettings& settings, std::int64_t context_length);
+                       const MemorySettings& settings, std::int64_t context_length, const DraftShape& draft = {});
 
 // The memory JSON of docs/formats.md: per_rank_bytes {weights {component: n}, weights_total, kv_cache,
 // overheads {...}, total}, kv_bytes_per_token, max_kv_tokens.

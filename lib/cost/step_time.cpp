@@ -87,6 +87,7 @@ std::vector<OtpDecision> StepModel::otp_decisions(const Layout& layout, double t
 double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
   const Attention& attention = model_.attention;
   const std::int64_t heads = attention.num_heads / layout.tp;
+  const auto queries = static_cast<std::int64_t>(pass.length);  // decode: 1, or 1 + k drafted tokens
   const DType kv = model_.kv_cache_dtype;
   double context = pass.context;
   if (attention.sliding_layers > 0 && attention.sliding_window > 0) {
@@ -99,14 +100,16 @@ double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
       return compute_.prefill_attention(pass.sequences, pass.length, context, heads,
                                         attention.qk_nope_head_dim + attention.qk_rope_head_dim, attention.v_head_dim);
     }
-    return compute_.mla_decode(pass.sequences, context, heads, attention.kv_lora_rank, attention.qk_rope_head_dim, kv);
+    // Speculative verification: each sequence's 1 + k query tokens read its cache once, as more query heads.
+    return compute_.mla_decode(pass.sequences, context, heads * queries, attention.kv_lora_rank,
+                               attention.qk_rope_head_dim, kv);
   }
   if (pass.prefill) {
     return compute_.prefill_attention(pass.sequences, pass.length, context, heads, attention.head_dim,
                                       attention.head_dim);
   }
   const std::int64_t kv_heads = std::max<std::int64_t>(1, attention.num_kv_heads / layout.tp);
-  return compute_.gqa_decode(pass.sequences, context, heads, kv_heads, attention.head_dim, kv);
+  return compute_.gqa_decode(pass.sequences, context, heads * queries, kv_heads, attention.head_dim, kv);
 }
 
 StepModel::LayerCost StepModel::attention_layer(const Layout& layout, const Pass& pass) const {
@@ -155,18 +158,22 @@ double StepModel::dense_tp_comm(const Layout& layout, double tokens) const {
          collectives_.time(Collective::reduce_scatter, group(dense_tp), bytes);
 }
 
-StepModel::LayerCost StepModel::dense_layer(const Layout& layout, const Pass& pass) const {
+StepModel::LayerCost StepModel::swiglu_layer(const Layout& layout, const Pass& pass, std::int64_t intermediate,
+                                             DType dtype) const {
   LayerCost cost;
   const std::int64_t dense_tp = layout.dense_tp_size();
   const double tokens = pass.tokens * static_cast<double>(dense_tp) / static_cast<double>(layout.tp);
-  const std::int64_t inter = model_.dense_intermediate_size / dense_tp;
-  const DType dtype = model_.weights.dense_ffn;
+  const std::int64_t inter = intermediate / dense_tp;
   const BlockShape block = model_.weights.block;
   cost.other += compute_.gemm(tokens, 2 * inter, model_.hidden_size, dtype, block) +
                 compute_.elementwise(tokens * 3.0 * static_cast<double>(inter) * kActivationBytes) +
                 compute_.gemm(tokens, model_.hidden_size, inter, dtype, block);
   cost.tp_comm += dense_tp_comm(layout, pass.tokens);
   return cost;
+}
+
+StepModel::LayerCost StepModel::dense_layer(const Layout& layout, const Pass& pass) const {
+  return swiglu_layer(layout, pass, model_.dense_intermediate_size, model_.weights.dense_ffn);
 }
 
 ExpertLoad StepModel::expert_load(const Layout& layout, double global_tokens, const StepOptions& options) const {
@@ -250,37 +257,47 @@ StepModel::LayerCost StepModel::moe_layer(const Layout& layout, const Pass& pass
   return cost;
 }
 
-StepModel::LayerCost StepModel::once_per_step(const Layout& layout, const Pass& pass) const {
+StepModel::LayerCost StepModel::embedding(const Layout& layout, const Pass& pass) const {
   LayerCost cost;
   const std::int64_t head_tp = layout.lm_head_tp_size();
   const double share = static_cast<double>(head_tp) / static_cast<double>(layout.tp);
-  const auto vocab = static_cast<double>(model_.vocab_size);
   const double hidden_bytes = pass.tokens * share * static_cast<double>(model_.hidden_size) * kActivationBytes;
   // Embedding lookup (a gather) and, vocabulary-parallel, the all-reduce that assembles its rows.
   cost.other += compute_.elementwise(2.0 * hidden_bytes);
   cost.tp_comm += collectives_.time(Collective::all_reduce, group(head_tp), hidden_bytes);
-  // LM head on the last token of each sequence; vocabulary-parallel logits are all-gathered.
-  const double rows = pass.sequences * share;
+  return cost;
+}
+
+StepModel::LayerCost StepModel::lm_head(const Layout& layout, const Pass& pass) const {
+  LayerCost cost;
+  const std::int64_t head_tp = layout.lm_head_tp_size();
+  const double share = static_cast<double>(head_tp) / static_cast<double>(layout.tp);
+  const auto vocab = static_cast<double>(model_.vocab_size);
+  // LM head on the last token of each sequence (on all 1 + k when verifying drafted tokens); vocabulary-parallel
+  // logits are all-gathered.
+  const double rows = (pass.prefill ? pass.sequences : pass.tokens) * share;
   cost.other += compute_.gemm(rows, model_.vocab_size / head_tp, model_.hidden_size, model_.weights.lm_head,
                               model_.weights.block);
   cost.tp_comm += collectives_.time(Collective::all_gather, group(head_tp), rows * vocab * kActivationBytes);
   return cost;
 }
 
-StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options,
+                                    const PipelineStage& stage) const {
   const LayerCost attention = attention_layer(layout, pass);
   LayerCost moe_layer_cost = moe_layer(layout, pass, options, attention.attention);
   moe_layer_cost.add(attention, 1.0);
   LayerCost dense_layer_cost = dense_layer(layout, pass);
   dense_layer_cost.add(attention, 1.0);
 
-  const auto moe_layers = static_cast<double>(model_.moe_layers());
-  const auto dense_layers = static_cast<double>(model_.dense_layers);
+  const auto moe_layers = static_cast<double>(stage.moe_layers(model_.dense_layers));
+  const auto dense_layers = static_cast<double>(stage.dense_layers(model_.dense_layers));
   const double copies = options.two_batch_overlap ? 2.0 : 1.0;
   LayerCost all;
   all.add(moe_layer_cost, moe_layers * copies);
   all.add(dense_layer_cost, dense_layers * copies);
-  all.add(once_per_step(layout, pass), copies);
+  if (stage.first) all.add(embedding(layout, pass), copies);
+  if (stage.last) all.add(lm_head(layout, pass), copies);
 
   double overlapped = 0;
   if (options.two_batch_overlap) {
@@ -291,7 +308,7 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
       const double communication = 2.0 * layer.communication();
       return compute + communication - std::max(compute, communication);
     };
-    const LayerCost& first = model_.dense_layers > 0 ? dense_layer_cost : moe_layer_cost;
+    const LayerCost& first = dense_layers > 0 ? dense_layer_cost : moe_layer_cost;
     overlapped = moe_layers * hidden_by_overlap(moe_layer_cost) + dense_layers * hidden_by_overlap(dense_layer_cost) -
                  std::min(first.compute(), first.communication());
   }
@@ -309,22 +326,94 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
   return step;
 }
 
-StepBreakdown StepModel::run(const Layout& layout, const Pass& pass, const StepOptions& options) const {
-  if (!options.two_batch_overlap) return sum_layers(layout, pass, options);
+StepBreakdown StepModel::run_stage(const Layout& layout, const Pass& pass, const StepOptions& options,
+                                   const PipelineStage& stage) const {
+  if (!options.two_batch_overlap) return sum_layers(layout, pass, options, stage);
   // [doc-003]: each micro-batch carries half the sequences (and half the activation memory).
   Pass half = pass;
   half.tokens /= 2.0;
   half.sequences /= 2.0;
-  return sum_layers(layout, half, options);
+  return sum_layers(layout, half, options, stage);
 }
 
+// Seconds to send one DP rank's `tokens` of activations across every stage boundary, in pipeline order: the
+// hidden states and the residual, bf16 ([vllm-pp-indices]: IntermediateTensors {hidden_states, residual}),
+// from each rank to the same rank of the next stage, over NVLink when both stages share an NVLink domain.
+double StepModel::stage_transfer(const Layout& layout, double tokens) const {
+  const double bytes = 2.0 * tokens * static_cast<double>(model_.hidden_size) * kActivationBytes;
+  const std::int64_t domain = collectives_.hardware().nvlink_domain;
+  double seconds = 0;
+  for (std::int64_t boundary = 1; boundary < layout.pp; ++boundary) {
+    const bool same_domain = (boundary * layout.world()) % domain != 0 && layout.world() < domain;
+    seconds += collectives_.time(Collective::point_to_point, Group{2, same_domain ? 2 : 1}, bytes);
+  }
+  return seconds;
+}
+
+// pp stages and m micro-batches: the slowest stage runs m slots of one micro-batch each, and the pipeline
+// fills and drains in pp - 1 more, so the step takes (m + pp - 1) slots plus the transfers between stages
+// (GPipe's bubble, (pp - 1) / (m + pp - 1) of the step); with the slot linear in tokens this is
+// (m + pp - 1) / m x the stage time of the whole batch.
+StepBreakdown StepModel::pipeline(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+  const auto micro_batches = static_cast<double>(options.micro_batches > 0 ? options.micro_batches : layout.pp);
+  Pass micro = pass;
+  micro.tokens /= micro_batches;
+  micro.sequences /= micro_batches;
+  StepBreakdown slot;
+  for (const PipelineStage& stage : pipeline_stages(model_, layout)) {
+    const StepBreakdown stage_slot = run_stage(layout, micro, options, stage);
+    if (stage_slot.total > slot.total) slot = stage_slot;
+  }
+  StepBreakdown step;
+  for (auto field : {&StepBreakdown::attention, &StepBreakdown::moe_compute, &StepBreakdown::dispatch_combine,
+                     &StepBreakdown::otp_comm, &StepBreakdown::tp_comm, &StepBreakdown::other,
+                     &StepBreakdown::overlap_saved, &StepBreakdown::routed_experts}) {
+    step.*field = slot.*field * micro_batches;
+  }
+  step.pipeline_bubble = static_cast<double>(layout.pp - 1) * slot.total;
+  step.pipeline_transfer = stage_transfer(layout, micro.tokens);
+  step.total = slot.total * micro_batches + step.pipeline_bubble + step.pipeline_transfer;
+  return step;
+}
+
+StepBreakdown StepModel::run(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+  if (layout.pp > 1) return pipeline(layout, pass, options);
+  return run_stage(layout, pass, options, PipelineStage{0, 0, model_.num_layers, true, true});
+}
+
+// One draft pass over one token per sequence: its layers (the model's attention and one of its MoE layers for
+// MTP, or a bf16 SwiGLU of the draft's width for EAGLE), the bf16 fusion projection and the LM head.
+double StepModel::draft_pass(const Layout& layout, const Pass& pass, const StepOptions& options) const {
+  const DraftShape& draft = options.draft;
+  const LayerCost attention = attention_layer(layout, pass);
+  LayerCost layer = draft.dense_intermediate > 0 ? swiglu_layer(layout, pass, draft.dense_intermediate, DType::bf16)
+                                                 : moe_layer(layout, pass, options, attention.attention);
+  layer.add(attention, 1.0);
+  LayerCost all;
+  all.add(layer, static_cast<double>(draft.layers));
+  all.add(lm_head(layout, pass), 1.0);
+  const double fusion = compute_.gemm(pass.tokens, model_.hidden_size, draft.fusion_inputs * model_.hidden_size,
+                                      DType::bf16, model_.weights.block);
+  return all.compute() + all.communication() + fusion;
+}
+
+// With k drafted tokens the step verifies 1 + k tokens per sequence in one pass of the model, after the
+// draft's k passes of one token each (EAGLE's chain, [sglang-speculative] topk 1).
 StepBreakdown StepModel::decode(const Layout& layout, const DecodeInput& input, const StepOptions& options) const {
+  const double queries = 1.0 + static_cast<double>(options.draft_tokens);
   Pass pass;
-  pass.tokens = input.batch;
+  pass.tokens = input.batch * queries;
   pass.sequences = input.batch;
-  pass.length = 1.0;
+  pass.length = queries;
   pass.context = input.context;
-  return run(layout, pass, options);
+  StepBreakdown step = run(layout, pass, options);
+  if (options.draft_tokens == 0 || !options.draft.present()) return step;
+  Pass one_token = pass;
+  one_token.tokens = input.batch;
+  one_token.length = 1.0;
+  step.draft = static_cast<double>(options.draft_tokens) * draft_pass(layout, one_token, options);
+  step.total += step.draft;
+  return step;
 }
 
 StepBreakdown StepModel::prefill(const Layout& layout, const PrefillInput& input, const StepOptions& options) const {

@@ -9,6 +9,7 @@
 #include "cost/otp.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
+#include "spec/speculative.hpp"
 #include "spec/weight_tensors.hpp"
 
 namespace moeplan {
@@ -20,9 +21,12 @@ struct StepOptions {
   bool two_batch_overlap = false;      // [doc-003]: two micro-batches, one's communication under the other's compute
   bool overlap_shared_expert = false;  // unfused shared expert runs while dispatch/combine is in flight
   double weight_prefetch_bytes = 0;    // [doc-004] feature 2: w13 bytes prefetched during attention; 0 = off
+  std::int64_t micro_batches = 0;      // pipeline micro-batches a step's batch is cut into; 0 = one per stage
+  std::int64_t draft_tokens = 0;       // speculative decoding: k tokens drafted per sequence and verified; 0 = off
+  DraftShape draft;                    // the draft that proposes them
 };
 
-// Seconds per step, summed over layers. total = the components - overlap_saved.
+// Seconds per step, summed over layers. total = the components - overlap_saved + the pipeline and draft parts.
 struct StepBreakdown {
   double attention = 0;         // QKV/O projections and the attention core
   double moe_compute = 0;       // router, grouped expert GEMMs, the shared expert
@@ -33,6 +37,10 @@ struct StepBreakdown {
   double overlap_saved = 0;     // hidden by two-batch overlap, shared-expert overlap and weight prefetch
   double total = 0;
   double routed_experts = 0;  // of moe_compute, the grouped GEMMs of the EP slots (routed and fused shared)
+  // Parts of total beside the components above, declared last so positional initialisers keep their order:
+  double pipeline_bubble = 0;    // pp > 1: the slowest stage's idle slots while the pipeline fills and drains
+  double pipeline_transfer = 0;  // pp > 1: the activations sent from stage to stage
+  double draft = 0;              // speculative decoding: the draft's k passes before the verifying step
 };
 
 struct DecodeInput {
@@ -79,11 +87,19 @@ class StepModel {
   double moe_communication(const Layout& layout, double global_tokens, const ExpertLoad& load,
                            const StepOptions& options) const;
   LayerCost dense_layer(const Layout& layout, const Pass& pass) const;
-  LayerCost once_per_step(const Layout& layout, const Pass& pass) const;
+  LayerCost swiglu_layer(const Layout& layout, const Pass& pass, std::int64_t intermediate, DType dtype) const;
+  double draft_pass(const Layout& layout, const Pass& pass, const StepOptions& options) const;
+  LayerCost embedding(const Layout& layout, const Pass& pass) const;
+  LayerCost lm_head(const Layout& layout, const Pass& pass) const;
   double attention_core(const Layout& layout, const Pass& pass) const;
   double dense_tp_comm(const Layout& layout, double tokens) const;
   StepBreakdown run(const Layout& layout, const Pass& pass, const StepOptions& options) const;
-  StepBreakdown sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options) const;
+  StepBreakdown run_stage(const Layout& layout, const Pass& pass, const StepOptions& options,
+                          const PipelineStage& stage) const;
+  StepBreakdown pipeline(const Layout& layout, const Pass& pass, const StepOptions& options) const;
+  double stage_transfer(const Layout& layout, double tokens) const;
+  StepBreakdown sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options,
+                           const PipelineStage& stage) const;
   Group group(std::int64_t ranks, std::int64_t stride = 1) const;  // contiguous_group on this hardware's nodes
 
   Model model_;

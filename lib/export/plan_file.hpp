@@ -45,6 +45,13 @@ struct PlanScenario {
   bool on_ascend() const { return gpu.starts_with("Ascend"); }
 };
 
+// Speculative decoding as the plan's role asks for it: the draft and the tokens it drafts per step.
+struct SpeculativePlan {
+  std::string method = "mtp";  // "mtp" (the model's own modules), "eagle" or "eagle3"
+  std::int64_t draft_tokens = 1;
+  std::string draft_model;  // the EAGLE head's checkpoint; empty for mtp
+};
+
 // One role: `instances` engine instances, each `gpus` GPUs over `nodes` nodes.
 struct RolePlan {
   std::string key;  // where it sits in the plan file, "plans[0].roles[1]", for error messages
@@ -66,8 +73,9 @@ struct RolePlan {
   double memory_utilization = 0;                // everything the engine may use / device memory
   KvCacheDtype kv_cache_dtype = KvCacheDtype::bf16;
   std::int64_t max_context = 1;
-  nlohmann::json memory;     // the role's memory breakdown, passed through
-  nlohmann::json step_time;  // the role's step-time breakdown, passed through
+  std::optional<SpeculativePlan> speculative;  // none: plain decoding
+  nlohmann::json memory;                       // the role's memory breakdown, passed through
+  nlohmann::json step_time;                    // the role's step-time breakdown, passed through
 };
 
 // Instances smaller than a node share nodes; larger ones take whole nodes of their own.

@@ -51,6 +51,8 @@ Layout parse_layout_object(const JsonFields& role) {
   layout.ep = fields.integer("ep", 1, kMaxCount);
   layout.redundant = fields.integer("redundant", 0, kMaxCount);
   layout.fused_shared = fields.integer("fused_shared", 0, kMaxCount);
+  // Plans written before pipeline parallelism have no pp: one stage.
+  layout.pp = fields.has("pp") ? fields.integer("pp", 1, kMaxCount) : 1;
   layout.nodes = fields.integer("nodes", 1, kMaxCount);
   return layout;
 }
@@ -58,9 +60,9 @@ Layout parse_layout_object(const JsonFields& role) {
 // The role's GPUs, nodes and layout must describe the same instance.
 void check_role_shape(const RolePlan& role, const PlanScenario& scenario, const JsonFields& fields) {
   const Layout& layout = role.layout;
-  if (layout.world() != role.gpus) {
+  if (layout.gpus() != role.gpus) {
     throw InputError(fields.file(), fields.key_path("gpus"),
-                     fmt::format("the layout's ranks tp x dp = {}, got {}", layout.world(), role.gpus));
+                     fmt::format("the layout's ranks tp x dp x pp = {}, got {}", layout.gpus(), role.gpus));
   }
   if (layout.nodes != role.nodes) {
     throw InputError(fields.file(), fields.key_path("layout.nodes"),
@@ -80,6 +82,18 @@ void check_role_shape(const RolePlan& role, const PlanScenario& scenario, const 
     throw InputError(fields.file(), fields.key_path("layout.ep"),
                      fmt::format("a divisor of the ranks tp x dp = {}, got {}", layout.world(), layout.ep));
   }
+}
+
+// The role's "speculative" block; null or absent (plans before it): plain decoding.
+std::optional<SpeculativePlan> speculative_plan(const JsonFields& role) {
+  if (!role.has("speculative") || role.is_null("speculative")) return std::nullopt;
+  const JsonFields fields = role.object("speculative");
+  SpeculativePlan plan;
+  const std::vector<std::string> methods{"mtp", "eagle", "eagle3"};
+  plan.method = methods[fields.choice("method", methods)];
+  plan.draft_tokens = fields.integer("draft_tokens", 1, 16);
+  if (plan.method != "mtp") plan.draft_model = fields.text("draft_model");
+  return plan;
 }
 
 std::vector<std::int64_t> graph_batch_sizes(const JsonFields& fields) {
@@ -123,6 +137,7 @@ RolePlan parse_role(const nlohmann::json& json, const PlanScenario& scenario, co
   role.memory_fraction_static = fields.number("memory_fraction_static", 0.01, role.memory_utilization);
   role.kv_cache_dtype = static_cast<KvCacheDtype>(fields.choice("kv_cache_dtype", {"bf16", "fp8_e4m3"}));
   role.max_context = fields.integer("max_context", 1, kMaxTokens);
+  role.speculative = speculative_plan(fields);
   if (fields.has("memory")) role.memory = fields.object("memory").node();
   if (fields.has("step_time")) role.step_time = fields.object("step_time").node();
   check_role_shape(role, scenario, fields);

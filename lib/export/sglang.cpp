@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "export/pipeline_flags.hpp"
 #include "export/sglang_rules.hpp"
+#include "export/speculative_flags.hpp"
 
 namespace moeplan::exporting {
 
@@ -21,6 +23,7 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node, const Sglan
     command.add("--dp-size", std::to_string(layout.dp));
     command.add("--enable-dp-attention");
   }
+  add_sglang_pipeline(command, role);
   if (role.nodes > 1) {
     command.add("--nnodes", std::to_string(role.nodes));
     command.add("--node-rank", std::to_string(node.node_rank));
@@ -143,6 +146,7 @@ LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const 
   add_experts(command, plan, role, settings, expert_location);
   add_shared_fusion(command, plan, role, settings);
   add_batching(command, role, settings);
+  add_sglang_speculative(command, role);
   if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
   return command;
 }

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "export/pipeline_flags.hpp"
 #include "export/refusal.hpp"
+#include "export/speculative_flags.hpp"
 
 namespace moeplan::exporting {
 
@@ -152,6 +154,8 @@ void check_sglang_role(const PlanFile& plan, const RolePlan& role, SglangRelease
   check_overlap_and_graphs(plan, role);
   check_page_size(plan, role);
   check_ascend_limits(plan, role);
+  check_sglang_pipeline(plan, role, release);
+  check_sglang_speculative(plan, role, release);
 }
 
 }  // namespace moeplan::exporting

@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "export/pipeline_flags.hpp"
+#include "export/speculative_flags.hpp"
+
 namespace moeplan::exporting {
 
 namespace {
@@ -13,6 +16,7 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node) {
   const RolePlan& role = *node.role;
   const Layout& layout = role.layout;
   command.add("--tensor-parallel-size", std::to_string(layout.tp));
+  add_vllm_pipeline(command, role);
   if (layout.dp > 1) command.add("--data-parallel-size", std::to_string(layout.dp));
   if (role.nodes > 1) {
     // [vllm-ep-docs]: the 2-node example, local size 8 on each, the second node headless from start rank 8.
@@ -87,6 +91,7 @@ LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, 
   add_parallelism(command, node);
   add_experts(command, role, settings, platform);
   add_batching(command, role, settings);
+  add_vllm_speculative(command, role, settings.version);
   if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
   return command;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "export/pipeline_flags.hpp"
 #include "export/refusal.hpp"
 #include "io/input_error.hpp"
 
@@ -92,6 +93,7 @@ void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVer
   check_experts(plan, role);
   if (platform == VllmPlatform::cuda) check_dense_and_head(plan, role);
   check_nodes_and_overlap(plan, role, version, platform);
+  check_vllm_pipeline(plan, role);
 }
 
 }  // namespace moeplan::exporting

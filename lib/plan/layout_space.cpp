@@ -21,6 +21,22 @@ std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& s
   return tp == 1 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 1};
 }
 
+// Pipeline stages for an instance of `gpus`: the scenario's list (those dividing the instance), else 1 and, for an
+// instance over several nodes, one stage per node: TP inside a node and PP across nodes, as vLLM's multi-node guide
+// and TensorRT-LLM run it [vllm-pp-indices].
+std::vector<std::int64_t> pipeline_choices(const Scenario& scenario, std::int64_t gpus) {
+  std::vector<std::int64_t> choices;
+  if (!scenario.search.pp.empty()) {
+    for (const std::int64_t stages : scenario.search.pp) {
+      if (gpus % stages == 0) choices.push_back(stages);
+    }
+    return choices;
+  }
+  const std::int64_t gpus_per_node = scenario.cluster.gpus_per_node;
+  if (gpus <= gpus_per_node || gpus % gpus_per_node != 0) return {1};
+  return {1, gpus / gpus_per_node};
+}
+
 void add_expert_variants(const Scenario& scenario, Layout base, std::vector<Layout>& layouts) {
   for (const std::int64_t ep : or_divisors(scenario.search.ep, base.world())) {
     for (const std::int64_t redundant : scenario.search.redundant) {
@@ -29,6 +45,32 @@ void add_expert_variants(const Scenario& scenario, Layout base, std::vector<Layo
         base.redundant = redundant;
         base.fused_shared = fused_shared;
         layouts.push_back(base);
+      }
+    }
+  }
+}
+
+// Every layout of one instance of `gpus` cut into `stages` pipeline stages of gpus / stages ranks each.
+void add_stage_layouts(const Model& model, const Scenario& scenario, std::int64_t gpus, std::int64_t stages,
+                       std::vector<Layout>& layouts) {
+  const std::int64_t world = gpus / stages;
+  for (const std::int64_t tp : or_divisors(scenario.search.tp, world)) {
+    if (world % tp != 0) continue;
+    Layout base;
+    base.tp = tp;
+    base.dp = world / tp;
+    base.pp = stages;
+    base.nodes = std::max<std::int64_t>(1, gpus / scenario.cluster.gpus_per_node);
+    // [doc-004]: OTP and QKV-TP exist only inside pure DP attention.
+    const std::vector<std::int64_t> single{1};
+    for (const std::int64_t otp : tp == 1 ? scenario.search.otp : single) {
+      for (const std::int64_t qkvtp : tp == 1 ? scenario.search.qkvtp : single) {
+        for (const std::int64_t dense_tp : dense_tp_choices(model, scenario, tp)) {
+          base.otp = otp;
+          base.qkvtp = qkvtp;
+          base.dense_tp = dense_tp;
+          add_expert_variants(scenario, base, layouts);
+        }
       }
     }
   }
@@ -46,26 +88,9 @@ std::vector<std::int64_t> divisors(std::int64_t value) {
 
 std::vector<Layout> enumerate_layouts(const Model& model, const Scenario& scenario) {
   std::vector<Layout> layouts;
-  const std::int64_t gpus_per_node = scenario.cluster.gpus_per_node;
-  for (const std::int64_t world : instance_sizes(scenario)) {
-    for (const std::int64_t tp : or_divisors(scenario.search.tp, world)) {
-      if (world % tp != 0) continue;
-      Layout base;
-      base.tp = tp;
-      base.dp = world / tp;
-      base.nodes = std::max<std::int64_t>(1, world / gpus_per_node);
-      // [doc-004]: OTP and QKV-TP exist only inside pure DP attention.
-      const std::vector<std::int64_t> single{1};
-      for (const std::int64_t otp : tp == 1 ? scenario.search.otp : single) {
-        for (const std::int64_t qkvtp : tp == 1 ? scenario.search.qkvtp : single) {
-          for (const std::int64_t dense_tp : dense_tp_choices(model, scenario, tp)) {
-            base.otp = otp;
-            base.qkvtp = qkvtp;
-            base.dense_tp = dense_tp;
-            add_expert_variants(scenario, base, layouts);
-          }
-        }
-      }
+  for (const std::int64_t gpus : instance_sizes(scenario)) {
+    for (const std::int64_t stages : pipeline_choices(scenario, gpus)) {
+      add_stage_layouts(model, scenario, gpus, stages, layouts);
     }
   }
   return layouts;

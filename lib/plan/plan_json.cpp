@@ -54,6 +54,18 @@ nlohmann::json scenario_json(const Scenario& scenario) {
           {"output_tokens", scenario.workload.output_tokens}};
 }
 
+// The draft a decoding role runs with, or null: its method, the tokens it drafts and those accepted per step.
+nlohmann::json speculative_json(const ServingEstimate& serving, const Scenario& scenario) {
+  if (!serving.options.speculative || !scenario.speculative) return nullptr;
+  const Speculative& speculative = *scenario.speculative;
+  nlohmann::json json{{"method", speculative_method_name(speculative.method)},
+                      {"draft_tokens", speculative.draft_tokens},
+                      {"accepted_tokens", speculative.accepted_tokens()},
+                      {"tokens_per_step", serving.tokens_per_step}};
+  if (!speculative.draft_model.empty()) json["draft_model"] = speculative.draft_model;
+  return json;
+}
+
 // One role of a plan with the engine settings it implies; `nodes` and `gpus` describe one instance,
 // `role_nodes` all of the role's nodes.
 nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, std::int64_t role_nodes,
@@ -61,7 +73,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   const Layout& layout = candidate.layout;
   const ServingEstimate& serving = candidate.serving;
   const MemoryPlan& memory = candidate.memory;
-  const std::int64_t gpus = layout.world();
+  const std::int64_t gpus = layout.gpus();
   const std::int64_t instance_nodes = std::max<std::int64_t>(1, layout.nodes);
   const auto device = static_cast<double>(memory.device_bytes);
   const bool decodes = serving.options.role != Role::prefill;
@@ -75,6 +87,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
       {"layout", layout_json(layout)},
       {"dispatch", dispatch_key(serving.options.dispatch)},
       {"two_batch_overlap", serving.options.two_batch_overlap},
+      {"speculative", speculative_json(serving, scenario)},
       {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
       {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
       {"chunked_prefill_tokens", scenario.memory.activation_tokens},
@@ -138,6 +151,9 @@ nlohmann::json step_json(const StepBreakdown& step) {
           {"tp_comm", step.tp_comm},
           {"other", step.other},
           {"overlap_saved", step.overlap_saved},
+          {"pipeline_bubble", step.pipeline_bubble},
+          {"pipeline_transfer", step.pipeline_transfer},
+          {"draft", step.draft},
           {"total", step.total}};
 }
 

@@ -66,6 +66,21 @@ std::vector<RoleOptions> role_options(const Layout& layout, Role role, const Sea
   return options;
 }
 
+namespace {
+
+// Decoding with and without the scenario's draft, as its search asks, in the roles that decode. SGLang runs
+// no draft beside pipeline stages [sglang-pp], so a layout with stages decodes without one.
+std::vector<bool> speculative_choices(const ServingContext& context, const Layout& layout, Role role) {
+  if (!context.scenario.speculative || role == Role::prefill) return {false};
+  std::vector<bool> choices;
+  for (const bool speculative : context.scenario.search.speculative) {
+    if (!(speculative && layout.pp > 1)) choices.push_back(speculative);
+  }
+  return choices;
+}
+
+}  // namespace
+
 Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, Role role) {
   const std::string role_text = role_name(role);
   try {
@@ -73,21 +88,33 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
   } catch (const InputError& error) {
     return {std::nullopt, Rejection{layout, role_text, error.key(), error.expectation()}};
   }
-  const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
-                                        context.scenario.memory, context.scenario.workload.longest_request());
-  if (!memory.fits) return {std::nullopt, Rejection{layout, role_text, "memory", memory_detail(memory)}};
-  std::optional<ServingEstimate> best;
-  ServingEstimate last;
-  for (const RoleOptions& options : role_options(layout, role, context.scenario.search)) {
-    last = estimate_serving(context, layout, memory, options);
-    if (last.rejected.empty() && (!best || merit(last) > merit(*best))) best = last;
+  std::optional<Candidate> best;
+  Rejection last{layout, role_text, "layout.pp", "speculative decoding (search.speculative: on) with pipeline stages"};
+  for (const bool speculative : speculative_choices(context, layout, role)) {
+    const DraftShape draft = speculative ? context.scenario.speculative->draft(context.model) : DraftShape{};
+    const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
+                                          context.scenario.memory, context.scenario.workload.longest_request(), draft);
+    if (!memory.fits) {
+      last = Rejection{layout, role_text, "memory", memory_detail(memory)};
+      continue;
+    }
+    for (RoleOptions options : role_options(layout, role, context.scenario.search)) {
+      options.speculative = speculative;
+      const ServingEstimate estimate = estimate_serving(context, layout, memory, options);
+      if (!estimate.rejected.empty()) {
+        last = Rejection{layout, role_text, estimate.rejected, estimate.detail};
+      } else if (!best || merit(estimate) > merit(best->serving)) {
+        best = Candidate{layout, memory, estimate, false};
+      }
+    }
   }
-  if (!best) return {std::nullopt, Rejection{layout, role_text, last.rejected, last.detail}};
-  return {Candidate{layout, memory, *best, false}, std::nullopt};
+  if (!best) return {std::nullopt, last};
+  return {best, std::nullopt};
 }
 
 SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
                             const ExpertLoadImbalance* measured_loads) {
+  if (scenario.speculative) check_speculative(*scenario.speculative, model, scenario.file);
   SearchResult result;
   // The context the engine must admit (its --max-model-len): the longest request the workload sends.
   result.context_length = scenario.workload.longest_request();

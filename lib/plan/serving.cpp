@@ -47,7 +47,7 @@ std::int64_t batch_within_tpot(const ServingContext& context, const Layout& layo
   std::int64_t high = ceiling;
   while (low < high) {
     const std::int64_t middle = (low + high + 1) / 2;
-    if (decode_step(context, layout, options, middle).total <= tpot_slo) {
+    if (decode_step(context, layout, options, middle).total / decode_tokens_per_step(context, options) <= tpot_slo) {
       low = middle;
     } else {
       high = middle - 1;
@@ -70,7 +70,7 @@ void apply_prefill(const ServingContext& context, const Layout& layout, const Ro
   estimate.ttft =
       chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).total;
   estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) / estimate.prefill.total /
-                                  static_cast<double>(layout.world());
+                                  static_cast<double>(layout.gpus());
 }
 
 void apply_decode(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
@@ -83,14 +83,15 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
                                   mean_decode_context(scenario.workload));
     return;
   }
-  if (scenario.slo.tpot && decode_step(context, layout, options, batch).total > *scenario.slo.tpot) {
+  const double tokens_per_step = decode_tokens_per_step(context, options);
+  if (scenario.slo.tpot && decode_step(context, layout, options, batch).total / tokens_per_step > *scenario.slo.tpot) {
     batch = batch_within_tpot(context, layout, options, batch, *scenario.slo.tpot);
     estimate.batch_limit = "tpot_slo";
     if (batch < 1) {
       estimate.rejected = "slo.tpot";
       estimate.detail =
           fmt::format("one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
-                      decode_step(context, layout, options, 1).total * 1e3, *scenario.slo.tpot * 1e3);
+                      decode_step(context, layout, options, 1).total / tokens_per_step * 1e3, *scenario.slo.tpot * 1e3);
       return;
     }
   }
@@ -99,7 +100,8 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
   if (layout.otp > 1 || layout.qkvtp > 1)
     estimate.otp_schemes = context.steps.otp_decisions(layout, static_cast<double>(batch));
   estimate.max_over_mean = role_step_options(context, layout, options, static_cast<double>(batch)).max_over_mean;
-  estimate.tpot = estimate.decode.total;
+  estimate.tokens_per_step = tokens_per_step;
+  estimate.tpot = estimate.decode.total / tokens_per_step;
 }
 
 // Little's law on one DP rank: running = rate per rank x (TTFT + output x TPOT), iterated because
@@ -108,12 +110,13 @@ void apply_offered_rate(const ServingContext& context, const Layout& layout, con
                         ServingEstimate& estimate) {
   const auto output = static_cast<double>(context.scenario.workload.output_tokens);
   const double rate_per_rank = rate / static_cast<double>(layout.dp);
-  double tpot = decode_step(context, layout, options, 1).total;
+  const double tokens_per_step = decode_tokens_per_step(context, options);
+  double tpot = decode_step(context, layout, options, 1).total / tokens_per_step;
   double batch = 1;
   for (int round = 0; round < 8; ++round) {
     batch = std::max(1.0, std::ceil(rate_per_rank * (estimate.ttft + output * tpot)));
     if (batch > static_cast<double>(estimate.batch)) break;
-    tpot = decode_step(context, layout, options, static_cast<std::int64_t>(batch)).total;
+    tpot = decode_step(context, layout, options, static_cast<std::int64_t>(batch)).total / tokens_per_step;
   }
   estimate.sustains_load = batch <= static_cast<double>(estimate.batch);
   estimate.load_batch = std::min(batch, static_cast<double>(estimate.batch));
@@ -139,6 +142,10 @@ StepOptions role_step_options(const ServingContext& context, const Layout& layou
   step.dispatch = options.dispatch;
   step.two_batch_overlap = options.two_batch_overlap;
   step.weight_prefetch_bytes = static_cast<double>(context.scenario.memory.weight_prefetch_bytes);
+  if (options.speculative && context.scenario.speculative) {
+    step.draft_tokens = context.scenario.speculative->draft_tokens;
+    step.draft = context.scenario.speculative->draft(context.model);
+  }
   const double sampling = sampling_skew(context.model, layout, tokens_per_rank);
   if (context.measured_loads != nullptr) {
     const MeasuredImbalance measured =
@@ -158,6 +165,12 @@ std::string role_name(Role role) {
     case Role::decode: return "decode";
   }
   return "unknown";
+}
+
+double decode_tokens_per_step(const ServingContext& context, const RoleOptions& options) {
+  if (!options.speculative || !context.scenario.speculative) return 1.0;
+  // TPOT = step time / (1 + accepted tokens): every step yields its verified token and the accepted drafts.
+  return 1.0 + context.scenario.speculative->accepted_tokens();
 }
 
 double mean_decode_context(const Workload& workload) {
@@ -184,7 +197,7 @@ ServingEstimate estimate_serving(const ServingContext& context, const Layout& la
     estimate.tokens_per_user = 1.0 / estimate.tpot;
     if (workload.request_rate) apply_offered_rate(context, layout, options, *workload.request_rate, estimate);
     estimate.output_tokens_per_gpu =
-        batch * static_cast<double>(layout.dp) / estimate.tpot / static_cast<double>(layout.world());
+        batch * static_cast<double>(layout.dp) / estimate.tpot / static_cast<double>(layout.gpus());
   }
   check_slos(context.scenario.slo, options.role, estimate);
   return estimate;

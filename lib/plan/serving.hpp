@@ -22,6 +22,7 @@ struct RoleOptions {
   Role role = Role::aggregated;
   DispatchMode dispatch = DispatchMode::all_to_all;
   bool two_batch_overlap = false;
+  bool speculative = false;  // decode with the scenario's speculative draft
 };
 
 struct ServingContext {
@@ -39,11 +40,12 @@ StepOptions role_step_options(const ServingContext& context, const Layout& layou
 
 struct ServingEstimate {
   RoleOptions options;
-  std::int64_t batch = 0;    // decode sequences per attention DP rank
-  std::string batch_limit;   // what bound it: memory, max_batch, concurrency, tpot_slo
-  double max_over_mean = 1;  // EP imbalance used in the MoE terms
-  StepBreakdown decode;      // one decode step at `batch` and the mean context
-  StepBreakdown prefill;     // one prefill step of `prefill_tokens` per DP rank
+  std::int64_t batch = 0;      // decode sequences per attention DP rank
+  std::string batch_limit;     // what bound it: memory, max_batch, concurrency, tpot_slo
+  double max_over_mean = 1;    // EP imbalance used in the MoE terms
+  StepBreakdown decode;        // one decode step at `batch` and the mean context
+  double tokens_per_step = 1;  // tokens each sequence gains per decode step: 1 + accepted drafted tokens
+  StepBreakdown prefill;       // one prefill step of `prefill_tokens` per DP rank
   std::int64_t prefill_tokens = 0;
   double ttft = 0;  // s, a request alone: its prefill chunks (and one decode step when aggregated)
   double tpot = 0;  // s per output token, prefill interleaving included when aggregated
@@ -61,6 +63,9 @@ struct ServingEstimate {
 
 ServingEstimate estimate_serving(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
                                  const RoleOptions& options);
+
+// Tokens a sequence gains per decode step in these options: 1, or 1 + the scenario's accepted tokens.
+double decode_tokens_per_step(const ServingContext& context, const RoleOptions& options);
 
 // Mean tokens a decoding sequence holds: the prompt plus half the output (steady state, uniform ages).
 double mean_decode_context(const Workload& workload);

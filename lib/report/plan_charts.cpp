@@ -71,8 +71,8 @@ double step_total_before_overlap(const StepBreakdown& step) {
 
 std::string candidate_label(const Candidate& candidate) {
   const RoleOptions& options = candidate.serving.options;
-  return fmt::format("{} {}{}", layout_label(candidate.layout), dispatch_mode_name(options.dispatch),
-                     options.two_batch_overlap ? "+tbo" : "");
+  return fmt::format("{} {}{}{}", layout_label(candidate.layout), dispatch_mode_name(options.dispatch),
+                     options.two_batch_overlap ? "+tbo" : "", options.speculative ? "+spec" : "");
 }
 
 XyChart pareto_chart(const std::vector<Candidate>& candidates, const Slo& slo, const std::string& pool,

@@ -70,7 +70,7 @@ HtmlTable layouts_table(const std::vector<RankedLayout>& layouts) {
     const Candidate& candidate = *layouts[index].candidate;
     const ServingEstimate& serving = candidate.serving;
     table.rows.push_back(
-        {layouts[index].label, fmt::format("{}", candidate.layout.world()), fmt::format("{}", serving.batch),
+        {layouts[index].label, fmt::format("{}", candidate.layout.gpus()), fmt::format("{}", serving.batch),
          serving.batch_limit, fmt::format("{:.0f}", serving.output_tokens_per_gpu),
          fmt::format("{:.1f}", serving.tokens_per_user), milliseconds(serving.ttft), milliseconds(serving.tpot),
          gib(candidate.memory.weights.total()), gib(candidate.memory.kv_cache_bytes)});

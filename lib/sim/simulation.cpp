@@ -105,7 +105,7 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.pool = spec;
     pool.result.memory = pool_memory(context, spec, settings);
     pool.result.max_batch = settings.max_batch;
-    pool.result.gpus = spec.layout.world() * spec.instances;
+    pool.result.gpus = spec.layout.gpus() * spec.instances;
     const EngineShape shape{spec.options.role,
                             spec.layout.dp,
                             pool.result.memory.max_kv_tokens,

@@ -1,6 +1,7 @@
 #include "spec/layout.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <sstream>
@@ -26,6 +27,7 @@ constexpr LayoutKey kKeys[] = {{"tp", &Layout::tp, 1},
                                {"ep", &Layout::ep, 1},
                                {"redundant", &Layout::redundant, 0},
                                {"fused_shared", &Layout::fused_shared, 0},
+                               {"pp", &Layout::pp, 1},
                                {"nodes", &Layout::nodes, 1}};
 
 constexpr std::int64_t kMaxDegree = 1 << 16;
@@ -128,7 +130,11 @@ Layout parse_layout(const std::string& text, const std::string& source) {
 
 void validate_layout(const Layout& layout, const Model& model, const std::string& source) {
   validate_attention(layout, model, source);
-  require_divides(layout.nodes, layout.world(), source, "layout.nodes", "the ranks tp x dp");
+  if (layout.pp > model.num_layers) {
+    throw InputError(source, "layout.pp",
+                     fmt::format("at most the {} layers of {}, got {}", model.num_layers, model.name, layout.pp));
+  }
+  require_divides(layout.nodes, layout.gpus(), source, "layout.nodes", "the GPUs tp x dp x pp");
   require_divides(layout.dense_tp_size(), layout.world(), source, "layout.dense_tp", "the ranks tp x dp");
   if (model.dense_layers > 0) {
     require_divides(layout.dense_tp_size(), model.dense_intermediate_size, source, "layout.dense_tp",
@@ -136,6 +142,31 @@ void validate_layout(const Layout& layout, const Model& model, const std::string
   }
   require_divides(layout.lm_head_tp_size(), layout.world(), source, "layout.lm_head_tp", "the ranks tp x dp");
   validate_experts(layout, model, source);
+}
+
+std::vector<std::int64_t> pipeline_stage_layers(std::int64_t layers, std::int64_t stages) {
+  std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages);
+  const std::int64_t remainder = layers % stages;
+  // [vllm-pp-indices]: partitions[-i] += 1 for i in 2 .. remainder + 1.
+  for (std::int64_t from_end = 2; from_end < remainder + 2; ++from_end) {
+    ++split[static_cast<std::size_t>(stages - from_end)];
+  }
+  return split;
+}
+
+std::int64_t PipelineStage::dense_layers(std::int64_t model_dense_layers) const {
+  return std::clamp<std::int64_t>(model_dense_layers - first_layer, 0, layers);
+}
+
+std::vector<PipelineStage> pipeline_stages(const Model& model, const Layout& layout) {
+  std::vector<PipelineStage> stages;
+  std::int64_t first_layer = 0;
+  for (const std::int64_t layers : pipeline_stage_layers(model.num_layers, layout.pp)) {
+    const auto index = static_cast<std::int64_t>(stages.size());
+    stages.push_back({index, first_layer, layers, index == 0, index == layout.pp - 1});
+    first_layer += layers;
+  }
+  return stages;
 }
 
 std::string layout_label(const Layout& layout) {
@@ -147,6 +178,7 @@ std::string layout_label(const Layout& layout) {
   if (layout.fused_shared > 0) label += fmt::format("·fs{}", layout.fused_shared);
   if (layout.dense_tp != 0 && layout.dense_tp != layout.tp) label += fmt::format("·dtp{}", layout.dense_tp);
   if (layout.lm_head_tp != 0 && layout.lm_head_tp != layout.tp) label += fmt::format("·lmtp{}", layout.lm_head_tp);
+  if (layout.pp > 1) label += fmt::format("·pp{}", layout.pp);
   return label;
 }
 
@@ -160,6 +192,7 @@ nlohmann::json layout_json(const Layout& layout) {
           {"ep", layout.ep},
           {"redundant", layout.redundant},
           {"fused_shared", layout.fused_shared},
+          {"pp", layout.pp},
           {"nodes", layout.nodes}};
 }
 

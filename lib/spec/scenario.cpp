@@ -230,8 +230,8 @@ MemorySettings read_memory(const YamlView& view) {
 }
 
 SearchSpace read_search(const YamlView& view) {
-  view.expect_only({"instance_gpus", "tp", "ep", "otp", "qkvtp", "dense_tp", "redundant", "fused_shared", "modes",
-                    "two_batch_overlap"});
+  view.expect_only({"instance_gpus", "tp", "ep", "otp", "qkvtp", "dense_tp", "redundant", "fused_shared", "pp", "modes",
+                    "two_batch_overlap", "speculative"});
   SearchSpace search;
   const auto list = [&](const char* key, std::vector<std::int64_t>& target, std::int64_t minimum) {
     if (view.has(key)) target = view.integer_list(key, minimum, kMaxGpus);
@@ -244,6 +244,7 @@ SearchSpace read_search(const YamlView& view) {
   list("dense_tp", search.dense_tp, 1);
   list("redundant", search.redundant, 0);
   list("fused_shared", search.fused_shared, 0);
+  list("pp", search.pp, 1);
   if (view.has("modes")) {
     const std::string modes = view.text("modes");
     if (modes != "aggregated" && modes != "disaggregated" && modes != "both") {
@@ -260,6 +261,15 @@ SearchSpace read_search(const YamlView& view) {
     search.two_batch_overlap.clear();
     if (overlap != "on") search.two_batch_overlap.push_back(false);
     if (overlap != "off") search.two_batch_overlap.push_back(true);
+  }
+  if (view.has("speculative")) {
+    const std::string speculative = view.text("speculative");
+    if (speculative != "on" && speculative != "off" && speculative != "both") {
+      throw InputError(view.file(), view.key_path("speculative"), "on, off or both, got '" + speculative + "'");
+    }
+    search.speculative.clear();
+    if (speculative != "on") search.speculative.push_back(false);
+    if (speculative != "off") search.speculative.push_back(true);
   }
   return search;
 }
@@ -314,8 +324,8 @@ std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
-  root.expect_only(
-      {"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "expert_loads"});
+  root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "speculative",
+                    "expert_loads"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only scenario schema this moeplan reads)");
   }
@@ -328,6 +338,8 @@ Scenario load_scenario_yaml(const std::filesystem::path& file) {
   if (const auto slo = root.optional_child("slo")) scenario.slo = read_slo(*slo);
   if (const auto memory = root.optional_child("memory")) scenario.memory = read_memory(*memory);
   if (const auto search = root.optional_child("search")) scenario.search = read_search(*search);
+  if (const auto speculative = root.optional_child("speculative"))
+    scenario.speculative = read_speculative(*speculative);
   if (root.has("expert_loads")) {
     const std::filesystem::path loads = root.text("expert_loads");
     scenario.expert_loads = (loads.is_absolute() ? loads : file.parent_path() / loads).string();

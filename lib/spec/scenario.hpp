@@ -10,6 +10,7 @@
 #include "spec/hardware.hpp"
 #include "spec/model.hpp"
 #include "spec/request_lengths.hpp"
+#include "spec/speculative.hpp"
 
 namespace moeplan {
 
@@ -101,9 +102,12 @@ struct SearchSpace {
   std::vector<std::int64_t> dense_tp;
   std::vector<std::int64_t> redundant{0};
   std::vector<std::int64_t> fused_shared{0};
+  // Pipeline stages; empty: 1 and, for an instance over several nodes, one stage per node.
+  std::vector<std::int64_t> pp;
   bool aggregated = true;  // modes: aggregated and/or disaggregated (prefill/decode pools)
   bool disaggregated = false;
   std::vector<bool> two_batch_overlap{false, true};  // tried where EP > 1
+  std::vector<bool> speculative{false, true};        // tried where the scenario has a speculative block
 };
 
 struct Scenario {
@@ -115,6 +119,7 @@ struct Scenario {
   Slo slo;
   MemorySettings memory;
   SearchSpace search;
+  std::optional<Speculative> speculative;  // the draft and its acceptance; none = plain decoding
   std::string expert_loads;  // an expert-load log (eplb-solve's formats), resolved beside the scenario; "" = none
 };
 

@@ -109,8 +109,8 @@ expect_failure(tp-above-kv-heads 2 "layout.tp" ${out}
                memory --model ${models}/mixtral-8x7b.yaml --layout tp=12 --json ${out})
 expect_failure(otp-not-dividing-dp 2 "layout.otp: expected a value dividing dp" ${out}
                memory --model ${models}/qwen3-235b-a22b.yaml --layout dp=16,ep=16,otp=3 --json ${out})
-expect_failure(unknown-layout-key 2 "layout.pp: expected a layout key" ${out}
-               memory --model ${models}/deepseek-v3.yaml --layout tp=8,pp=2 --json ${out})
+expect_failure(unknown-layout-key 2 "layout.sp: expected a layout key" ${out}
+               memory --model ${models}/deepseek-v3.yaml --layout tp=8,sp=2 --json ${out})
 expect_failure(budget-below-weights 2 "memory: expected a device budget above the weights" ${out}
                memory --model ${models}/deepseek-v3.yaml --layout tp=1 --gpu H100-SXM --json ${out})
 expect_failure(missing-model-file 2 "no-such-model.yaml: expected an existing, readable file" ${out}

@@ -154,3 +154,86 @@ TEST_CASE("Kimi-K2 with INT4 routed experts stores what its INT4 checkpoint does
   model.weights.block.group = 32;
   CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=1")).total() == 570760888320ull + 23444417536ull + 46080ull);
 }
+
+TEST_CASE("a pipeline stage holds its layers' weights and KV; the tighter stage binds") {
+  const auto model = model_file("deepseek-v3.yaml");
+  const auto whole = moeplan::weight_bytes_per_rank(model, layout("tp=8"));
+  const auto stages = moeplan::pipeline_stages(model, layout("tp=8,pp=2"));
+  const auto first = moeplan::weight_bytes_per_rank(model, layout("tp=8,pp=2"), stages[0]);
+  const auto last = moeplan::weight_bytes_per_rank(model, layout("tp=8,pp=2"), stages[1]);
+  // Stage 0: layers 0-30 (31 attention layers, 3 dense FFNs, 28 of the 58 MoE layers) and the embedding;
+  // stage 1: layers 31-60 (30 attention and MoE layers), the final norm and the LM head.
+  CHECK(first[Component::attention_o] == whole[Component::attention_o] / 61 * 31);
+  CHECK(last[Component::attention_o] == whole[Component::attention_o] / 61 * 30);
+  CHECK(first[Component::dense_ffn] == whole[Component::dense_ffn]);
+  CHECK(last[Component::dense_ffn] == 0);
+  CHECK(first[Component::routed_experts] == whole[Component::routed_experts] / 58 * 28);
+  CHECK(last[Component::routed_experts] == whole[Component::routed_experts] / 58 * 30);
+  CHECK(first[Component::embedding] == whole[Component::embedding]);
+  CHECK(last[Component::embedding] == 0);
+  CHECK(first[Component::lm_head] == 0);
+  CHECK(last[Component::lm_head] == whole[Component::lm_head]);
+  // KV tokens a stage leaves = (usable - its weights - 1 GiB) / (1152 bytes x its layers), (512 + 64) x 2 bytes
+  // per layer [doc-003]. With 141 GiB, about 2.84 M for stage 0 (31 layers, 41.2 GB) against 2.86 M for stage 1
+  // (30 layers, 43.9 GB): stage 0's extra layer of KV binds. With 96 GiB, 1.56 M against 1.53 M: stage 1's
+  // heavier weights bind.
+  const auto tokens_left = [](std::uint64_t device, std::uint64_t weights, std::uint64_t layers) {
+    const auto usable = static_cast<std::uint64_t>(static_cast<double>(device) * 0.95);
+    return static_cast<std::int64_t>((usable - weights - (1ull << 30)) / (1152 * layers));
+  };
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 141ull << 30;
+  const auto roomy = moeplan::plan_memory(model, layout("tp=8,pp=2,nodes=2"), hardware, one_gib_reserve(), 4096);
+  CHECK(roomy.pipeline_stage == 0);
+  CHECK(roomy.weights.total() == first.total());
+  CHECK(roomy.kv.bytes_per_token == 1152 * 31);
+  CHECK(roomy.max_kv_tokens == tokens_left(141ull << 30, first.total(), 31));
+  CHECK(roomy.max_kv_tokens < tokens_left(141ull << 30, last.total(), 30));
+  hardware.memory_bytes = 96ull << 30;
+  const auto tight = moeplan::plan_memory(model, layout("tp=8,pp=2,nodes=2"), hardware, one_gib_reserve(), 4096);
+  CHECK(tight.pipeline_stage == 1);
+  CHECK(tight.kv.bytes_per_token == 1152 * 30);
+  CHECK(tight.max_kv_tokens == tokens_left(96ull << 30, last.total(), 30));
+  CHECK(tight.max_kv_tokens < tokens_left(96ull << 30, first.total(), 31));
+}
+
+TEST_CASE("a tied head keeps a copy of the embedding on the last stage [vllm-pp-indices]") {
+  auto model = model_file("qwen3-235b-a22b.yaml");
+  model.tie_embeddings = true;
+  const auto stages = moeplan::pipeline_stages(model, layout("tp=4,pp=2"));
+  const auto whole = moeplan::weight_bytes_per_rank(model, layout("tp=4"));
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=4,pp=2"), stages[0])[Component::embedding] ==
+        whole[Component::embedding]);
+  CHECK(moeplan::weight_bytes_per_rank(model, layout("tp=4,pp=2"), stages[1])[Component::embedding] ==
+        whole[Component::embedding]);
+}
+
+TEST_CASE("an MTP draft holds one more MoE layer, its 2h -> h projection and the KV of its layer") {
+  const auto model = model_file("deepseek-v3.yaml");
+  const auto whole = moeplan::weight_bytes_per_rank(model, layout("tp=8"));
+  const moeplan::DraftShape mtp{1, 0, 2};
+  // One decoder layer's share of each per-layer component (61 attention layers, 58 MoE layers; the norms
+  // less the final norm's 7168 bf16 values), and eh_proj, 2 x 7168 x 7168 bf16 values, on every rank.
+  const std::uint64_t layer = whole[Component::attention_qkv] / 61 + whole[Component::attention_o] / 61 +
+                              whole[Component::routed_experts] / 58 + whole[Component::shared_experts] / 58 +
+                              whole[Component::router] / 58 + (whole[Component::norms] - 7168 * 2) / 61;
+  CHECK(moeplan::draft_weight_bytes(model, layout("tp=8"), mtp) == layer + 2ull * 7168 * 7168 * 2);
+  moeplan::Hardware hardware;
+  hardware.memory_bytes = 141ull << 30;
+  const auto plain = moeplan::plan_memory(model, layout("tp=8"), hardware, one_gib_reserve(), 4096);
+  const auto drafted = moeplan::plan_memory(model, layout("tp=8"), hardware, one_gib_reserve(), 4096, mtp);
+  CHECK(drafted.weights.total() == plain.weights.total() + layer + 2ull * 7168 * 7168 * 2);
+  CHECK(drafted.kv.bytes_per_token == 1152 * 62);  // the model's 61 layers and the MTP layer, bf16 latents
+  CHECK(drafted.max_kv_tokens < plain.max_kv_tokens);
+}
+
+TEST_CASE("an EAGLE head's layers are the model's attention and a bf16 SwiGLU of its own width") {
+  const auto model = model_file("deepseek-v3.yaml");
+  const auto whole = moeplan::weight_bytes_per_rank(model, layout("tp=8"));
+  const moeplan::DraftShape eagle3{1, 14336, 3};
+  const std::uint64_t attention = (whole[Component::attention_qkv] + whole[Component::attention_o]) / 61 +
+                                  (whole[Component::norms] - 7168 * 2) / 61;
+  // SwiGLU: 3 x 7168 x 14336 / 8 ranks, bf16; fusion 3 x 7168 x 7168 bf16.
+  CHECK(moeplan::draft_weight_bytes(model, layout("tp=8"), eagle3) ==
+        attention + 3ull * 7168 * (14336 / 8) * 2 + 3ull * 7168 * 7168 * 2);
+}

@@ -161,3 +161,89 @@ TEST_CASE("wide EP inside an NVL72 rack stays on NVLink; past the domain it pays
   CHECK(dispatch(trays) > dispatch(rack));
   CHECK(dispatch(trays_slow) > dispatch(trays));
 }
+
+TEST_CASE("pipeline stages: (m + pp - 1) slots of the slowest stage plus the transfers between stages") {
+  const Model qwen = test::qwen3_235b();  // 94 layers, no dense layers: two stages of 47
+  Model half = qwen;
+  half.num_layers = 47;
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const StepModel pipelined(qwen, h200);
+  const StepModel half_model(half, h200);
+  Layout stages = layout_of(8, 1, 1);
+  stages.pp = 2;
+  stages.nodes = 2;
+  StepOptions options;
+  options.micro_batches = 2;
+  const StepBreakdown step = pipelined.decode(stages, {64, 2000}, options);
+  // One slot is one micro-batch (64 / 2 = 32 sequences) through 47 layers and the LM head: the 47-layer
+  // model at 32 sequences, less its embedding lookup (well under 2 % of the slot).
+  const double slot = (step.total - step.pipeline_bubble - step.pipeline_transfer) / 2.0;
+  CHECK(slot == approx(half_model.decode(layout_of(8, 1, 1), {32, 2000}, options).total).epsilon(0.02));
+  // m + pp - 1 = 3 slots: 2 of work, 1 idle while the pipeline fills and drains.
+  CHECK(step.pipeline_bubble == approx(slot));
+  // The 32 tokens' hidden states and residual, 32 x 4096 x 2 tensors x 2 bytes = 524288 bytes, cross one
+  // boundary; stage 1 starts the second node (8 GPUs per node), so it goes over the network.
+  const CollectiveModel& links = pipelined.collectives();
+  CHECK(step.pipeline_transfer == approx(links.time(Collective::point_to_point, Group{2, 1}, 524288.0)));
+  // Stages of 4 GPUs share a node: the boundary crosses NVLink instead.
+  Layout small_stages = layout_of(4, 1, 1);
+  small_stages.pp = 2;
+  const StepBreakdown near = pipelined.decode(small_stages, {64, 2000}, options);
+  CHECK(near.pipeline_transfer == approx(links.time(Collective::point_to_point, Group{2, 2}, 524288.0)));
+  CHECK(near.pipeline_transfer < step.pipeline_transfer);
+}
+
+TEST_CASE("one stage runs no pipeline terms") {
+  const StepModel model(test::qwen3_235b(), hardware_preset("H200", "test", "hardware"));
+  const StepBreakdown step = model.decode(layout_of(8, 1, 1), {64, 2000}, {});
+  CHECK(step.pipeline_bubble == 0.0);
+  CHECK(step.pipeline_transfer == 0.0);
+}
+
+TEST_CASE("speculative decoding verifies 1 + k tokens per sequence after k draft passes") {
+  const Model deepseek = test::deepseek_v3();
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const StepModel model(deepseek, h200);
+  const Layout layout = layout_of(8, 1, 1);  // 16 heads per rank: the attention core is bound by its cache reads
+  StepOptions plain;
+  StepOptions drafted;
+  drafted.draft_tokens = 1;
+  drafted.draft = DraftShape{1, 0, 2};  // DeepSeek-V3's MTP module
+  const StepBreakdown verify = model.decode(layout, {32, 2000}, drafted);
+  // The MoE sees 32 x (1 + 1) = 64 tokens, as plain decoding of 64 sequences does.
+  const StepBreakdown doubled = model.decode(layout, {64, 2000}, plain);
+  CHECK(verify.moe_compute == approx(doubled.moe_compute));
+  CHECK(verify.dispatch_combine == approx(doubled.dispatch_combine));
+  // The attention core reads each sequence's cache once: far less than 64 sequences' caches would cost.
+  CHECK(verify.attention < doubled.attention);
+  CHECK(verify.total == approx(component_sum(verify) - verify.overlap_saved + verify.draft));
+  // k = 2 drafts twice with the same pass.
+  drafted.draft_tokens = 2;
+  CHECK(model.decode(layout, {32, 2000}, drafted).draft == approx(2.0 * verify.draft));
+}
+
+TEST_CASE("a draft layer costs what one more layer of the model costs") {
+  // Models of one and two MoE layers differ by exactly one layer (attention and MoE) at the same batch.
+  Model one_layer = test::deepseek_v3();
+  one_layer.dense_layers = 0;
+  one_layer.num_layers = 1;
+  Model two_layers = one_layer;
+  two_layers.num_layers = 2;
+  const Hardware h200 = hardware_preset("H200", "test", "hardware");
+  const StepModel model(test::deepseek_v3(), h200);
+  const Layout layout = layout_of(8, 1, 1);
+  const double layer = StepModel(two_layers, h200).decode(layout, {16, 1000}, {}).total -
+                       StepModel(one_layer, h200).decode(layout, {16, 1000}, {}).total;
+  StepOptions one_draft_layer;
+  one_draft_layer.draft_tokens = 1;
+  one_draft_layer.draft = DraftShape{1, 0, 2};
+  StepOptions two_draft_layers = one_draft_layer;
+  two_draft_layers.draft = DraftShape{2, 0, 2};
+  const double one = model.decode(layout, {16, 1000}, one_draft_layer).draft;
+  CHECK(model.decode(layout, {16, 1000}, two_draft_layers).draft - one == approx(layer));
+  // The pass is its layer, the 2h -> h fusion and the LM head, and the head is no dearer than the whole
+  // one-layer model less its layer (which also holds the embedding).
+  const double fusion = model.compute().gemm(16, 7168, 2 * 7168, DType::bf16, test::deepseek_v3().weights.block);
+  CHECK(one > layer + fusion);
+  CHECK(one < StepModel(one_layer, h200).decode(layout, {16, 1000}, {}).total + fusion);
+}

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "io/input_error.hpp"
 #include "spec/layout.hpp"
@@ -36,7 +37,8 @@ TEST_CASE("parse reads every key and leaves defaults alone") {
 }
 
 TEST_CASE("parse rejects unknown keys, repeats, bad numbers") {
-  CHECK_THROWS_AS(moeplan::parse_layout("tp=8,pp=2", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=8,sp=2", "x"), moeplan::InputError);
+  CHECK_THROWS_AS(moeplan::parse_layout("tp=8,pp=0", "x"), moeplan::InputError);
   CHECK_THROWS_AS(moeplan::parse_layout("tp=8,tp=4", "x"), moeplan::InputError);
   CHECK_THROWS_AS(moeplan::parse_layout("tp=0", "x"), moeplan::InputError);
   CHECK_THROWS_AS(moeplan::parse_layout("tp=-2", "x"), moeplan::InputError);
@@ -71,4 +73,37 @@ TEST_CASE("an expert TP slice of a group-scaled format holds whole scale groups"
   CHECK(rejected_key("tp=8", qwen) == "layout.ep");
   qwen.weights.experts = moeplan::DType::nvfp4;
   CHECK(rejected_key("tp=8", qwen) == "");  // 192 = 12 x 16
+}
+
+TEST_CASE("pp counts stages: an instance holds tp x dp x pp GPUs") {
+  const auto layout = moeplan::parse_layout("tp=8,pp=2,nodes=2", "x");
+  CHECK(layout.pp == 2);
+  CHECK(layout.world() == 8);  // one stage's ranks
+  CHECK(layout.gpus() == 16);
+  CHECK(moeplan::layout_label(layout) == "tp8·dp1·ep1·pp2");
+  const auto deepseek = model_file("deepseek-v3.yaml");
+  CHECK(rejected_key("tp=8,pp=2,nodes=2", deepseek) == "");
+  CHECK(rejected_key("tp=8,pp=2,nodes=3", deepseek) == "layout.nodes");  // 16 GPUs over 3 nodes
+  CHECK(rejected_key("tp=1,pp=62", deepseek) == "layout.pp");            // more stages than its 61 layers
+}
+
+TEST_CASE("stages split layers as vLLM's get_pp_indices does [vllm-pp-indices]") {
+  using Split = std::vector<std::int64_t>;
+  // vLLM's test_uneven_auto_partition: 3 layers over 2 -> (0,2),(2,3); 4 over 3 -> (0,1),(1,3),(3,4);
+  // 5 over 3 -> (0,2),(2,4),(4,5).
+  CHECK(moeplan::pipeline_stage_layers(3, 2) == Split{2, 1});
+  CHECK(moeplan::pipeline_stage_layers(4, 3) == Split{1, 2, 1});
+  CHECK(moeplan::pipeline_stage_layers(5, 3) == Split{2, 2, 1});
+  // DeepSeek-V3's 61 layers: 61 // 2 = 30 each, the one left over to the stage before the last.
+  CHECK(moeplan::pipeline_stage_layers(61, 2) == Split{31, 30});
+  CHECK(moeplan::pipeline_stage_layers(61, 4) == Split{15, 15, 16, 15});
+  const auto stages = moeplan::pipeline_stages(model_file("deepseek-v3.yaml"), moeplan::parse_layout("tp=8,pp=2", "x"));
+  REQUIRE(stages.size() == 2);
+  // Layers 0-30 hold the 3 dense layers and 28 MoE layers; layers 31-60 are 30 MoE layers.
+  CHECK(stages[0].dense_layers(3) == 3);
+  CHECK(stages[0].moe_layers(3) == 28);
+  CHECK(stages[1].first_layer == 31);
+  CHECK(stages[1].dense_layers(3) == 0);
+  CHECK(stages[1].moe_layers(3) == 30);
+  CHECK((stages[0].first && !stages[0].last && !stages[1].first && stages[1].last));
 }
