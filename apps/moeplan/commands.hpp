@@ -11,5 +11,7 @@ void add_eplb_simulate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
+void add_predict_runs_command(CLI::App& app);
+void add_fit_engine_command(CLI::App& app);
 
 }  // namespace moeplan::cli

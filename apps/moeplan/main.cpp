@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   moeplan::cli::add_calibrate_command(app);
   moeplan::cli::add_export_command(app);
   moeplan::cli::add_simulate_command(app);
+  moeplan::cli::add_predict_runs_command(app);
+  moeplan::cli::add_fit_engine_command(app);
   moeplan::cli::add_completion_command(app);
   return moeplan::cli::run_command_line(app, argc, argv);
 }

@@ -1,0 +1,85 @@
+// moeplan predict-runs: mean TTFT and TPOT for every measured serving run of a CSV, with the error
+// against the measurement per partition (model x GPU x engine x mode) and overall.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "io/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "predict/run_report.hpp"
+#include "table.hpp"
+
+namespace moeplan::cli {
+
+namespace {
+
+struct PredictOptions {
+  std::string runs;
+  std::string out;
+  std::string models = "models";
+  std::string engines = "engines";
+};
+
+std::string percent(double value) { return fmt::format("{:.1f}", value); }
+std::string signed_percent(double value) { return fmt::format("{:+.1f}", value); }
+
+void add_error_row(Table& table, const std::string& name, const predict::PartitionErrors& errors) {
+  table.add_row({name, fmt::format("{}", errors.tpot.count), percent(errors.tpot.median_absolute),
+                 percent(errors.tpot.mean_absolute), signed_percent(errors.tpot.median_signed),
+                 percent(errors.ttft.median_absolute), percent(errors.ttft.mean_absolute),
+                 signed_percent(errors.ttft.median_signed)});
+}
+
+std::string error_report(const predict::ErrorTable& errors) {
+  Table table({"partition (model x GPU x engine x mode)", "runs", "TPOT med |err| %", "mean %", "med signed %",
+               "TTFT med |err| %", "mean %", "med signed %"});
+  for (const auto& [partition, partition_errors] : errors.partitions())
+    add_error_row(table, partition, partition_errors);
+  table.add_rule();
+  add_error_row(table, "overall", errors.overall());
+  return table.render();
+}
+
+void check_paths(const PredictOptions& options) {
+  if (same_file(options.out, options.runs)) {
+    throw InputError("command line", "--out",
+                     "a file other than --runs (" + options.runs + "), which it would overwrite");
+  }
+}
+
+void run(const PredictOptions& options) {
+  check_paths(options);
+  const std::vector<predict::MeasuredRun> runs = predict::read_measured_runs(options.runs);
+  const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
+  predict::Predictor predictor(catalog, predict::ProfileSet::load_folder(options.engines));
+  std::vector<predict::RunPrediction> predictions;
+  for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
+  write_file_atomically(options.out, predict::predictions_csv(runs, predictions));
+  const predict::ErrorTable errors = predict::error_table(runs, predictions);
+  const std::int64_t predicted = errors.overall().tpot.count;
+  fmt::print(
+      "{} runs read from {}: {} predicted against their measurement, {} without a prediction (reasons in {})\n\n{}",
+      runs.size(), options.runs, predicted, runs.size() - static_cast<std::size_t>(predicted), options.out,
+      error_report(errors));
+}
+
+}  // namespace
+
+void add_predict_runs_command(CLI::App& app) {
+  auto options = std::make_shared<PredictOptions>();
+  auto* command = app.add_subcommand("predict-runs",
+                                     "Predict measured serving runs (mean TTFT and TPOT) and report the error "
+                                     "per model x GPU x engine x mode");
+  command->add_option("--runs", options->runs, "measured runs CSV (docs/prediction.md gives the columns)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--out", options->out, "predictions CSV to write")->required();
+  command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
+  command->add_option("--engines", options->engines, "folder of engine profiles (<engine>.json)")
+      ->capture_default_str();
+  command->footer("Example:\n  moeplan predict-runs --runs runs.csv --out predictions.csv");
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace moeplan::cli

@@ -1,0 +1,99 @@
+#include "predict/closed_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moeplan::predict {
+
+namespace {
+
+constexpr double kMostShare = 0.999;  // a server busier than this never drains its queue
+constexpr int kBisections = 60;
+
+double family_seconds(const FamilyTimes& times, const FamilyMultipliers& m) {
+  const double total = m.attention * times.attention + m.experts * times.experts + m.other * times.other +
+                       m.communication * times.communication - times.overlap_saved;
+  return std::max(0.0, total);
+}
+
+// The state the loop settles at once the prompt servers are busy `share` of the time.
+struct LoopState {
+  double ttft = 0;
+  double tpot = 0;
+  double implied_share = 0;  // the share the resulting request rate gives
+};
+
+// Aggregated: prompts and decode share the ranks. Decode runs only in the time prompts leave
+// (TPOT = step / (1 - rho)); a new prompt waits out the step in flight, the prompts queued before it,
+// then its own prompt, and under mixed chunks each of its chunks also carries a decode step.
+LoopState aggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
+                           const EngineProfile& profile, double prompt_tokens, double output_tokens) {
+  LoopState state;
+  state.tpot = parts.decode_step / (1.0 - share);
+  const double chunks = std::ceil(prompt_tokens / static_cast<double>(profile.chunk_tokens));
+  const double riding = profile.scheduler == Scheduler::mixed_chunks ? chunks * parts.decode_step : 0.0;
+  state.ttft =
+      profile.overheads.request + parts.decode_step / 2.0 + queue_wait(share, parts.prefill) + parts.prefill + riding;
+  const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
+  state.implied_share = costs.decode_batch / lifetime * parts.prefill;
+  return state;
+}
+
+// Disaggregated: decode never waits for prompts; prompts queue on the prefill workers' ranks, then
+// their KV crosses to the decode worker.
+LoopState disaggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
+                              const EngineProfile& profile, double concurrency, double output_tokens) {
+  LoopState state;
+  state.tpot = parts.decode_step;
+  state.ttft = profile.overheads.request + queue_wait(share, parts.prefill) + parts.prefill + costs.kv_transfer;
+  const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
+  state.implied_share = concurrency / lifetime / costs.prefill_ranks * parts.prefill;
+  return state;
+}
+
+}  // namespace
+
+double decode_step_seconds(const RunCosts& costs, const EngineProfile& profile) {
+  const Overheads& overheads = profile.overheads;
+  return overheads.step + overheads.sequence_step * costs.decode_batch +
+         family_seconds(costs.decode, profile.multipliers);
+}
+
+double prefill_seconds(const RunCosts& costs, const EngineProfile& profile, double prompt_tokens) {
+  const FamilyMultipliers& m = profile.multipliers;
+  const FamilyTimes& times = costs.prefill;
+  const double kernels =
+      std::max(0.0, m.prefill * times.compute() + m.communication * times.communication - times.overlap_saved);
+  const double steps = prompt_tokens / static_cast<double>(profile.chunk_tokens);
+  return kernels + profile.overheads.step * std::max(steps, 1.0 / 64.0);
+}
+
+double queue_wait(double share, double service) {
+  const double busy = std::clamp(share, 0.0, kMostShare);
+  return busy / (2.0 * (1.0 - busy)) * service;
+}
+
+// Bisection on rho: the share assumed must equal the share the resulting request rate implies. The
+// implied share falls as the assumed one rises (slower tokens, fewer requests), so one root exists.
+LoopPrediction predict_closed_loop(const RunCosts& costs, const EngineProfile& profile, double concurrency,
+                                   double prompt_tokens, double output_tokens) {
+  LoopPrediction parts;
+  parts.decode_step = decode_step_seconds(costs, profile);
+  parts.prefill = prefill_seconds(costs, profile, prompt_tokens);
+  const auto state = [&](double share) {
+    return costs.disaggregated ? disaggregated_state(share, parts, costs, profile, concurrency, output_tokens)
+                               : aggregated_state(share, parts, costs, profile, prompt_tokens, output_tokens);
+  };
+  double low = 0.0, high = kMostShare;
+  for (int step = 0; step < kBisections; ++step) {
+    const double middle = (low + high) / 2.0;
+    (state(middle).implied_share > middle ? low : high) = middle;
+  }
+  const LoopState settled = state((low + high) / 2.0);
+  parts.ttft = settled.ttft;
+  parts.tpot = settled.tpot;
+  parts.prefill_share = (low + high) / 2.0;
+  return parts;
+}
+
+}  // namespace moeplan::predict

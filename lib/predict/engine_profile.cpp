@@ -1,0 +1,108 @@
+#include "predict/engine_profile.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "io/input_error.hpp"
+#include "io/json_fields.hpp"
+
+namespace moeplan::predict {
+
+namespace {
+
+// A multiplier is 1 / efficiency: below 1 would beat the datasheet ceiling. Past 100 the fit has gone
+// astray rather than found a slow kernel.
+constexpr double kMostMultiplier = 100.0;
+constexpr double kMostOverheadSeconds = 10.0;
+
+FamilyMultipliers read_multipliers(const JsonFields& fields) {
+  FamilyMultipliers multipliers;
+  multipliers.attention = fields.number("attention", 1.0, kMostMultiplier);
+  multipliers.experts = fields.number("experts", 1.0, kMostMultiplier);
+  multipliers.other = fields.number("other", 1.0, kMostMultiplier);
+  multipliers.communication = fields.number("communication", 1.0, kMostMultiplier);
+  multipliers.prefill = fields.number("prefill", 1.0, kMostMultiplier);
+  return multipliers;
+}
+
+Overheads read_overheads(const JsonFields& fields) {
+  Overheads overheads;
+  overheads.request = fields.number("request_seconds", 0.0, kMostOverheadSeconds);
+  overheads.step = fields.number("step_seconds", 0.0, kMostOverheadSeconds);
+  overheads.sequence_step = fields.number("sequence_step_seconds", 0.0, kMostOverheadSeconds);
+  return overheads;
+}
+
+HeldOutError read_held_out(const JsonFields& fields) {
+  HeldOutError error;
+  error.folds = fields.integer("folds", 0, 1000);
+  error.runs = fields.integer("runs", 0);
+  error.ttft_median = fields.number("ttft_median_percent", 0.0, 1e6);
+  error.ttft_mean = fields.number("ttft_mean_percent", 0.0, 1e6);
+  error.tpot_median = fields.number("tpot_median_percent", 0.0, 1e6);
+  error.tpot_mean = fields.number("tpot_mean_percent", 0.0, 1e6);
+  return error;
+}
+
+}  // namespace
+
+EngineProfile read_engine_profile(const std::string& file) {
+  const nlohmann::json document = read_json_file(file);
+  const JsonFields root(document, file, "");
+  if (root.integer("schema_version", 1, 1) != 1) root.fail("schema_version", "1");
+  EngineProfile profile;
+  profile.engine = root.text("engine");
+  profile.versions = root.text("versions");
+  profile.source = root.text("source");
+  const std::size_t scheduler = root.choice("scheduler", {"prefill_first", "mixed_chunks"});
+  profile.scheduler = scheduler == 0 ? Scheduler::prefill_first : Scheduler::mixed_chunks;
+  profile.chunk_tokens = root.integer("chunk_tokens", 1, 1 << 24);
+  profile.dense_over_dp_group = root.flag("dense_over_dp_group");
+  profile.multipliers = read_multipliers(root.object("multipliers"));
+  profile.overheads = read_overheads(root.object("overheads"));
+  profile.fitted = root.flag("fitted");
+  if (root.has("held_out")) profile.held_out = read_held_out(root.object("held_out"));
+  return profile;
+}
+
+std::string engine_profile_json(const EngineProfile& profile) {
+  const FamilyMultipliers& m = profile.multipliers;
+  const HeldOutError& error = profile.held_out;
+  const nlohmann::ordered_json document = {
+      {"schema_version", 1},
+      {"engine", profile.engine},
+      {"versions", profile.versions},
+      {"source", profile.source},
+      {"scheduler", profile.scheduler == Scheduler::prefill_first ? "prefill_first" : "mixed_chunks"},
+      {"chunk_tokens", profile.chunk_tokens},
+      {"dense_over_dp_group", profile.dense_over_dp_group},
+      {"multipliers",
+       {{"attention", m.attention},
+        {"experts", m.experts},
+        {"other", m.other},
+        {"communication", m.communication},
+        {"prefill", m.prefill}}},
+      {"overheads",
+       {{"request_seconds", profile.overheads.request},
+        {"step_seconds", profile.overheads.step},
+        {"sequence_step_seconds", profile.overheads.sequence_step}}},
+      {"fitted", profile.fitted},
+      {"held_out",
+       {{"folds", error.folds},
+        {"runs", error.runs},
+        {"ttft_median_percent", error.ttft_median},
+        {"ttft_mean_percent", error.ttft_mean},
+        {"tpot_median_percent", error.tpot_median},
+        {"tpot_mean_percent", error.tpot_mean}}}};
+  return document.dump(2) + "\n";
+}
+
+double error_band_percent(const EngineProfile& profile, bool tpot, double fallback) {
+  if (!profile.fitted || profile.held_out.runs == 0) return fallback;
+  return tpot ? profile.held_out.tpot_median : profile.held_out.ttft_median;
+}
+
+std::string engine_profile_path(const std::string& folder, const std::string& engine) {
+  return folder + "/" + engine + ".json";
+}
+
+}  // namespace moeplan::predict

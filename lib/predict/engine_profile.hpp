@@ -1,0 +1,66 @@
+#pragma once
+// What a serving engine adds to the hardware: how it schedules prefill against decode, its fixed costs
+// per request, per step and per running sequence, and how close each family of operations gets to the
+// roofline. The step model stays first-principles (bytes, FLOPs, collective volumes of the layout at
+// the datasheet ceilings); the profile holds only efficiencies and overheads, fitted from measured runs
+// (predict/profile_fit.hpp) or written by hand. docs/prediction.md gives the formulas.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace moeplan::predict {
+
+enum class Scheduler {
+  prefill_first,  // SGLang: waiting prompts run as their own (chunked) forward passes, decode pauses
+  mixed_chunks,   // vLLM V1, TensorRT-LLM: prompt chunks ride in the decode steps under a token budget
+};
+
+// Time multipliers over the roofline at 100 % of the ceilings: 1 / efficiency, so never below 1.
+struct FamilyMultipliers {
+  double attention = 1.5;      // decode attention: projections and the KV read
+  double experts = 1.5;        // decode MoE: router, grouped expert GEMMs, shared expert
+  double other = 1.5;          // decode dense FFN, LM head, norms, embedding
+  double communication = 1.5;  // TP collectives, EP dispatch and combine, in both phases
+  double prefill = 1.5;        // prefill compute of every family
+};
+
+// Seconds the engine spends beside the kernels; never negative.
+struct Overheads {
+  double request = 0.02;         // per request, in TTFT: HTTP, tokenizer, first-chunk streaming
+  double step = 0.002;           // per forward step: scheduling, launch, sampling
+  double sequence_step = 20e-6;  // per running sequence per step: batch bookkeeping, detokenized streaming
+};
+
+// Held-out error of the profile, by whole sweeps, in percent.
+struct HeldOutError {
+  std::int64_t folds = 0;
+  std::int64_t runs = 0;
+  double ttft_median = 0, ttft_mean = 0;
+  double tpot_median = 0, tpot_mean = 0;
+};
+
+struct EngineProfile {
+  std::string engine;  // sglang, vllm, trtllm
+  std::string versions = "all";
+  std::string source;
+  Scheduler scheduler = Scheduler::mixed_chunks;
+  std::int64_t chunk_tokens = 8192;  // prefill tokens per step (chunked-prefill size or token budget)
+  bool dense_over_dp_group = false;  // dense FFN and LM head stay TP over the whole DP group
+  FamilyMultipliers multipliers;
+  Overheads overheads;
+  HeldOutError held_out;
+  bool fitted = false;
+};
+
+// Reads and writes the profile JSON (schema_version 1); errors name the file and the key.
+EngineProfile read_engine_profile(const std::string& file);
+std::string engine_profile_json(const EngineProfile& profile);
+
+// The band a prediction carries: the held-out median error, widened to `fallback` when the profile was
+// never fitted or held out nothing.
+double error_band_percent(const EngineProfile& profile, bool tpot, double fallback = 30.0);
+
+// The profile a file's engine name maps to in `folder` (engines/<name>.json).
+std::string engine_profile_path(const std::string& folder, const std::string& engine);
+
+}  // namespace moeplan::predict

@@ -1,0 +1,51 @@
+#pragma once
+// End-to-end serving runs measured on real servers, one row each, in the column layout of the shared
+// measured-runs file ([aiconfigurator-silicon]): the engine, model, GPU, layout, fixed lengths, the
+// concurrency the benchmark held, and the mean TTFT and TPOT it reported.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moeplan::predict {
+
+// One worker's parallel shape as the row records it; `batch` is sequences per attention-DP rank.
+struct WorkerShape {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t attention_dp = 1;
+  std::int64_t moe_tp = 1;
+  std::int64_t moe_ep = 1;
+  std::int64_t batch = 0;
+  std::int64_t workers = 1;
+
+  std::int64_t gpus() const { return tp * attention_dp * pp; }
+};
+
+struct MeasuredRun {
+  std::string id;
+  std::int64_t line = 0;  // 1-based line in its file, for messages
+  std::string engine;     // sglang, vllm, trtllm
+  std::string engine_version;
+  std::string hf_id;   // model_path
+  std::string system;  // h100_sxm, h200_sxm, b200_sxm, ...
+  bool disaggregated = false;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::string gemm_format;       // gemm_quant_mode; empty means bf16
+  std::string moe_format;        // moe_quant_mode
+  std::int64_t concurrency = 0;  // requests the closed loop kept in flight
+  WorkerShape worker;            // aggregated rows
+  WorkerShape prefill, decode;   // disaggregated rows
+  std::optional<double> ttft_ms, tpot_ms;
+  std::string sweep;  // the deployment this row belongs to, at all its concurrencies
+};
+
+// Reads a measured-runs CSV. A missing column, a non-numeric size or time, or a repeated id is an
+// InputError naming the file and "line N: column".
+std::vector<MeasuredRun> read_measured_runs(const std::string& file);
+
+// Splits one CSV line into cells (RFC 4180 quoting: "a,b" and "" inside quotes).
+std::vector<std::string> split_csv_line(const std::string& line);
+
+}  // namespace moeplan::predict

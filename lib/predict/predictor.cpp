@@ -1,0 +1,87 @@
+#include "predict/predictor.hpp"
+
+#include <filesystem>
+
+#include "io/input_error.hpp"
+
+namespace moeplan::predict {
+
+namespace {
+
+constexpr double kUnfittedBandPercent = 40.0;
+
+bool unknown_engine(const std::string& engine) { return engine != "sglang" && engine != "vllm" && engine != "trtllm"; }
+
+}  // namespace
+
+EngineProfile default_engine_profile(const std::string& engine) {
+  EngineProfile profile;
+  profile.engine = engine;
+  profile.source = "defaults: no profile was fitted for this engine";
+  // SGLang runs prompts as their own passes of --chunked-prefill-size tokens [sglang-server-args];
+  // vLLM V1 mixes prompt chunks into decode steps under max_num_batched_tokens [vllm-engine-args-docs];
+  // TensorRT-LLM batches context chunks in flight with generation [trtllm-ifb-scheduler].
+  profile.scheduler = engine == "sglang" ? Scheduler::prefill_first : Scheduler::mixed_chunks;
+  profile.chunk_tokens = 8192;
+  profile.dense_over_dp_group = engine == "sglang";
+  return profile;
+}
+
+ProfileSet ProfileSet::load_folder(const std::string& folder) {
+  std::map<std::string, EngineProfile> profiles;
+  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+    const std::string file = engine_profile_path(folder, engine);
+    if (std::filesystem::exists(file)) profiles.emplace(engine, read_engine_profile(file));
+  }
+  return ProfileSet(std::move(profiles));
+}
+
+ProfileSet::ProfileSet(std::map<std::string, EngineProfile> profiles) : profiles_(std::move(profiles)) {}
+
+const EngineProfile& ProfileSet::get(const std::string& engine) {
+  auto found = profiles_.find(engine);
+  if (found == profiles_.end()) found = profiles_.emplace(engine, default_engine_profile(engine)).first;
+  return found->second;
+}
+
+std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& reason) {
+  if (unknown_engine(run.engine)) {
+    reason = "engine " + run.engine + " has no profile (sglang, vllm, trtllm)";
+    return std::nullopt;
+  }
+  if (run.input_tokens < 1 || run.output_tokens < 2 || run.concurrency < 1) {
+    reason = "a run needs isl >= 1, osl >= 2 and a concurrency";
+    return std::nullopt;
+  }
+  const Resolved resolved = resolve_run(run, catalog_);
+  if (!resolved.deployment) {
+    reason = resolved.reason;
+    return std::nullopt;
+  }
+  const Deployment& deployment = *resolved.deployment;
+  return run_costs(run, deployment, steps_.get(deployment));
+}
+
+RunPrediction Predictor::predict(const MeasuredRun& run) {
+  RunPrediction prediction;
+  prediction.costs = costs(run, prediction.reason);
+  if (!prediction.costs) return prediction;
+  const EngineProfile& profile = profiles_.get(run.engine);
+  const LoopPrediction loop =
+      predict_closed_loop(*prediction.costs, profile, static_cast<double>(run.concurrency),
+                          static_cast<double>(run.input_tokens), static_cast<double>(run.output_tokens));
+  prediction.ttft_ms = loop.ttft * 1e3;
+  prediction.tpot_ms = loop.tpot * 1e3;
+  prediction.ttft_band_percent = error_band_percent(profile, false, kUnfittedBandPercent);
+  prediction.tpot_band_percent = error_band_percent(profile, true, kUnfittedBandPercent);
+  return prediction;
+}
+
+bool below_roofline(const RunCosts& costs, double measured_tpot_seconds, double margin) {
+  EngineProfile ideal;
+  ideal.multipliers = {1.0, 1.0, 1.0, 1.0, 1.0};
+  ideal.overheads = {0.0, 0.0, 0.0};
+  return measured_tpot_seconds < margin * decode_step_seconds(costs, ideal);
+}
+
+}  // namespace moeplan::predict

@@ -1,0 +1,59 @@
+#pragma once
+// Predicts measured runs: resolves each row to a deployment, prices it with the step model and the
+// engine's profile, and says why when it cannot.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/closed_loop.hpp"
+#include "predict/engine_profile.hpp"
+#include "predict/measured_runs.hpp"
+#include "predict/run_costs.hpp"
+#include "predict/run_deployment.hpp"
+
+namespace moeplan::predict {
+
+struct RunPrediction {
+  std::optional<double> ttft_ms, tpot_ms;
+  double ttft_band_percent = 0, tpot_band_percent = 0;  // the profile's held-out median error
+  std::string reason;                                   // why there is no prediction
+  std::optional<RunCosts> costs;
+};
+
+// The profile an engine gets when none was fitted: its scheduler and chunk size from the engine's
+// defaults ([sglang-server-args], [vllm-engine-args-docs], [trtllm-ifb-scheduler]) and middling efficiencies.
+EngineProfile default_engine_profile(const std::string& engine);
+
+// Profiles by engine name, read from a folder of <engine>.json files; engines without a file get the
+// default profile, flagged as not fitted.
+class ProfileSet {
+ public:
+  static ProfileSet load_folder(const std::string& folder);
+  explicit ProfileSet(std::map<std::string, EngineProfile> profiles);
+  const EngineProfile& get(const std::string& engine);
+
+ private:
+  std::map<std::string, EngineProfile> profiles_;
+};
+
+class Predictor {
+ public:
+  Predictor(const ModelCatalog& catalog, ProfileSet profiles) : catalog_(catalog), profiles_(std::move(profiles)) {}
+
+  RunPrediction predict(const MeasuredRun& run);
+  // The roofline costs alone, without a profile; empty with `reason` set when the run cannot be priced.
+  std::optional<RunCosts> costs(const MeasuredRun& run, std::string& reason);
+  ProfileSet& profiles() { return profiles_; }
+
+ private:
+  const ModelCatalog& catalog_;
+  ProfileSet profiles_;
+  StepModelCache steps_;
+};
+
+// Whether a measured TPOT is below what the roofline allows at 100 % of every ceiling with no overhead
+// (with `margin` for measurement noise): such a run is broken rather than fast, and is kept out of fits.
+bool below_roofline(const RunCosts& costs, double measured_tpot_seconds, double margin = 0.8);
+
+}  // namespace moeplan::predict

@@ -1,0 +1,40 @@
+#pragma once
+// Fits an engine profile to measured runs: relative least squares (log of predicted over measured, with
+// a soft-L1 loss so a few broken runs cannot pull the fit) over TTFT and TPOT, with physical bounds
+// (multipliers >= 1: no efficiency above the ceiling; overheads >= 0), and its held-out error by whole
+// sweeps (k-fold: every run of a deployment, at all its concurrencies, in the same fold).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predict/engine_profile.hpp"
+#include "predict/run_costs.hpp"
+
+namespace moeplan::predict {
+
+struct FitSample {
+  RunCosts costs;
+  double concurrency = 0;
+  double prompt_tokens = 0;
+  double output_tokens = 0;
+  double ttft = 0;  // s, measured
+  double tpot = 0;  // s, measured
+  std::string sweep;
+};
+
+// The fitted parameters as one vector: five multipliers, then three overheads.
+constexpr std::size_t kProfileParameters = 8;
+std::vector<double> profile_parameters(const EngineProfile& profile);
+EngineProfile with_parameters(EngineProfile profile, const std::vector<double>& parameters);
+
+// Mean soft-L1 loss of log(predicted / measured) over both quantities of every sample.
+double fit_loss(const std::vector<FitSample>& samples, const EngineProfile& profile);
+
+// Minimizes fit_loss from `start` (Nelder-Mead over bounded transforms of the parameters).
+EngineProfile fit_profile(const std::vector<FitSample>& samples, const EngineProfile& start);
+
+// Sweep s goes to fold hash(s) mod folds; each fold is predicted by a fit to the others.
+std::vector<std::int64_t> sweep_folds(const std::vector<FitSample>& samples, std::int64_t folds);
+HeldOutError cross_validate(const std::vector<FitSample>& samples, const EngineProfile& start, std::int64_t folds);
+
+}  // namespace moeplan::predict

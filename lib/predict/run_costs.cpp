@@ -1,0 +1,81 @@
+#include "predict/run_costs.hpp"
+
+#include <algorithm>
+
+#include "cost/kv_cache.hpp"
+#include "plan/load_skew.hpp"
+
+namespace moeplan::predict {
+
+namespace {
+
+FamilyTimes families(const StepBreakdown& step) {
+  return {step.attention, step.moe_compute, step.other, step.dispatch_combine + step.otp_comm + step.tp_comm,
+          step.overlap_saved};
+}
+
+StepOptions options_at(const Model& model, const Layout& layout, double tokens_per_rank) {
+  StepOptions options;
+  options.max_over_mean = max_over_mean(model, layout, tokens_per_rank, SkewModel{});
+  return options;
+}
+
+std::string cache_key(const Deployment& deployment) {
+  const WeightFormats& w = deployment.model.weights;
+  return deployment.model.hf_id + "|" + deployment.model.name + "|" + deployment.hardware_preset + "|" +
+         dtype_name(w.attention) + dtype_name(w.dense_ffn) + dtype_name(w.experts) + dtype_name(w.shared_experts);
+}
+
+// Prompt KV bytes over the prefill worker's inter-node links, all its ranks sending at once.
+double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment) {
+  const Layout& prefill = deployment.prefill;
+  const KvCacheShape shape =
+      kv_cache_per_rank(deployment.model, prefill, deployment.model.kv_cache_dtype, run.input_tokens);
+  const double bytes = static_cast<double>(shape.bytes_per_token) * static_cast<double>(run.input_tokens) +
+                       static_cast<double>(shape.bytes_per_sequence);
+  return bytes / deployment.hardware.inter_node_bandwidth + deployment.hardware.inter_node_latency;
+}
+
+}  // namespace
+
+Efficiency roofline_efficiency() {
+  Efficiency efficiency;
+  efficiency.gemm_compute = efficiency.fp8_compute = efficiency.gemm_memory = 1.0;
+  efficiency.attention_compute = efficiency.attention_memory = efficiency.elementwise_memory = 1.0;
+  efficiency.source = "roofline: 100 % of the datasheet ceilings";
+  return efficiency;
+}
+
+const StepModel& StepModelCache::get(const Deployment& deployment) {
+  std::unique_ptr<StepModel>& slot = models_[cache_key(deployment)];
+  if (!slot) slot = std::make_unique<StepModel>(deployment.model, deployment.hardware, roofline_efficiency());
+  return *slot;
+}
+
+double decode_batch_per_rank(const MeasuredRun& run) {
+  const WorkerShape& shape = run.disaggregated ? run.decode : run.worker;
+  if (shape.batch > 0) return static_cast<double>(shape.batch);
+  const double ranks = static_cast<double>(shape.attention_dp * std::max<std::int64_t>(1, shape.workers));
+  return std::max(1.0, static_cast<double>(run.concurrency) / ranks);
+}
+
+RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps) {
+  RunCosts costs;
+  costs.disaggregated = run.disaggregated;
+  costs.decode_batch = decode_batch_per_rank(run);
+  const double context = static_cast<double>(run.input_tokens) + static_cast<double>(run.output_tokens) / 2.0;
+  const Layout& decode = deployment.worker;
+  costs.decode = families(
+      steps.decode(decode, {costs.decode_batch, context}, options_at(deployment.model, decode, costs.decode_batch)));
+  const Layout& prefill = deployment.prefill;
+  const double prompt = static_cast<double>(run.input_tokens);
+  costs.prefill =
+      families(steps.prefill(prefill, {prompt, prompt, 0.0}, options_at(deployment.model, prefill, prompt)));
+  const WorkerShape& prefill_shape = run.disaggregated ? run.prefill : run.worker;
+  costs.prefill_ranks =
+      static_cast<double>(prefill_shape.attention_dp * std::max<std::int64_t>(1, prefill_shape.workers));
+  if (run.disaggregated) costs.kv_transfer = kv_transfer_seconds(run, deployment);
+  return costs;
+}
+
+}  // namespace moeplan::predict

@@ -1,0 +1,64 @@
+#pragma once
+// What a measured run deployed, in moeplan's terms: the model (matched by Hugging Face id, its weight
+// formats set by the run), the GPU preset, the worker layouts. A run moeplan cannot express gets the
+// reason instead.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/measured_runs.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layout.hpp"
+#include "spec/model.hpp"
+
+namespace moeplan::predict {
+
+// Every model YAML of a folder, by Hugging Face id. A YAML that does not load is an InputError.
+class ModelCatalog {
+ public:
+  static ModelCatalog load_folder(const std::filesystem::path& folder);
+  explicit ModelCatalog(std::vector<Model> models);
+
+  // Exact id first; then a quantized checkpoint of a known base model: the owner ignored and a format
+  // suffix (-FP8, -NVFP4, -FP4, -INT4) dropped from the name, compared without case.
+  const Model* find(const std::string& hf_id) const;
+
+ private:
+  std::vector<Model> models_;
+};
+
+struct Deployment {
+  Model model;  // with the run's weight formats
+  Hardware hardware;
+  Layout worker;  // aggregated: the worker; disaggregated: the decode worker
+  Layout prefill;
+  std::string hardware_preset;
+};
+
+struct Resolved {
+  std::optional<Deployment> deployment;
+  std::string reason;  // why not, when deployment is empty
+};
+
+// The preset a run's `system` names (h200_sxm -> H200, gb200 -> GB200-NVL72, ...); empty when none.
+std::string hardware_preset_for_system(const std::string& system);
+
+// The weight format a run's quant-mode label stores: "" -> bf16, fp8_block -> fp8_e4m3 in 128 x 128
+// blocks, fp8 -> FP8 per tensor, nvfp4, int4_wo. Empty when moeplan has no such format.
+std::optional<DType> format_for_label(const std::string& label);
+
+// The model with a run's formats: attention, dense FFN, shared expert and LM head take `gemm`, the
+// routed experts `moe`. Weights the checkpoint already stores in 4 bits keep their format (gpt-oss's
+// MXFP4 experts: the run's label names the activation path there).
+Model with_run_formats(Model model, DType gemm, DType moe);
+
+// The moeplan layout of a row's worker shape on `hardware`; engine-specific spans (SGLang keeps the
+// dense FFN and the LM head tensor-parallel over the whole DP group) applied by `dense_over_group`.
+std::optional<Layout> layout_for_shape(const WorkerShape& shape, const Model& model, const Hardware& hardware,
+                                       bool dense_over_group, std::string& reason);
+
+Resolved resolve_run(const MeasuredRun& run, const ModelCatalog& catalog);
+
+}  // namespace moeplan::predict

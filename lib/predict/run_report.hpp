@@ -1,0 +1,32 @@
+#pragma once
+// What predict-runs and fit-engine write: the predictions CSV, the error table by partition, and the
+// samples a profile is fitted to.
+#include <string>
+#include <vector>
+
+#include "predict/measured_runs.hpp"
+#include "predict/prediction_errors.hpp"
+#include "predict/predictor.hpp"
+#include "predict/profile_fit.hpp"
+
+namespace moeplan::predict {
+
+// "model x GPU x engine x mode", the partition a run's errors are reported under.
+std::string partition_key(const MeasuredRun& run);
+
+// id, predicted_ttft_ms, predicted_tpot_ms, their bands, the measured values, and the reason for a row
+// without a prediction. `runs` and `predictions` run in parallel.
+std::string predictions_csv(const std::vector<MeasuredRun>& runs, const std::vector<RunPrediction>& predictions);
+
+// Errors of every predicted run that has both measurements.
+ErrorTable error_table(const std::vector<MeasuredRun>& runs, const std::vector<RunPrediction>& predictions);
+
+// The fit samples of one engine's runs, and a line per run left out (no prediction, no measurement,
+// or a TPOT below the roofline).
+struct FitSet {
+  std::vector<FitSample> samples;
+  std::vector<std::string> left_out;  // "id: reason"
+};
+FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, const std::string& engine);
+
+}  // namespace moeplan::predict
