@@ -23,9 +23,10 @@ struct LoopState {
   double implied_share = 0;  // the share the resulting request rate gives
 };
 
-// Aggregated: prompts and decode share the ranks. Decode runs only in the time prompts leave
-// (TPOT = step / (1 - rho)); a new prompt waits out the step in flight, the prompts queued before it,
-// then its own prompt, and under mixed chunks each of its chunks also carries a decode step.
+// Aggregated: prompts and decode share the ranks. Decode runs only in the time the other sequences'
+// prompts leave (TPOT = step / (1 - rho), rho from the b - 1 others); a new prompt waits out the step in
+// flight, the prompts queued before it, then its own, and under mixed chunks each of its chunks also
+// carries a decode step.
 LoopState aggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
                            const EngineProfile& profile, double prompt_tokens, double output_tokens) {
   LoopState state;
@@ -35,19 +36,19 @@ LoopState aggregated_state(double share, const LoopPrediction& parts, const RunC
   state.ttft =
       profile.overheads.request + parts.decode_step / 2.0 + queue_wait(share, parts.prefill) + parts.prefill + riding;
   const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
-  state.implied_share = costs.decode_batch / lifetime * parts.prefill;
+  state.implied_share = std::max(0.0, costs.decode_batch - 1.0) / lifetime * parts.prefill;
   return state;
 }
 
-// Disaggregated: decode never waits for prompts; prompts queue on the prefill workers' ranks, then
-// their KV crosses to the decode worker.
+// Disaggregated: decode never waits for prompts; prompts queue on the prefill workers' ranks behind the
+// c - 1 other requests', then their KV crosses to the decode worker.
 LoopState disaggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
                               const EngineProfile& profile, double concurrency, double output_tokens) {
   LoopState state;
   state.tpot = parts.decode_step;
   state.ttft = profile.overheads.request + queue_wait(share, parts.prefill) + parts.prefill + costs.kv_transfer;
   const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
-  state.implied_share = concurrency / lifetime / costs.prefill_ranks * parts.prefill;
+  state.implied_share = std::max(0.0, concurrency - 1.0) / lifetime / costs.prefill_ranks * parts.prefill;
   return state;
 }
 

@@ -16,11 +16,11 @@ constexpr double kMostOverheadSeconds = 10.0;
 
 FamilyMultipliers read_multipliers(const JsonFields& fields) {
   FamilyMultipliers multipliers;
-  multipliers.attention = fields.number("attention", 1.0, kMostMultiplier);
-  multipliers.experts = fields.number("experts", 1.0, kMostMultiplier);
-  multipliers.other = fields.number("other", 1.0, kMostMultiplier);
-  multipliers.communication = fields.number("communication", 1.0, kMostMultiplier);
-  multipliers.prefill = fields.number("prefill", 1.0, kMostMultiplier);
+  multipliers.attention = fields.number("attention", kLeastKernelMultiplier, kMostMultiplier);
+  multipliers.experts = fields.number("experts", kLeastKernelMultiplier, kMostMultiplier);
+  multipliers.other = fields.number("other", kLeastKernelMultiplier, kMostMultiplier);
+  multipliers.communication = fields.number("communication", kLeastCommunicationMultiplier, kMostMultiplier);
+  multipliers.prefill = fields.number("prefill", kLeastKernelMultiplier, kMostMultiplier);
   return multipliers;
 }
 

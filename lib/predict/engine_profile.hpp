@@ -15,7 +15,13 @@ enum class Scheduler {
   mixed_chunks,   // vLLM V1, TensorRT-LLM: prompt chunks ride in the decode steps under a token budget
 };
 
-// Time multipliers over the roofline at 100 % of the ceilings: 1 / efficiency, so never below 1.
+// Time multipliers over the roofline at 100 % of the ceilings: 1 / efficiency, so never below 1 for
+// kernels. Collectives are priced from NCCL's graph-captured floor (10 us a call on the presets); an
+// engine's one-shot all-reduce over NVLink finishes a small message in about a fifth of that, so their
+// multiplier may fall to kLeastCommunicationMultiplier.
+inline constexpr double kLeastKernelMultiplier = 1.0;
+inline constexpr double kLeastCommunicationMultiplier = 0.2;
+
 struct FamilyMultipliers {
   double attention = 1.5;      // decode attention: projections and the KV read
   double experts = 1.5;        // decode MoE: router, grouped expert GEMMs, shared expert

@@ -74,12 +74,20 @@ RunPrediction Predictor::predict(const MeasuredRun& run) {
   prediction.tpot_ms = loop.tpot * 1e3;
   prediction.ttft_band_percent = error_band_percent(profile, false, kUnfittedBandPercent);
   prediction.tpot_band_percent = error_band_percent(profile, true, kUnfittedBandPercent);
+  mark_implausible(run, prediction);
   return prediction;
+}
+
+void mark_implausible(const MeasuredRun& run, RunPrediction& prediction) {
+  if (!prediction.costs || !run.tpot_ms || !below_roofline(*prediction.costs, *run.tpot_ms / 1e3)) return;
+  prediction.implausible = true;
+  prediction.reason = kImplausibleReason;
 }
 
 bool below_roofline(const RunCosts& costs, double measured_tpot_seconds, double margin) {
   EngineProfile ideal;
-  ideal.multipliers = {1.0, 1.0, 1.0, 1.0, 1.0};
+  ideal.multipliers = {kLeastKernelMultiplier, kLeastKernelMultiplier, kLeastKernelMultiplier,
+                       kLeastCommunicationMultiplier, kLeastKernelMultiplier};
   ideal.overheads = {0.0, 0.0, 0.0};
   return measured_tpot_seconds < margin * decode_step_seconds(costs, ideal);
 }

@@ -18,6 +18,7 @@ struct RunPrediction {
   std::optional<double> ttft_ms, tpot_ms;
   double ttft_band_percent = 0, tpot_band_percent = 0;  // the profile's held-out median error
   std::string reason;                                   // why there is no prediction
+  bool implausible = false;  // the measurement beats the roofline: predicted, kept out of the errors
   std::optional<RunCosts> costs;
 };
 
@@ -52,8 +53,14 @@ class Predictor {
   StepModelCache steps_;
 };
 
-// Whether a measured TPOT is below what the roofline allows at 100 % of every ceiling with no overhead
+// Whether a measured TPOT is below what the roofline allows at 100 % of every ceiling (collectives at
+// their one-shot floor) with no overhead
 // (with `margin` for measurement noise): such a run is broken rather than fast, and is kept out of fits.
 bool below_roofline(const RunCosts& costs, double measured_tpot_seconds, double margin = 0.8);
+
+inline constexpr const char* kImplausibleReason = "measured TPOT below the roofline at 100 % of every ceiling";
+
+// Flags a predicted run whose measurement is below the roofline, with kImplausibleReason.
+void mark_implausible(const MeasuredRun& run, RunPrediction& prediction);
 
 }  // namespace moeplan::predict

@@ -15,12 +15,22 @@ namespace {
 constexpr double kLossScale = 0.15;  // log-ratio at which the soft-L1 loss turns from square to linear
 constexpr int kSimplexIterations = 1500;
 
-// Unbounded coordinates: multiplier = 1 + exp(u), overhead = exp(v).
+// The least value of each parameter, in profile_parameters' order: kernels cannot beat the ceilings,
+// collectives can beat NCCL's floor down to a one-shot kernel, overheads are never negative.
+constexpr double kLeast[kProfileParameters] = {kLeastKernelMultiplier,
+                                               kLeastKernelMultiplier,
+                                               kLeastKernelMultiplier,
+                                               kLeastCommunicationMultiplier,
+                                               kLeastKernelMultiplier,
+                                               0.0,
+                                               0.0,
+                                               0.0};
+
+// Unbounded coordinates: parameter = least + exp(u).
 std::vector<double> to_free(const std::vector<double>& parameters) {
   std::vector<double> free(parameters.size());
   for (std::size_t index = 0; index < parameters.size(); ++index) {
-    const double excess = index < 5 ? parameters[index] - 1.0 : parameters[index];
-    free[index] = std::log(std::max(excess, 1e-9));
+    free[index] = std::log(std::max(parameters[index] - kLeast[index], 1e-9));
   }
   return free;
 }
@@ -28,8 +38,7 @@ std::vector<double> to_free(const std::vector<double>& parameters) {
 std::vector<double> from_free(const std::vector<double>& free) {
   std::vector<double> parameters(free.size());
   for (std::size_t index = 0; index < free.size(); ++index) {
-    const double value = std::exp(std::clamp(free[index], -30.0, 5.0));
-    parameters[index] = index < 5 ? 1.0 + value : value;
+    parameters[index] = kLeast[index] + std::exp(std::clamp(free[index], -30.0, 5.0));
   }
   return parameters;
 }
@@ -137,14 +146,15 @@ EngineProfile fit_profile(const std::vector<FitSample>& samples, const EnginePro
   return fitted;
 }
 
+std::int64_t fold_of(const std::string& sweep, std::int64_t folds) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char character : sweep) hash = (hash ^ character) * 1099511628211ull;
+  return static_cast<std::int64_t>(hash % static_cast<std::uint64_t>(folds));
+}
+
 std::vector<std::int64_t> sweep_folds(const std::vector<FitSample>& samples, std::int64_t folds) {
   std::vector<std::int64_t> assignment;
-  for (const FitSample& sample : samples) {
-    // FNV-1a, so the folds do not depend on the standard library's hash.
-    std::uint64_t hash = 1469598103934665603ull;
-    for (const unsigned char character : sample.sweep) hash = (hash ^ character) * 1099511628211ull;
-    assignment.push_back(static_cast<std::int64_t>(hash % static_cast<std::uint64_t>(folds)));
-  }
+  for (const FitSample& sample : samples) assignment.push_back(fold_of(sample.sweep, folds));
   return assignment;
 }
 

@@ -20,6 +20,7 @@ struct FitSample {
   double ttft = 0;  // s, measured
   double tpot = 0;  // s, measured
   std::string sweep;
+  std::size_t run = 0;  // index of the run it came from
 };
 
 // The fitted parameters as one vector: five multipliers, then three overheads.
@@ -33,7 +34,9 @@ double fit_loss(const std::vector<FitSample>& samples, const EngineProfile& prof
 // Minimizes fit_loss from `start` (Nelder-Mead over bounded transforms of the parameters).
 EngineProfile fit_profile(const std::vector<FitSample>& samples, const EngineProfile& start);
 
-// Sweep s goes to fold hash(s) mod folds; each fold is predicted by a fit to the others.
+// Sweep s goes to fold hash(s) mod folds (FNV-1a, so folds stay put across platforms); each fold is
+// predicted by a fit to the others.
+std::int64_t fold_of(const std::string& sweep, std::int64_t folds);
 std::vector<std::int64_t> sweep_folds(const std::vector<FitSample>& samples, std::int64_t folds);
 HeldOutError cross_validate(const std::vector<FitSample>& samples, const EngineProfile& start, std::int64_t folds);
 

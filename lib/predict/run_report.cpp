@@ -46,7 +46,9 @@ ErrorTable error_table(const std::vector<MeasuredRun>& runs, const std::vector<R
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const MeasuredRun& run = runs[index];
     const RunPrediction& prediction = predictions[index];
-    if (!prediction.ttft_ms || !run.ttft_ms || !run.tpot_ms || *run.ttft_ms <= 0 || *run.tpot_ms <= 0) continue;
+    if (prediction.implausible || !prediction.ttft_ms || !run.ttft_ms || !run.tpot_ms || *run.ttft_ms <= 0 ||
+        *run.tpot_ms <= 0)
+      continue;
     table.add(partition_key(run), {*prediction.ttft_ms, *run.ttft_ms}, {*prediction.tpot_ms, *run.tpot_ms});
   }
   return table;
@@ -54,22 +56,60 @@ ErrorTable error_table(const std::vector<MeasuredRun>& runs, const std::vector<R
 
 FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, const std::string& engine) {
   FitSet set;
-  for (const MeasuredRun& run : runs) {
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    const MeasuredRun& run = runs[index];
     if (run.engine != engine) continue;
     std::string reason;
     const std::optional<RunCosts> costs = predictor.costs(run, reason);
     if (costs && (!run.ttft_ms || !run.tpot_ms || *run.ttft_ms <= 0 || *run.tpot_ms <= 0)) reason = "no measurement";
     if (costs && reason.empty() && below_roofline(*costs, *run.tpot_ms / 1e3)) {
-      reason = "measured TPOT below the roofline at 100 % of every ceiling";
+      reason = kImplausibleReason;
     }
     if (!reason.empty()) {
       set.left_out.push_back(run.id + ": " + reason);
       continue;
     }
     set.samples.push_back({*costs, static_cast<double>(run.concurrency), static_cast<double>(run.input_tokens),
-                           static_cast<double>(run.output_tokens), *run.ttft_ms / 1e3, *run.tpot_ms / 1e3, run.sweep});
+                           static_cast<double>(run.output_tokens), *run.ttft_ms / 1e3, *run.tpot_ms / 1e3, run.sweep,
+                           index});
   }
   return set;
+}
+
+}  // namespace moeplan::predict
+
+namespace moeplan::predict {
+
+std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& runs, Predictor& predictor,
+                                                std::int64_t folds) {
+  std::vector<RunPrediction> predictions(runs.size());
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    predictions[index].costs = predictor.costs(runs[index], predictions[index].reason);
+  }
+  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+    const FitSet set = fit_samples(runs, predictor, engine);
+    const std::vector<std::int64_t> sample_folds = sweep_folds(set.samples, folds);
+    for (std::int64_t fold = 0; fold < folds; ++fold) {
+      std::vector<FitSample> training;
+      for (std::size_t k = 0; k < set.samples.size(); ++k) {
+        if (sample_folds[k] != fold) training.push_back(set.samples[k]);
+      }
+      if (training.size() < 8) continue;
+      const EngineProfile profile = fit_profile(training, default_engine_profile(engine));
+      for (std::size_t index = 0; index < runs.size(); ++index) {
+        const MeasuredRun& run = runs[index];
+        RunPrediction& prediction = predictions[index];
+        if (run.engine != engine || !prediction.costs || fold_of(run.sweep, folds) != fold) continue;
+        const LoopPrediction loop =
+            predict_closed_loop(*prediction.costs, profile, static_cast<double>(run.concurrency),
+                                static_cast<double>(run.input_tokens), static_cast<double>(run.output_tokens));
+        prediction.ttft_ms = loop.ttft * 1e3;
+        prediction.tpot_ms = loop.tpot * 1e3;
+        mark_implausible(run, prediction);
+      }
+    }
+  }
+  return predictions;
 }
 
 }  // namespace moeplan::predict

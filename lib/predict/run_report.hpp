@@ -29,4 +29,10 @@ struct FitSet {
 };
 FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, const std::string& engine);
 
+// Every run predicted by a profile fitted without its sweep: per engine, the sweeps split into `folds`
+// by fold_of, each fold predicted by a fit to the others from the engine's default profile. Runs whose
+// engine has fewer than 8 usable runs outside their fold stay unpredicted.
+std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& runs, Predictor& predictor,
+                                                std::int64_t folds);
+
 }  // namespace moeplan::predict

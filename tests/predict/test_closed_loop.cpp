@@ -1,0 +1,106 @@
+// The closed-loop steady state against hand arithmetic: with every overhead 0 the balance
+// rho = (others) x P / L reduces to a quadratic in rho, solved here in closed form (the library bisects).
+#include <doctest/doctest.h>
+
+#include "predict/closed_loop.hpp"
+
+namespace {
+
+using moeplan::predict::EngineProfile;
+using moeplan::predict::RunCosts;
+using moeplan::predict::Scheduler;
+
+// Every multiplier 1, no overhead: the family times are the seconds the loop sees.
+EngineProfile bare_profile(Scheduler scheduler, std::int64_t chunk_tokens) {
+  EngineProfile profile;
+  profile.scheduler = scheduler;
+  profile.chunk_tokens = chunk_tokens;
+  profile.multipliers = {1.0, 1.0, 1.0, 1.0, 1.0};
+  profile.overheads = {0.0, 0.0, 0.0};
+  return profile;
+}
+
+// A decode step of 10 ms (attention only) and a prompt of 100 ms (prefill attention only).
+RunCosts costs_at_batch(double batch) {
+  RunCosts costs;
+  costs.decode_batch = batch;
+  costs.decode.attention = 0.010;
+  costs.prefill.attention = 0.100;
+  return costs;
+}
+
+}  // namespace
+
+TEST_CASE("an M/D/1 queue busy half the time waits half a service") {
+  // rho / (2 (1 - rho)) x service = 0.5 / 1 x 2 s = 1 s.
+  CHECK(moeplan::predict::queue_wait(0.5, 2.0) == doctest::Approx(1.0));
+  CHECK(moeplan::predict::queue_wait(0.0, 2.0) == 0.0);
+}
+
+TEST_CASE("a decode step adds the overheads to each family at its multiplier") {
+  RunCosts costs;
+  costs.decode_batch = 4;
+  costs.decode = {0.001, 0.002, 0.0005, 0.0004, 0.0001};
+  EngineProfile profile;
+  profile.multipliers = {2.0, 1.5, 1.0, 0.5, 3.0};
+  profile.overheads = {0.05, 0.0003, 0.00001};
+  // 0.0003 + 4 x 0.00001 + 2 x 0.001 + 1.5 x 0.002 + 0.0005 + 0.5 x 0.0004 - 0.0001 = 0.00594 s.
+  CHECK(moeplan::predict::decode_step_seconds(costs, profile) == doctest::Approx(0.00594));
+}
+
+TEST_CASE("a prompt pays the step overhead of the chunks it fills") {
+  RunCosts costs;
+  costs.prefill = {0.010, 0.020, 0.005, 0.004, 0.0};
+  EngineProfile profile;
+  profile.multipliers = {1.0, 1.0, 1.0, 2.0, 1.5};
+  profile.overheads = {0.0, 0.002, 0.0};
+  profile.chunk_tokens = 4096;
+  // 1.5 x (0.010 + 0.020 + 0.005) + 2 x 0.004 + 0.002 x 8192 / 4096 = 0.0525 + 0.008 + 0.004 = 0.0645 s.
+  CHECK(moeplan::predict::prefill_seconds(costs, profile, 8192) == doctest::Approx(0.0645));
+}
+
+TEST_CASE("one sequence alone never waits for a prompt") {
+  // b = 1: no other prompts, so TPOT = D = 10 ms and TTFT = D / 2 + P = 105 ms.
+  const auto loop = moeplan::predict::predict_closed_loop(costs_at_batch(1),
+                                                          bare_profile(Scheduler::prefill_first, 8192), 1, 1000, 11);
+  CHECK(loop.tpot == doctest::Approx(0.010));
+  CHECK(loop.ttft == doctest::Approx(0.105));
+  CHECK(loop.prefill_share == doctest::Approx(0.0).epsilon(1e-9));
+}
+
+TEST_CASE("two sequences: prefill-first stalls decode for the other's prompt") {
+  // D = 0.01, P = 0.1, osl 11: x = 0.1 / L with L = 0.005 + 0.05 x / (1 - x) + 0.1 + 0.1 / (1 - x), so
+  // 0.055 x^2 - 0.305 x + 0.1 = 0 and x = (0.305 - sqrt(0.071025)) / 0.11 = 0.349953;
+  // TPOT = 0.01 / (1 - x) = 15.3835 ms, TTFT = 0.005 + 0.05 x / (1 - x) + 0.1 = 131.9175 ms.
+  const auto loop = moeplan::predict::predict_closed_loop(costs_at_batch(2),
+                                                          bare_profile(Scheduler::prefill_first, 8192), 2, 1000, 11);
+  CHECK(loop.prefill_share == doctest::Approx(0.349953).epsilon(1e-5));
+  CHECK(loop.tpot == doctest::Approx(0.0153835).epsilon(1e-5));
+  CHECK(loop.ttft == doctest::Approx(0.1319175).epsilon(1e-5));
+}
+
+TEST_CASE("mixed chunks: each chunk of the prompt also carries a decode step") {
+  // 1000 tokens in chunks of 512 = 2 chunks, adding 2 D to TTFT. Fixed point: x = 1/3 exactly, since
+  // L = 0.005 + 0.025 + 0.1 + 0.02 + 10 x 0.015 = 0.3 and 0.1 / 0.3 = 1/3; TPOT = 15 ms, TTFT = 150 ms.
+  const auto loop =
+      moeplan::predict::predict_closed_loop(costs_at_batch(2), bare_profile(Scheduler::mixed_chunks, 512), 2, 1000, 11);
+  CHECK(loop.prefill_share == doctest::Approx(1.0 / 3.0).epsilon(1e-6));
+  CHECK(loop.tpot == doctest::Approx(0.015).epsilon(1e-6));
+  CHECK(loop.ttft == doctest::Approx(0.150).epsilon(1e-6));
+}
+
+TEST_CASE("disaggregated: decode keeps its pace, prompts queue on the prefill ranks") {
+  RunCosts costs = costs_at_batch(4);
+  costs.disaggregated = true;
+  costs.prefill_ranks = 2;
+  costs.kv_transfer = 0.005;
+  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
+  profile.overheads.request = 0.020;
+  // c = 9 over 2 ranks: x = 8 / L / 2 x 0.1 = 0.4 / L with L = 0.125 + 0.05 x / (1 - x) + 10 x 0.01, so
+  // 0.175 x^2 - 0.625 x + 0.4 = 0 and x = (0.625 - sqrt(0.110625)) / 0.35 = 0.835419;
+  // TTFT = 0.125 + 0.05 x / (1 - x) = 378.804 ms; TPOT = D = 10 ms.
+  const auto loop = moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
+  CHECK(loop.tpot == doctest::Approx(0.010));
+  CHECK(loop.prefill_share == doctest::Approx(0.835419).epsilon(1e-5));
+  CHECK(loop.ttft == doctest::Approx(0.378804).epsilon(1e-5));
+}

@@ -1,0 +1,61 @@
+// Runs to deployments: model matching by Hugging Face id, formats, GPU presets and layouts.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "predict/run_deployment.hpp"
+
+namespace {
+
+moeplan::predict::ModelCatalog shipped_models() {
+  return moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
+}
+
+}  // namespace
+
+TEST_CASE("models match by exact id, then as a quantized checkpoint of a base model") {
+  const auto catalog = shipped_models();
+  REQUIRE(catalog.find("deepseek-ai/DeepSeek-V3") != nullptr);
+  CHECK(catalog.find("deepseek-ai/DeepSeek-V3")->name == "DeepSeek-V3");
+  // Qwen/Qwen3-235B-A22B-FP8: no YAML of its own, the FP8 suffix dropped finds Qwen/Qwen3-235B-A22B.
+  REQUIRE(catalog.find("Qwen/Qwen3-235B-A22B-FP8") != nullptr);
+  CHECK(catalog.find("Qwen/Qwen3-235B-A22B-FP8")->hf_id == "Qwen/Qwen3-235B-A22B");
+  CHECK(catalog.find("someone/Unknown-Model") == nullptr);
+}
+
+TEST_CASE("quant-mode labels name weight formats") {
+  CHECK(moeplan::predict::format_for_label("") == moeplan::DType::bf16);
+  CHECK(moeplan::predict::format_for_label("fp8_block") == moeplan::DType::fp8_e4m3);
+  CHECK(moeplan::predict::format_for_label("w4a16_awq") == std::nullopt);
+}
+
+TEST_CASE("a run's formats replace 8-bit and wider weights, never 4-bit ones") {
+  moeplan::Model model;
+  model.weights.attention = moeplan::DType::bf16;
+  model.weights.experts = moeplan::DType::mxfp4;
+  const auto formatted = moeplan::predict::with_run_formats(model, moeplan::DType::fp8_e4m3, moeplan::DType::fp8_e4m3);
+  CHECK(formatted.weights.attention == moeplan::DType::fp8_e4m3);
+  CHECK(formatted.weights.experts == moeplan::DType::mxfp4);
+}
+
+TEST_CASE("systems map to presets") {
+  CHECK(moeplan::predict::hardware_preset_for_system("h200_sxm") == "H200");
+  CHECK(moeplan::predict::hardware_preset_for_system("b200_sxm") == "B200");
+  CHECK(moeplan::predict::hardware_preset_for_system("tpu_v5").empty());
+}
+
+TEST_CASE("a worker shape becomes a layout, or a reason") {
+  const auto catalog = shipped_models();
+  const moeplan::Model& model = *catalog.find("deepseek-ai/DeepSeek-V3");
+  const moeplan::Hardware hardware = moeplan::hardware_preset("H200", "test", "gpu");
+  std::string reason;
+  moeplan::predict::WorkerShape shape{8, 1, 2, 1, 16, 0, 1};  // tp 8 x dp 2 = 16 GPUs, EP 16
+  const auto layout = moeplan::predict::layout_for_shape(shape, model, hardware, true, reason);
+  REQUIRE(layout.has_value());
+  CHECK(layout->ep == 16);
+  CHECK(layout->nodes == 2);      // 16 GPUs on 8-GPU nodes
+  CHECK(layout->dense_tp == 16);  // dense FFN TP over the whole DP group
+  shape.pp = 2;
+  CHECK_FALSE(moeplan::predict::layout_for_shape(shape, model, hardware, true, reason).has_value());
+  CHECK(reason.find("pipeline") != std::string::npos);
+}
