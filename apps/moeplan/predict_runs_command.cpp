@@ -19,6 +19,7 @@ struct PredictOptions {
   std::string out;
   std::string models = "models";
   std::string engines = "engines";
+  std::int64_t held_out_folds = 0;
 };
 
 std::string percent(double value) { return fmt::format("{:.1f}", value); }
@@ -54,7 +55,11 @@ void run(const PredictOptions& options) {
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
   predict::Predictor predictor(catalog, predict::ProfileSet::load_folder(options.engines));
   std::vector<predict::RunPrediction> predictions;
-  for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
+  if (options.held_out_folds > 0) {
+    predictions = predict::held_out_predictions(runs, predictor, options.held_out_folds);
+  } else {
+    for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
+  }
   write_file_atomically(options.out, predict::predictions_csv(runs, predictions));
   const predict::ErrorTable errors = predict::error_table(runs, predictions);
   const std::int64_t predicted = errors.overall().tpot.count;
@@ -78,6 +83,10 @@ void add_predict_runs_command(CLI::App& app) {
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--engines", options->engines, "folder of engine profiles (<engine>.json)")
       ->capture_default_str();
+  command->add_option("--held-out", options->held_out_folds,
+                      "ignore the shipped profiles: predict each run by a profile fitted without its sweep, "
+                      "in this many folds (the validation of the profiles)")
+      ->check(CLI::Range(2, 20));
   command->footer("Example:\n  moeplan predict-runs --runs runs.csv --out predictions.csv");
   command->callback([options] { run(*options); });
 }

@@ -16,6 +16,11 @@ double family_seconds(const FamilyTimes& times, const FamilyMultipliers& m) {
   return std::max(0.0, total);
 }
 
+// Behind a burst: half of the `others` prompts that arrived with this one, at `prefill` s each.
+double burst_wait(const EngineProfile& profile, double others, double prefill) {
+  return profile.arrival_burst * others / 2.0 * prefill;
+}
+
 // The state the loop settles at once the prompt servers are busy `share` of the time.
 struct LoopState {
   double ttft = 0;
@@ -33,10 +38,11 @@ LoopState aggregated_state(double share, const LoopPrediction& parts, const RunC
   state.tpot = parts.decode_step / (1.0 - share);
   const double chunks = std::ceil(prompt_tokens / static_cast<double>(profile.chunk_tokens));
   const double riding = profile.scheduler == Scheduler::mixed_chunks ? chunks * parts.decode_step : 0.0;
-  state.ttft =
-      profile.overheads.request + parts.decode_step / 2.0 + queue_wait(share, parts.prefill) + parts.prefill + riding;
+  const double others = std::max(0.0, costs.decode_batch - 1.0);
+  state.ttft = profile.overheads.request + parts.decode_step / 2.0 + queue_wait(share, parts.prefill) + parts.prefill +
+               riding + burst_wait(profile, others, parts.prefill);
   const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
-  state.implied_share = std::max(0.0, costs.decode_batch - 1.0) / lifetime * parts.prefill;
+  state.implied_share = others / lifetime * parts.prefill;
   return state;
 }
 
@@ -46,9 +52,11 @@ LoopState disaggregated_state(double share, const LoopPrediction& parts, const R
                               const EngineProfile& profile, double concurrency, double output_tokens) {
   LoopState state;
   state.tpot = parts.decode_step;
-  state.ttft = profile.overheads.request + queue_wait(share, parts.prefill) + parts.prefill + costs.kv_transfer;
+  const double others = std::max(0.0, concurrency - 1.0) / costs.prefill_ranks;
+  state.ttft = profile.overheads.request + queue_wait(share, parts.prefill) + parts.prefill + costs.kv_transfer +
+               burst_wait(profile, others, parts.prefill);
   const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
-  state.implied_share = std::max(0.0, concurrency - 1.0) / lifetime / costs.prefill_ranks * parts.prefill;
+  state.implied_share = others / lifetime * parts.prefill;
   return state;
 }
 

@@ -59,6 +59,7 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.dense_over_dp_group = root.flag("dense_over_dp_group");
   profile.multipliers = read_multipliers(root.object("multipliers"));
   profile.overheads = read_overheads(root.object("overheads"));
+  profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
   profile.fitted = root.flag("fitted");
   if (root.has("held_out")) profile.held_out = read_held_out(root.object("held_out"));
   return profile;
@@ -85,6 +86,7 @@ std::string engine_profile_json(const EngineProfile& profile) {
        {{"request_seconds", profile.overheads.request},
         {"step_seconds", profile.overheads.step},
         {"sequence_step_seconds", profile.overheads.sequence_step}}},
+      {"arrival_burst", profile.arrival_burst},
       {"fitted", profile.fitted},
       {"held_out",
        {{"folds", error.folds},

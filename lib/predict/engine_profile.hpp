@@ -54,6 +54,10 @@ struct EngineProfile {
   bool dense_over_dp_group = false;  // dense FFN and LM head stay TP over the whole DP group
   FamilyMultipliers multipliers;
   Overheads overheads;
+  // Share of the other prompts of a rank that arrive together with a new one, from 0 (arrivals spread
+  // evenly over a request's life) to 1 (the loop's requests arrive in one wave, as identical lengths
+  // started together keep them): a prompt waits behind half of those on average.
+  double arrival_burst = 0.1;
   HeldOutError held_out;
   bool fitted = false;
 };

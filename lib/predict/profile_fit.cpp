@@ -116,12 +116,14 @@ std::vector<FitSample> select(const std::vector<FitSample>& samples, const std::
 std::vector<double> profile_parameters(const EngineProfile& profile) {
   const FamilyMultipliers& m = profile.multipliers;
   const Overheads& o = profile.overheads;
-  return {m.attention, m.experts, m.other, m.communication, m.prefill, o.request, o.step, o.sequence_step};
+  return {m.attention, m.experts, m.other,         m.communication,      m.prefill,
+          o.request,   o.step,    o.sequence_step, profile.arrival_burst};
 }
 
 EngineProfile with_parameters(EngineProfile profile, const std::vector<double>& p) {
   profile.multipliers = {p[0], p[1], p[2], p[3], p[4]};
   profile.overheads = {p[5], p[6], p[7]};
+  profile.arrival_burst = p[8];
   return profile;
 }
 

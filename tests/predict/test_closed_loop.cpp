@@ -2,6 +2,8 @@
 // rho = (others) x P / L reduces to a quadratic in rho, solved here in closed form (the library bisects).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "predict/closed_loop.hpp"
 
 namespace {
@@ -17,6 +19,7 @@ EngineProfile bare_profile(Scheduler scheduler, std::int64_t chunk_tokens) {
   profile.chunk_tokens = chunk_tokens;
   profile.multipliers = {1.0, 1.0, 1.0, 1.0, 1.0};
   profile.overheads = {0.0, 0.0, 0.0};
+  profile.arrival_burst = 0.0;
   return profile;
 }
 
@@ -103,4 +106,21 @@ TEST_CASE("disaggregated: decode keeps its pace, prompts queue on the prefill ra
   CHECK(loop.tpot == doctest::Approx(0.010));
   CHECK(loop.prefill_share == doctest::Approx(0.835419).epsilon(1e-5));
   CHECK(loop.ttft == doctest::Approx(0.378804).epsilon(1e-5));
+}
+
+TEST_CASE("a burst of arrivals makes a prompt wait behind half of the others that came with it") {
+  // b = 5, burst 1, decode 10 ms, prompts 100 ms: the burst adds 1 x 4 / 2 x 0.1 = 0.2 s to the TTFT
+  // of the same loop without it, and the share it settles at moves with the longer lifetime. With
+  // b = 1 there are no others and the burst adds nothing.
+  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
+  profile.arrival_burst = 1.0;
+  const auto alone = moeplan::predict::predict_closed_loop(costs_at_batch(1), profile, 1, 1000, 11);
+  CHECK(alone.ttft == doctest::Approx(0.105));
+  // With b = 5 and burst 1: x = 0.4 / L, L = 0.105 + 0.05 x / (1 - x) + 0.2 + 0.1 / (1 - x), so
+  // 0.255 x^2 - 0.805 x + 0.4 = 0... worked: L (1 - x) = 0.305 (1 - x) + 0.05 x + 0.1 = 0.405 - 0.255 x,
+  // x (0.405 - 0.255 x) = 0.4 (1 - x): 0.255 x^2 - 0.805 x + 0.4 = 0, x = (0.805 - sqrt(0.240025)) / 0.51.
+  const double share = (0.805 - std::sqrt(0.240025)) / 0.51;
+  const auto burst = moeplan::predict::predict_closed_loop(costs_at_batch(5), profile, 5, 1000, 11);
+  CHECK(burst.prefill_share == doctest::Approx(share).epsilon(1e-6));
+  CHECK(burst.ttft == doctest::Approx(0.305 + 0.05 * share / (1.0 - share)).epsilon(1e-6));
 }

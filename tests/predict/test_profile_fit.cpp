@@ -16,6 +16,7 @@ EngineProfile generating_profile() {
   profile.scheduler = moeplan::predict::Scheduler::mixed_chunks;
   profile.multipliers = {1.6, 1.3, 2.0, 0.7, 2.5};
   profile.overheads = {0.040, 0.0015, 30e-6};
+  profile.arrival_burst = 0.3;
   return profile;
 }
 
