@@ -10,4 +10,10 @@ namespace moeplan::calib {
 std::vector<double> fit_nonnegative_relative(const std::vector<std::vector<double>>& terms,
                                              const std::vector<double>& seconds);
 
+// The same with a floor per coefficient: c_j is 0 (its term dropped) or at least `least[j]` (a term
+// priced at a share of a ceiling cannot run faster than the ceiling: its coefficient, 1 / share, is at
+// least 1). Every term is tried off, free above its floor, and pinned at its floor (3^k cases).
+std::vector<double> fit_floored_relative(const std::vector<std::vector<double>>& terms,
+                                         const std::vector<double>& seconds, const std::vector<double>& least);
+
 }  // namespace moeplan::calib

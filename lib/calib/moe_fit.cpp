@@ -95,7 +95,8 @@ AdditiveCost fit_additive(const std::vector<Work>& work, const std::vector<doubl
     terms.push_back({1e-6, stage.bytes / reference.bytes_per_second, stage.flops / reference.flops_per_second,
                      stage.repeat_bytes / reference.bytes_per_second});
   }
-  const std::vector<double> coefficients = fit_nonnegative_relative(terms, seconds);
+  // The floor term is any non-negative time; each share of a ceiling is at most 100 % (coefficient >= 1).
+  const std::vector<double> coefficients = fit_floored_relative(terms, seconds, {0.0, 1.0, 1.0, 1.0});
   // A term whose share passes kMostShare counts for nothing: dropped, as a zero coefficient is.
   const auto efficiency = [&](std::size_t term) {
     return coefficients[term] * kMostShare > 1.0 ? 1.0 / coefficients[term] : 0.0;

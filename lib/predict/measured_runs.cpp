@@ -108,13 +108,12 @@ void complete_shape(WorkerShape& shape) {
   if (shape.attention_dp <= 0) shape.attention_dp = std::max<std::int64_t>(1, shape.moe_tp * shape.moe_ep / shape.tp);
 }
 
-// Rows whose id ends in _tpK_epK_N are K-GPU runs recorded with tp x dp = K x K and moe_tp = moe_ep = K.
+// K-GPU runs recorded square: moe_tp = moe_ep = K and tp x dp = K x K (ids ending _tpK_epK_N, and the
+// config rows of the same dump). Ids marked _epnone_ are genuine K x K-GPU runs with expert TP.
 void undo_square_recording(const std::string& id, WorkerShape& shape) {
-  static const std::regex suffix(R"(_tp(\d+)_ep(\d+)_\d+$)");
-  std::smatch match;
-  if (!std::regex_search(id, match, suffix) || match[1] != match[2]) return;
-  const std::int64_t k = std::stoll(match[1]);
-  if (k < 2 || shape.moe_tp != k || shape.moe_ep != k || shape.tp * shape.attention_dp != k * k) return;
+  const std::int64_t k = shape.moe_ep;
+  if (k < 2 || shape.moe_tp != k || shape.tp * shape.attention_dp != k * k) return;
+  if (id.find("_epnone_") != std::string::npos) return;
   if (shape.tp >= k) {
     shape.tp /= k;
   } else {

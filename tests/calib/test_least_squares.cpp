@@ -32,3 +32,21 @@ TEST_CASE("bad shapes are refused") {
   CHECK_THROWS(fit_nonnegative_relative({{1, 2}, {1}}, {1, 2}));
   CHECK_THROWS(fit_nonnegative_relative({{1, 2, 3, 4, 5, 6}}, {1}));
 }
+
+TEST_CASE("a floored coefficient is dropped or held at its floor, never below it") {
+  // t = 0.2 + 0.5 x at x = 1, 10 is fitted exactly by (0.2, 0.5), but the second term is a share of a
+  // ceiling: 0.5 would be 200 %. With c1 in {0} U [1, inf): c1 = 1 forces c0 < 0 (rejected) or c0 = 0
+  // (residual (1/0.7 - 1)^2 + (10/5.2 - 1)^2 = 1.0357); c1 = 0 gives c0 = sum(1/t) / sum(1/t^2) =
+  // 0.780094 with residual 0.7356, the better. A brute-force grid over (c0, c1) finds the same point.
+  const std::vector<double> unbounded = fit_nonnegative_relative({{1, 1}, {1, 10}}, {0.7, 5.2});
+  CHECK(unbounded[1] == approx(0.5));
+  const std::vector<double> fit = fit_floored_relative({{1, 1}, {1, 10}}, {0.7, 5.2}, {0.0, 1.0});
+  CHECK(fit[0] == approx(0.780094));
+  CHECK(fit[1] == 0.0);
+}
+
+TEST_CASE("a floored coefficient above its floor is fitted freely") {
+  // t = 2 x exactly: the coefficient 2 is above the floor 1 and comes back as it is.
+  const std::vector<double> fit = fit_floored_relative({{1}, {3}}, {2, 6}, {1.0});
+  CHECK(fit[0] == approx(2.0));
+}
