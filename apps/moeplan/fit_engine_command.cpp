@@ -7,7 +7,9 @@
 #include "commands.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "predict/bench_results.hpp"
 #include "predict/run_report.hpp"
+#include "spec/layout.hpp"
 
 namespace moeplan::cli {
 
@@ -20,12 +22,17 @@ struct FitOptions {
   std::string models = "models";
   std::string start;
   std::int64_t folds = 5;
+  std::vector<std::string> bench;
+  std::string bench_layout;
+  predict::BenchDeployment bench_deployment;
 };
 
 void check_paths(const FitOptions& options) {
-  for (const std::string& runs : options.runs) {
-    if (same_file(options.out, runs)) {
-      throw InputError("command line", "--out", "a file other than --runs (" + runs + "), which it would overwrite");
+  std::vector<std::string> inputs = options.runs;
+  inputs.insert(inputs.end(), options.bench.begin(), options.bench.end());
+  for (const std::string& input : inputs) {
+    if (same_file(options.out, input)) {
+      throw InputError("command line", "--out", "a file other than its input " + input + ", which it would overwrite");
     }
   }
   if (!options.start.empty() && same_file(options.out, options.start)) {
@@ -33,10 +40,31 @@ void check_paths(const FitOptions& options) {
   }
 }
 
-std::vector<predict::MeasuredRun> read_all(const std::vector<std::string>& files) {
+// The bench files' deployment: the layout given as moeplan writes it ("tp=8,dp=1,ep=8").
+predict::BenchDeployment bench_deployment(const FitOptions& options) {
+  for (const char* key : {"--bench-model-id", "--bench-system", "--bench-layout"}) {
+    const std::string& value = std::string(key) == "--bench-model-id" ? options.bench_deployment.hf_id
+                               : std::string(key) == "--bench-system" ? options.bench_deployment.system
+                                                                      : options.bench_layout;
+    if (value.empty()) throw InputError("command line", key, "the deployment the --bench results were measured on");
+  }
+  predict::BenchDeployment deployment = options.bench_deployment;
+  deployment.engine = options.engine;
+  const Layout layout = parse_layout(options.bench_layout, "--bench-layout");
+  deployment.worker = {layout.tp, 1, layout.dp, layout.moe_tp(), layout.ep, 0, 1};
+  return deployment;
+}
+
+std::vector<predict::MeasuredRun> read_all(const FitOptions& options) {
   std::vector<predict::MeasuredRun> runs;
-  for (const std::string& file : files) {
+  for (const std::string& file : options.runs) {
     std::vector<predict::MeasuredRun> more = predict::read_measured_runs(file);
+    runs.insert(runs.end(), more.begin(), more.end());
+  }
+  if (options.bench.empty()) return runs;
+  const predict::BenchDeployment deployment = bench_deployment(options);
+  for (const std::string& file : options.bench) {
+    std::vector<predict::MeasuredRun> more = predict::read_bench_results(file, deployment);
     runs.insert(runs.end(), more.begin(), more.end());
   }
   return runs;
@@ -44,7 +72,10 @@ std::vector<predict::MeasuredRun> read_all(const std::vector<std::string>& files
 
 void run(const FitOptions& options) {
   check_paths(options);
-  const std::vector<predict::MeasuredRun> runs = read_all(options.runs);
+  if (options.runs.empty() && options.bench.empty()) {
+    throw InputError("command line", "--runs", "a measured-runs CSV or --bench result files to fit");
+  }
+  const std::vector<predict::MeasuredRun> runs = read_all(options);
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
   predict::Predictor predictor(catalog, predict::ProfileSet({}));
   const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
@@ -74,7 +105,17 @@ void add_fit_engine_command(CLI::App& app) {
   auto options = std::make_shared<FitOptions>();
   auto* command =
       app.add_subcommand("fit-engine", "Fit an engine profile to measured serving runs, with its held-out error");
-  command->add_option("--runs", options->runs, "measured runs CSV files")->required()->check(CLI::ExistingFile);
+  command->add_option("--runs", options->runs, "measured runs CSV files")->check(CLI::ExistingFile);
+  command
+      ->add_option("--bench", options->bench,
+                   "benchmark results: SGLang bench_serving --output-file (JSONL) or vLLM bench serve --save-result")
+      ->check(CLI::ExistingFile);
+  command->add_option("--bench-model-id", options->bench_deployment.hf_id, "Hugging Face id the --bench runs served");
+  command->add_option("--bench-system", options->bench_deployment.system,
+                      "GPU system of the --bench runs (h100_sxm, h200_sxm, b200_sxm, ...)");
+  command->add_option("--bench-layout", options->bench_layout, "layout of the --bench server, e.g. tp=8,dp=1,ep=8");
+  command->add_option("--bench-version", options->bench_deployment.engine_version,
+                      "engine version of the --bench runs");
   command->add_option("--engine", options->engine, "engine whose runs to fit")
       ->required()
       ->check(CLI::IsMember({"sglang", "vllm", "trtllm"}));
@@ -85,7 +126,10 @@ void add_fit_engine_command(CLI::App& app) {
   command->add_option("--folds", options->folds, "cross-validation folds over whole sweeps")
       ->capture_default_str()
       ->check(CLI::Range(2, 20));
-  command->footer("Example:\n  moeplan fit-engine --runs runs.csv --engine sglang --out engines/sglang.json");
+  command->footer(
+      "Examples:\n  moeplan fit-engine --runs runs.csv --engine sglang --out engines/sglang.json\n"
+      "  moeplan fit-engine --engine sglang --bench results.jsonl --bench-model-id deepseek-ai/DeepSeek-V3 "
+      "--bench-system h200_sxm --bench-layout tp=8,ep=8 --start engines/sglang.json --out my-sglang.json");
   command->callback([options] { run(*options); });
 }
 

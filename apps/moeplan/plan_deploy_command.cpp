@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "calib/calibrated_models.hpp"
-#include "calib/calibration_json.hpp"
 #include "commands.hpp"
 #include "eplb/load_log.hpp"
 #include "inputs.hpp"
@@ -16,6 +14,7 @@
 #include "report/plan_report.hpp"
 #include "sim/ranking.hpp"
 #include "simulation_tables.hpp"
+#include "step_model_input.hpp"
 #include "terminal_reporter.hpp"
 
 namespace moeplan::cli {
@@ -33,26 +32,8 @@ struct PlanOptions {
   std::size_t simulate = 0;
   std::string report;
   std::string loads;
-  std::string calibration;
-  bool force = false;
+  StepModelInput steps;
 };
-
-// The step model: calibrated coefficients when a calibration file is given (checked against the
-// model and GPU unless --force, and replacing the scenario's efficiencies), datasheet rooflines at the
-// scenario's efficiencies otherwise.
-StepModel step_model(const PlanOptions& options, const Model& model, const Scenario& scenario) {
-  if (options.calibration.empty()) {
-    return StepModel(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
-  }
-  const calib::Calibration file = calib::read_calibration(options.calibration);
-  if (!options.force) {
-    calib::check_model_matches(file, model, options.calibration);
-    calib::check_device_matches(file, scenario.cluster.hardware, options.calibration);
-  }
-  const calib::CalibratedModels calibrated =
-      calib::calibrated_models(file, scenario.cluster.hardware, options.calibration);
-  return StepModel(model, calibrated.collectives, calibrated.efficiency);
-}
 
 // The expert-load log the search measures EP imbalance from: --loads, else the scenario's, else none.
 std::unique_ptr<ExpertLoadImbalance> measured_loads(const PlanOptions& options, const Model& model,
@@ -91,7 +72,7 @@ void run(const PlanOptions& options) {
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
   const Model model = served_model(loaded, scenario);
-  const StepModel steps = step_model(options, model, scenario);
+  const StepModel steps = step_model(options.steps, model, scenario);
   const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
   if (!options.explain.empty()) {
     fmt::print("{}", explain_layout(model, scenario, steps, loads.get(), parse_layout(options.explain, "--explain")));
@@ -104,7 +85,10 @@ void run(const PlanOptions& options) {
   }
   const std::string report_html =
       options.report.empty() ? "" : report::plan_report_html({model.name, scenario, result, options.top});
-  write_json_output(options.json, plan_json(model, scenario, result, options.top));
+  const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
+  nlohmann::json json = plan_json(model, scenario, result, options.top);
+  json["error_band"] = error_band_json(band, scenario);
+  write_json_output(options.json, json);
   if (!report_html.empty()) write_file_atomically(options.report, report_html);
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
@@ -123,7 +107,8 @@ void run(const PlanOptions& options) {
   if (!result.disaggregated.empty())
     fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}",
                disaggregated_table(result.disaggregated, options.top));
-  fmt::print("\nevaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
+  fmt::print("\n{}", error_band_line(band));
+  fmt::print("evaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
              result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
 }
 
@@ -141,9 +126,7 @@ void add_plan_deploy_command(CLI::App& app) {
   command->add_option("--json", options->json, "also write the plan as JSON");
   command->add_option("--report", options->report,
                       "also write an HTML report: Pareto front, memory, step split, rejections");
-  command->add_option("--calibration", options->calibration, "calibration JSON written by moeplan calibrate")
-      ->check(CLI::ExistingFile);
-  command->add_flag("--force", options->force, "use a calibration measured for another model shape or GPU");
+  add_step_model_options(*command, options->steps);
   command
       ->add_option("--loads", options->loads,
                    "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")

@@ -13,6 +13,7 @@
 #include "sim/output.hpp"
 #include "sim/simulation.hpp"
 #include "simulation_tables.hpp"
+#include "step_model_input.hpp"
 
 namespace moeplan::cli {
 
@@ -35,6 +36,7 @@ struct SimulateOptions {
   std::string json;
   std::string report;
   std::vector<std::string> compare;
+  StepModelInput steps;
 };
 
 sim::PoolSpec pool_spec(const ServingContext& context, const std::string& text, const std::string& option, Role role,
@@ -73,7 +75,7 @@ void run(const SimulateOptions& options) {
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
   const Model model = served_model(loaded, scenario);
-  const StepModel steps(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
+  const StepModel steps = step_model(options.steps, model, scenario);
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const sim::SimulationResult result = simulate(context, options);
   const std::string& estimates = steps.compute().efficiency().source;
@@ -97,6 +99,8 @@ void run(const SimulateOptions& options) {
   json["scenario"] = scenario.name;
   json["calibrated"] = steps.calibrated();
   json["estimates"] = estimates;
+  const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
+  json["error_band"] = error_band_json(band, scenario);
   write_json_output(options.json, json);
   if (!report_html.empty()) write_file_atomically(options.report, report_html);
   const Workload& workload = scenario.workload;
@@ -107,7 +111,8 @@ void run(const SimulateOptions& options) {
              workload.request_rate ? fmt::format("Poisson {:.3g} req/s", *workload.request_rate)
                                    : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests)),
              estimates);
-  fmt::print("{}\n{}", simulation_summary_text(result), simulation_series_table(result, kPrintedRows));
+  fmt::print("{}{}\n{}", simulation_summary_text(result), error_band_line(band),
+             simulation_series_table(result, kPrintedRows));
   for (std::size_t index = 1; index < runs.size(); ++index) {
     fmt::print("\ncompared with --layout {}:\n{}", runs[index].label, simulation_summary_text(runs[index].result));
   }
@@ -164,6 +169,7 @@ void add_simulate_command(CLI::App& app) {
                    "against OTP4 [doc-004]")
       ->excludes(prefill);
   command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
+  add_step_model_options(*command, options->steps);
   command->footer(
       "Example:\n  moeplan simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml "
       "--layout dp=16,ep=16,otp=4 --csv otp4.csv --json otp4.json");

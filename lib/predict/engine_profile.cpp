@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
 
@@ -105,6 +107,18 @@ double error_band_percent(const EngineProfile& profile, bool tpot, double fallba
 
 std::string engine_profile_path(const std::string& folder, const std::string& engine) {
   return folder + "/" + engine + ".json";
+}
+
+ErrorBand error_band_for(const std::string& folder, const std::string& engine) {
+  const double wide = kUnfittedBandPercent;
+  if (engine.empty()) return {wide, wide, "the scenario names no engine (engine: {name: ...}); band unfitted"};
+  const std::string file = engine_profile_path(folder, engine);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) return {wide, wide, "no profile " + file + "; band unfitted"};
+  const EngineProfile profile = read_engine_profile(file);
+  if (!profile.fitted || profile.held_out.runs == 0) return {wide, wide, file + " was never fitted; band unfitted"};
+  return {profile.held_out.ttft_median, profile.held_out.tpot_median,
+          "held-out median error of " + file + " over " + std::to_string(profile.held_out.runs) + " runs"};
 }
 
 }  // namespace moeplan::predict

@@ -73,4 +73,14 @@ double error_band_percent(const EngineProfile& profile, bool tpot, double fallba
 // The profile a file's engine name maps to in `folder` (engines/<name>.json).
 std::string engine_profile_path(const std::string& folder, const std::string& engine);
 
+// The band printed beside a TTFT or TPOT: the engine profile's held-out median errors, or the wide
+// default with the reason when the scenario names no engine or the engine has no fitted profile.
+struct ErrorBand {
+  double ttft_percent = 0;
+  double tpot_percent = 0;
+  std::string basis;  // where the band comes from, in words
+};
+inline constexpr double kUnfittedBandPercent = 40.0;
+ErrorBand error_band_for(const std::string& folder, const std::string& engine);
+
 }  // namespace moeplan::predict

@@ -8,8 +8,6 @@ namespace moeplan::predict {
 
 namespace {
 
-constexpr double kUnfittedBandPercent = 40.0;
-
 bool unknown_engine(const std::string& engine) { return engine != "sglang" && engine != "vllm" && engine != "trtllm"; }
 
 }  // namespace

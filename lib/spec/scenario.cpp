@@ -322,10 +322,26 @@ std::int64_t MemorySettings::graph_batch(std::int64_t batch) const {
   return smallest.value_or(batch);
 }
 
+namespace {
+
+EngineChoice read_engine(const YamlView& view) {
+  view.expect_only({"name", "version"});
+  EngineChoice engine;
+  engine.name = view.text("name");
+  if (engine.name != "sglang" && engine.name != "vllm" && engine.name != "trtllm") {
+    throw InputError(view.file(), view.key_path("name"),
+                     "sglang, vllm or trtllm, got '" + engine.name.substr(0, 40) + "'");
+  }
+  engine.version = view.text_or("version", "");
+  return engine;
+}
+
+}  // namespace
+
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
   root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "speculative",
-                    "expert_loads"});
+                    "expert_loads", "engine"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only scenario schema this moeplan reads)");
   }
@@ -340,6 +356,7 @@ Scenario load_scenario_yaml(const std::filesystem::path& file) {
   if (const auto search = root.optional_child("search")) scenario.search = read_search(*search);
   if (const auto speculative = root.optional_child("speculative"))
     scenario.speculative = read_speculative(*speculative);
+  if (const auto engine = root.optional_child("engine")) scenario.engine = read_engine(*engine);
   if (root.has("expert_loads")) {
     const std::filesystem::path loads = root.text("expert_loads");
     scenario.expert_loads = (loads.is_absolute() ? loads : file.parent_path() / loads).string();

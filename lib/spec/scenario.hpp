@@ -110,6 +110,12 @@ struct SearchSpace {
   std::vector<bool> speculative{false, true};        // tried where the scenario has a speculative block
 };
 
+// The serving engine a scenario runs on: its profile (engines/<name>.json) sets the error band.
+struct EngineChoice {
+  std::string name;  // sglang, vllm, trtllm; empty when the scenario names none
+  std::string version;
+};
+
 struct Scenario {
   std::string name;
   std::string source;
@@ -120,6 +126,7 @@ struct Scenario {
   MemorySettings memory;
   SearchSpace search;
   std::optional<Speculative> speculative;  // the draft and its acceptance; none = plain decoding
+  EngineChoice engine;
   std::string expert_loads;  // an expert-load log (eplb-solve's formats), resolved beside the scenario; "" = none
 };
 
