@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
     moeplan::validation::add_memory_cases(cases);
     moeplan::validation::add_cost_cases(cases);
     moeplan::validation::add_plan_cases(cases);
+    moeplan::validation::add_predict_cases(cases);
     moeplan::validation::add_eplb_cases(cases);
     moeplan::validation::add_simulate_cases(cases);
     moeplan::validation::add_calib_cases(cases);

@@ -127,7 +127,7 @@ void add_fit_engine_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(2, 20));
   command->footer(
-      "Examples:\n  moeplan fit-engine --runs runs.csv --engine sglang --out engines/sglang.json\n"
+      "Example:\n  moeplan fit-engine --runs runs.csv --engine sglang --out engines/sglang.json\n"
       "  moeplan fit-engine --engine sglang --bench results.jsonl --bench-model-id deepseek-ai/DeepSeek-V3 "
       "--bench-system h200_sxm --bench-layout tp=8,ep=8 --start engines/sglang.json --out my-sglang.json");
   command->callback([options] { run(*options); });

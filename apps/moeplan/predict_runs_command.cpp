@@ -20,6 +20,7 @@ struct PredictOptions {
   std::string models = "models";
   std::string engines = "engines";
   std::int64_t held_out_folds = 0;
+  bool by_partition = false;
 };
 
 std::string percent(double value) { return fmt::format("{:.1f}", value); }
@@ -56,7 +57,9 @@ void run(const PredictOptions& options) {
   predict::Predictor predictor(catalog, predict::ProfileSet::load_folder(options.engines));
   std::vector<predict::RunPrediction> predictions;
   if (options.held_out_folds > 0) {
-    predictions = predict::held_out_predictions(runs, predictor, options.held_out_folds);
+    predictions =
+        predict::held_out_predictions(runs, predictor, options.held_out_folds,
+                                      options.by_partition ? predict::HoldOut::partition : predict::HoldOut::sweep);
   } else {
     for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
   }
@@ -83,10 +86,13 @@ void add_predict_runs_command(CLI::App& app) {
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--engines", options->engines, "folder of engine profiles (<engine>.json)")
       ->capture_default_str();
-  command->add_option("--held-out", options->held_out_folds,
-                      "ignore the shipped profiles: predict each run by a profile fitted without its sweep, "
-                      "in this many folds (the validation of the profiles)")
+  command
+      ->add_option("--held-out", options->held_out_folds,
+                   "ignore the shipped profiles: predict each run by a profile fitted without its sweep, "
+                   "in this many folds (the validation of the profiles)")
       ->check(CLI::Range(2, 20));
+  command->add_flag("--by-partition", options->by_partition,
+                    "with --held-out: hold out whole model x GPU x engine x mode partitions, not deployments");
   command->footer("Example:\n  moeplan predict-runs --runs runs.csv --out predictions.csv");
   command->callback([options] { run(*options); });
 }

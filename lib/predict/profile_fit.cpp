@@ -24,13 +24,20 @@ constexpr double kLeast[kProfileParameters] = {kLeastKernelMultiplier,
                                                kLeastKernelMultiplier,
                                                0.0,
                                                0.0,
+                                               0.0,
                                                0.0};
+constexpr std::size_t kBurst = 8;  // the one parameter bounded on both sides, [0, 1]
 
-// Unbounded coordinates: parameter = least + exp(u).
+// Unbounded coordinates: parameter = least + exp(u); the burst = 1 / (1 + exp(-u)).
 std::vector<double> to_free(const std::vector<double>& parameters) {
   std::vector<double> free(parameters.size());
   for (std::size_t index = 0; index < parameters.size(); ++index) {
-    free[index] = std::log(std::max(parameters[index] - kLeast[index], 1e-9));
+    if (index == kBurst) {
+      const double share = std::clamp(parameters[index], 1e-6, 1.0 - 1e-6);
+      free[index] = std::log(share / (1.0 - share));
+    } else {
+      free[index] = std::log(std::max(parameters[index] - kLeast[index], 1e-9));
+    }
   }
   return free;
 }
@@ -38,7 +45,8 @@ std::vector<double> to_free(const std::vector<double>& parameters) {
 std::vector<double> from_free(const std::vector<double>& free) {
   std::vector<double> parameters(free.size());
   for (std::size_t index = 0; index < free.size(); ++index) {
-    parameters[index] = kLeast[index] + std::exp(std::clamp(free[index], -30.0, 5.0));
+    const double clamped = std::clamp(free[index], -30.0, 5.0);
+    parameters[index] = index == kBurst ? 1.0 / (1.0 + std::exp(-clamped)) : kLeast[index] + std::exp(clamped);
   }
   return parameters;
 }
@@ -51,7 +59,7 @@ double soft_l1(double residual) {
 using Objective = std::function<double(const std::vector<double>&)>;
 
 // Nelder-Mead with the standard coefficients (reflect 1, expand 2, contract 1/2, shrink 1/2).
-std::vector<double> nelder_mead(const Objective& objective, std::vector<double> start, double step) {
+std::vector<double> nelder_mead(const Objective& objective, const std::vector<double>& start, double step) {
   const std::size_t size = start.size();
   std::vector<std::vector<double>> simplex(size + 1, start);
   for (std::size_t index = 0; index < size; ++index) simplex[index + 1][index] += step;

@@ -80,14 +80,19 @@ FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, c
 
 namespace moeplan::predict {
 
+std::string held_out_group(const MeasuredRun& run, HoldOut hold_out) {
+  return hold_out == HoldOut::partition ? partition_key(run) : run.sweep;
+}
+
 std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& runs, Predictor& predictor,
-                                                std::int64_t folds) {
+                                                std::int64_t folds, HoldOut hold_out) {
   std::vector<RunPrediction> predictions(runs.size());
   for (std::size_t index = 0; index < runs.size(); ++index) {
     predictions[index].costs = predictor.costs(runs[index], predictions[index].reason);
   }
   for (const char* engine : {"sglang", "vllm", "trtllm"}) {
-    const FitSet set = fit_samples(runs, predictor, engine);
+    FitSet set = fit_samples(runs, predictor, engine);
+    for (FitSample& sample : set.samples) sample.sweep = held_out_group(runs[sample.run], hold_out);
     const std::vector<std::int64_t> sample_folds = sweep_folds(set.samples, folds);
     for (std::int64_t fold = 0; fold < folds; ++fold) {
       std::vector<FitSample> training;
@@ -99,7 +104,8 @@ std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& 
       for (std::size_t index = 0; index < runs.size(); ++index) {
         const MeasuredRun& run = runs[index];
         RunPrediction& prediction = predictions[index];
-        if (run.engine != engine || !prediction.costs || fold_of(run.sweep, folds) != fold) continue;
+        if (run.engine != engine || !prediction.costs || fold_of(held_out_group(run, hold_out), folds) != fold)
+          continue;
         const LoopPrediction loop =
             predict_closed_loop(*prediction.costs, profile, static_cast<double>(run.concurrency),
                                 static_cast<double>(run.input_tokens), static_cast<double>(run.output_tokens));

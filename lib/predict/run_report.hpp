@@ -29,10 +29,15 @@ struct FitSet {
 };
 FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, const std::string& engine);
 
-// Every run predicted by a profile fitted without its sweep: per engine, the sweeps split into `folds`
+// What is held out together: a deployment at all its concurrencies, or a whole model x GPU x engine x
+// mode partition (the stricter test: a combination the fit never saw).
+enum class HoldOut { sweep, partition };
+std::string held_out_group(const MeasuredRun& run, HoldOut hold_out);
+
+// Every run predicted by a profile fitted without its group: per engine, the groups split into `folds`
 // by fold_of, each fold predicted by a fit to the others from the engine's default profile. Runs whose
 // engine has fewer than 8 usable runs outside their fold stay unpredicted.
 std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& runs, Predictor& predictor,
-                                                std::int64_t folds);
+                                                std::int64_t folds, HoldOut hold_out = HoldOut::sweep);
 
 }  // namespace moeplan::predict

@@ -34,7 +34,7 @@ function(expect_failure name expected_code expected_text output_file)
 endfunction()
 
 expect_success(version "GPU calibration" --version)
-foreach(command plan-deploy memory eplb-solve eplb-simulate calibrate export)
+foreach(command plan-deploy memory eplb-solve eplb-simulate calibrate export predict-runs fit-engine)
   expect_success(help-${command} "Example:" ${command} --help)
 endforeach()
 
@@ -122,7 +122,7 @@ expect_failure(calibrate-unavailable 3 "calibrate" ${out}
 unset(ENV{CUDA_VISIBLE_DEVICES})
 
 # Each command's own CLI checks live beside this file and share the functions above.
-foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests)
+foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests predict_cli_tests)
   if(EXISTS ${SOURCE_DIR}/tests/cli/${extra}.cmake)
     include(${SOURCE_DIR}/tests/cli/${extra}.cmake)
   endif()

@@ -83,3 +83,12 @@ TEST_CASE("cross-validation holds out whole sweeps and counts every run once") {
   CHECK(held_out.runs <= 12);
   CHECK(held_out.folds == 2);
 }
+
+TEST_CASE("the arrival burst stays a share in [0, 1] whatever the runs ask") {
+  // TTFT ten times what any burst can explain pushes the burst to its bound, never past it.
+  auto samples = generated_samples(generating_profile());
+  for (FitSample& sample : samples) sample.ttft *= 10.0;
+  const EngineProfile fitted = moeplan::predict::fit_profile(samples, EngineProfile{});
+  CHECK(fitted.arrival_burst >= 0.0);
+  CHECK(fitted.arrival_burst <= 1.0);
+}

@@ -1,0 +1,22 @@
+#pragma once
+// A benchmark at a request rate (Poisson arrivals, an open loop) in steady state: by Little's law the
+// requests in flight are the rate times a request's life, so the closed-loop prediction at that many
+// requests, solved for consistency, is the open loop's.
+#include "cost/step_time.hpp"
+#include "predict/closed_loop.hpp"
+#include "predict/run_deployment.hpp"
+
+namespace moeplan::predict {
+
+struct OpenLoopPrediction {
+  double concurrency = 0;  // requests in flight the rate keeps
+  LoopPrediction loop;
+  bool sustained = true;  // false: the rate outruns the deployment, the queue grows without bound
+};
+
+// `run` gives the engine, lengths and worker shape (its concurrency and batch are replaced); `rate` in
+// requests per second.
+OpenLoopPrediction predict_open_loop(MeasuredRun run, const Deployment& deployment, const StepModel& steps,
+                                     const EngineProfile& profile, double rate);
+
+}  // namespace moeplan::predict

@@ -1,0 +1,20 @@
+# predict-runs and fit-engine driven as a user would; included by run_cli_tests.cmake. The runs are
+# written by hand (tests/data/runs/), not measured: these tests check the plumbing, not the accuracy.
+set(predict_dir ${WORK_DIR}/predict)
+file(REMOVE_RECURSE ${predict_dir})
+file(MAKE_DIRECTORY ${predict_dir})
+set(runs ${SOURCE_DIR}/tests/data/runs/hand_written_runs.csv)
+
+expect_success(predict-runs "3 runs read" predict-runs --runs ${runs} --out ${predict_dir}/predictions.csv
+               --models ${models} --engines ${SOURCE_DIR}/engines)
+file(READ ${predict_dir}/predictions.csv predictions)
+foreach(reason "no model YAML with hf_id someone/Unknown-Model" "no GPU preset for system tpu_v5")
+  string(FIND "${predictions}" "${reason}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "predict-runs: predictions.csv lacks the reason '${reason}'\n${predictions}")
+  endif()
+endforeach()
+expect_failure(predict-runs-out-is-input 2 "--out: expected a file other than --runs" ${predict_dir}/none.csv
+               predict-runs --runs ${runs} --out ${runs} --models ${models})
+expect_failure(fit-engine-too-few 2 "at least 8 predictable sglang runs" ${predict_dir}/profile.json
+               fit-engine --runs ${runs} --engine sglang --out ${predict_dir}/profile.json --models ${models})
