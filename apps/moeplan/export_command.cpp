@@ -25,7 +25,8 @@ struct ExportOptions {
   std::string model_path;
   std::vector<std::string> hosts;
   std::int64_t eplb_rebalance_iterations = 1000;
-  std::string kv_connector = "NixlConnector";
+  std::string kv_connector;
+  std::string image;
   std::string out;
 };
 
@@ -40,6 +41,7 @@ ExportRequest request_from(const ExportOptions& options) {
   request.model_path = options.model_path;
   request.eplb_rebalance_iterations = options.eplb_rebalance_iterations;
   request.kv_connector = options.kv_connector;
+  request.image = options.image;
   return request;
 }
 
@@ -96,7 +98,8 @@ void add_export_command(CLI::App& app) {
       ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend"}));
   command
       ->add_option("--engine-version", options->engine_version,
-                   "engine release whose flag names to use (SGLang 0.4.5-0.4.6, 0.5+, main; vLLM 0.9+, main)")
+                   "engine release the scripts are checked against (lib/export/flags: SGLang 0.4.5+, vLLM 0.9+, "
+                   "vllm-ascend 0.9.1+, main)")
       ->capture_default_str();
   command->add_option(
       "--placement", options->placements,
@@ -105,7 +108,7 @@ void add_export_command(CLI::App& app) {
       ->add_option("--plan-index", options->plan_index, "which entry of the plan file's plans list (0 = best ranked)")
       ->capture_default_str();
   command->add_option("--model-path", options->model_path,
-                      "model path or hub id for the engine (default: the plan's model name)");
+                      "model path or hub id for the engine (default: the plan's Hugging Face id, else its model name)");
   command
       ->add_option("--hosts", options->hosts,
                    "node addresses in deployment order, comma-separated (default: node0, node1, ...)")
@@ -115,8 +118,11 @@ void add_export_command(CLI::App& app) {
                    "SGLang online EPLB period for roles with redundant experts; 0 = static placement only")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  command->add_option("--kv-connector", options->kv_connector, "vLLM KV connector of disaggregated roles")
-      ->capture_default_str();
+  command->add_option(
+      "--kv-connector", options->kv_connector,
+      "vLLM KV connector of disaggregated roles (default: NixlConnector; MooncakeConnectorV1 on Ascend)");
+  command->add_option("--image", options->image,
+                      "container image of lws.yaml (default: the engine's published image for the release)");
   command->add_option("--out", options->out, "output directory (created if missing)")->required();
   command->footer(
       "Example:\n  moeplan export --plan plan.json --engine sglang --engine-version 0.5.4 "

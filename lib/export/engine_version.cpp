@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
+#include <string_view>
 
 #include "io/input_error.hpp"
 
@@ -24,9 +26,50 @@ Engine parse_engine(const std::string& name, const std::string& source) {
   throw InputError(source, "--engine", fmt::format("one of sglang, vllm, vllm-ascend, got '{}'", name));
 }
 
-std::string EngineVersion::text() const { return main ? "main" : fmt::format("{}.{}.{}", major, minor, patch); }
+std::string EngineVersion::text() const {
+  if (main) return "main";
+  std::string base = fmt::format("{}.{}.{}", major, minor, patch);
+  if (stage == candidate) return fmt::format("{}rc{}", base, stage_number);
+  if (stage == post) return fmt::format("{}.post{}", base, stage_number);
+  return base;
+}
 
-EngineVersion release(int major, int minor, int patch) { return EngineVersion{false, major, minor, patch}; }
+EngineVersion release(int major, int minor, int patch) {
+  return EngineVersion{false, major, minor, patch, EngineVersion::final, 0};
+}
+
+EngineVersion post_release(int major, int minor, int patch, int post) {
+  return EngineVersion{false, major, minor, patch, EngineVersion::post, post};
+}
+
+EngineVersion release_candidate(int major, int minor, int patch, int candidate) {
+  return EngineVersion{false, major, minor, patch, EngineVersion::candidate, candidate};
+}
+
+EngineVersion without_suffix(const EngineVersion& version) {
+  return version.main ? version : release(version.major, version.minor, version.patch);
+}
+
+namespace {
+
+// "rc1", ".rc1", "post2", ".post2" after the numbers; false for anything else.
+bool parse_suffix(std::string_view rest, EngineVersion& version) {
+  if (rest.empty()) return true;
+  if (rest.front() == '.') rest.remove_prefix(1);
+  int stage = EngineVersion::final;
+  if (rest.starts_with("rc")) stage = EngineVersion::candidate;
+  if (rest.starts_with("post")) stage = EngineVersion::post;
+  if (stage == EngineVersion::final) return false;
+  rest.remove_prefix(stage == EngineVersion::candidate ? 2 : 4);
+  int number = 0;
+  const auto [next, error] = std::from_chars(rest.data(), rest.data() + rest.size(), number);
+  if (error != std::errc() || next != rest.data() + rest.size() || number < 0) return false;
+  version.stage = stage;
+  version.stage_number = number;
+  return true;
+}
+
+}  // namespace
 
 EngineVersion parse_engine_version(const std::string& text, const std::string& source) {
   if (text == "main") return kMainBranch;
@@ -36,14 +79,16 @@ EngineVersion parse_engine_version(const std::string& text, const std::string& s
   int parts[3] = {0, 0, 0};
   for (int index = 0; index < 3; ++index) {
     const auto [next, error] = std::from_chars(cursor, end, parts[index]);
-    const bool last = next == end || *next != '.';
+    const bool last = next == end || *next != '.' || index == 2 || !std::isdigit(static_cast<unsigned char>(next[1]));
     if (error != std::errc() || parts[index] < 0 || (last && index < 1))
       throw InputError(source, "--engine-version", expectation);
     cursor = next;
     if (last) break;
     ++cursor;
   }
-  return release(parts[0], parts[1], parts[2]);
+  EngineVersion version = release(parts[0], parts[1], parts[2]);
+  if (!parse_suffix(std::string_view(cursor, end), version)) throw InputError(source, "--engine-version", expectation);
+  return version;
 }
 
 }  // namespace moeplan::exporting

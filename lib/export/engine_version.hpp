@@ -12,13 +12,16 @@ std::string engine_name(Engine engine);
 // "sglang", "vllm" or "vllm-ascend"; throws InputError naming `source` otherwise.
 Engine parse_engine(const std::string& name, const std::string& source);
 
-// A release "0.5.4", "v0.10.2rc1", "0.4.6.post1" (suffixes after the third number are ignored),
-// or "main", newer than every release.
+// A release "0.5.4", "v0.10.2rc1", "0.4.6.post1", or "main", newer than every release. A release
+// candidate sorts before its release and a post release after it: 0.10.2rc1 < 0.10.2 < 0.10.2.post1.
 struct EngineVersion {
+  enum Stage { candidate = 0, final = 1, post = 2 };
   bool main = false;
   int major = 0;
   int minor = 0;
   int patch = 0;
+  int stage = final;
+  int stage_number = 0;  // N of rcN or .postN
 
   // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted operator<=>
   auto operator<=>(const EngineVersion&) const = default;
@@ -26,7 +29,12 @@ struct EngineVersion {
 };
 
 EngineVersion release(int major, int minor, int patch = 0);
-constexpr EngineVersion kMainBranch{true, 0, 0, 0};
+EngineVersion post_release(int major, int minor, int patch, int post);
+EngineVersion release_candidate(int major, int minor, int patch, int candidate);
+constexpr EngineVersion kMainBranch{true, 0, 0, 0, EngineVersion::final, 0};
+
+// The same release without its candidate or post suffix: 0.10.2rc1 -> 0.10.2 (main stays main).
+EngineVersion without_suffix(const EngineVersion& version);
 
 // Throws InputError naming `source` ("--engine-version") when the text is not a version.
 EngineVersion parse_engine_version(const std::string& text, const std::string& source);

@@ -7,7 +7,10 @@
 #include <map>
 
 #include "export/deployment_json.hpp"
+#include "export/endpoints.hpp"
 #include "export/expert_location.hpp"
+#include "export/flag_table.hpp"
+#include "export/lws_manifest.hpp"
 #include "export/placement_file.hpp"
 #include "export/refusal.hpp"
 #include "export/sglang.hpp"
@@ -88,7 +91,7 @@ void check_roles(const PlanFile& plan, const DeploymentPlan& deployment, const E
   check_platform(plan, request.engine);
   for (const RolePlan& role : deployment.roles) {
     switch (request.engine) {
-      case Engine::sglang: check_sglang_role(plan, role, sglang_release(request.version)); break;
+      case Engine::sglang: check_sglang_role(plan, role, request.version); break;
       case Engine::vllm: check_vllm_role(plan, role, request.version, VllmPlatform::cuda); break;
       case Engine::vllm_ascend:
         check_vllm_role(plan, role, request.version, VllmPlatform::ascend);
@@ -98,24 +101,68 @@ void check_roles(const PlanFile& plan, const DeploymentPlan& deployment, const E
   }
 }
 
-LaunchCommand launch_for(const PlanFile& plan, const NodeLaunch& node, const ExportRequest& request,
-                         const std::map<RoleKind, ExpertPlacement>& placements) {
-  const std::string model_path = request.model_path.empty() ? plan.model.name : request.model_path;
+// The engine's --model-path: the request's, else the plan's Hugging Face id, else (with a note) its name.
+std::string model_path_for(const PlanFile& plan, const ExportRequest& request, LaunchCommand& command) {
+  if (!request.model_path.empty()) return request.model_path;
+  if (!plan.model.hf_id.empty()) return plan.model.hf_id;
+  command.notes.push_back(
+      fmt::format("the model path is the plan's model name '{}': the model file names no "
+                  "Hugging Face id (hf_id); pass --model-path to export",
+                  plan.model.name));
+  return plan.model.name;
+}
+
+const Layout* layout_of(const DeploymentPlan& deployment, RoleKind kind) {
+  for (const RolePlan& role : deployment.roles) {
+    if (role.role == kind) return &role.layout;
+  }
+  return nullptr;
+}
+
+VllmSettings vllm_settings(const DeploymentPlan& deployment, const ExportRequest& request) {
+  VllmSettings settings;
+  settings.version = request.version;
+  settings.kv_connector = request.kv_connector;
+  settings.prefill_layout = layout_of(deployment, RoleKind::prefill);
+  settings.decode_layout = layout_of(deployment, RoleKind::decode);
+  return settings;
+}
+
+LaunchCommand engine_launch(const PlanFile& plan, const DeploymentPlan& deployment, const NodeLaunch& node,
+                            const ExportRequest& request, const std::map<RoleKind, ExpertPlacement>& placements) {
+  LaunchCommand notes;
+  const std::string model_path = model_path_for(plan, request, notes);
+  LaunchCommand command;
   if (request.engine == Engine::sglang) {
     SglangSettings settings;
-    settings.release = sglang_release(request.version);
+    settings.version = request.version;
     settings.model_path = model_path;
     settings.eplb_rebalance_iterations = request.eplb_rebalance_iterations;
     const bool placed = placements.contains(node.role->role);
-    return sglang_launch(plan, node, settings,
-                         placed ? std::optional(expert_location_file_name(node.role->role)) : std::nullopt);
+    command = sglang_launch(plan, node, settings,
+                            placed ? std::optional(expert_location_file_name(node.role->role)) : std::nullopt);
+  } else {
+    VllmSettings settings = vllm_settings(deployment, request);
+    settings.model_path = model_path;
+    command = request.engine == Engine::vllm_ascend ? vllm_ascend_launch(plan, node, settings)
+                                                    : vllm_launch(node, settings, VllmPlatform::cuda);
   }
-  VllmSettings settings;
-  settings.version = request.version;
-  settings.model_path = model_path;
-  settings.kv_connector = request.kv_connector;
-  if (request.engine == Engine::vllm_ascend) return vllm_ascend_launch(plan, node, settings);
-  return vllm_launch(node, settings, VllmPlatform::cuda);
+  command.notes.insert(command.notes.begin(), notes.notes.begin(), notes.notes.end());
+  return command;
+}
+
+VllmPlatform platform_of(Engine engine) {
+  return engine == Engine::vllm_ascend ? VllmPlatform::ascend : VllmPlatform::cuda;
+}
+
+LaunchCommand launch_for(const PlanFile& plan, const DeploymentPlan& deployment, const NodeLaunch& node,
+                         const ExportRequest& request, const std::map<RoleKind, ExpertPlacement>& placements) {
+  LaunchCommand command = engine_launch(plan, deployment, node, request, placements);
+  const std::string connector = request.engine == Engine::sglang
+                                    ? ""
+                                    : kv_connector_for(vllm_settings(deployment, request), platform_of(request.engine));
+  add_endpoints(command, request.engine, node, plan.scenario.on_ascend(), connector);
+  return command;
 }
 
 std::string script_comment(const PlanFile& plan, const NodeLaunch& node, const ExportRequest& request) {
@@ -123,6 +170,115 @@ std::string script_comment(const PlanFile& plan, const NodeLaunch& node, const E
                      role_name(node.role->role), node.instance, node.node_rank, node.role->nodes, node.host,
                      engine_name(request.engine), request.version.text(),
                      std::filesystem::path(plan.file).filename().string(), node.role->key);
+}
+
+std::string checked_comment(const ExportRequest& request) {
+  return fmt::format("checked against {} for {} {}", table_file(request.engine), engine_name(request.engine),
+                     request.version.text());
+}
+
+// Every command of the deployment: one per node, then the router or proxy when there is one.
+struct Launches {
+  std::vector<NodeLaunch> nodes;
+  std::vector<LaunchCommand> commands;
+  std::optional<LaunchCommand> router;
+};
+
+Launches build_launches(const PlanFile& plan, const DeploymentPlan& deployment, const ExportRequest& request,
+                        const std::map<RoleKind, ExpertPlacement>& placements) {
+  Launches launches;
+  launches.nodes = assign_nodes(deployment, plan.scenario, request.hosts);
+  for (const NodeLaunch& node : launches.nodes)
+    launches.commands.push_back(launch_for(plan, deployment, node, request, placements));
+  launches.router = router_launch(request.engine, launches.nodes);
+  return launches;
+}
+
+// The first thing the requested release would refuse or run wrongly, and the role it concerns.
+struct TableRefusal {
+  const RolePlan* role = nullptr;
+  TableProblem problem;
+};
+
+std::optional<TableRefusal> first_table_problem(const PlanFile& plan, const Launches& launches,
+                                                const ExportRequest& request) {
+  for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
+    const RolePlan& role = *launches.nodes[index].role;
+    const auto problems =
+        check_command(request.engine, request.version, launches.commands[index], plan_facts(plan, role));
+    if (!problems.empty()) return TableRefusal{&role, problems.front()};
+  }
+  if (!launches.router) return std::nullopt;
+  const auto problems = check_command(request.engine, request.version, *launches.router, PlanFacts{});
+  if (!problems.empty()) return TableRefusal{launches.nodes.front().role, problems.front()};
+  return std::nullopt;
+}
+
+// Whether the whole export goes through for `version`: the plan rules and the flag table both accept it.
+bool runs_at(const PlanFile& plan, const DeploymentPlan& deployment, ExportRequest request,
+             const std::map<RoleKind, ExpertPlacement>& placements, const EngineVersion& version) {
+  request.version = version;
+  try {
+    check_roles(plan, deployment, request);
+    return !first_table_problem(plan, build_launches(plan, deployment, request, placements), request);
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// The table's releases nearest the requested one first (by place in the table, the newer of two equals first).
+std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& version) {
+  std::vector<EngineVersion> versions = table_versions(engine);
+  const auto position = std::lower_bound(versions.begin(), versions.end(), version) - versions.begin();
+  std::vector<std::pair<std::int64_t, EngineVersion>> ranked;
+  for (std::size_t index = 0; index < versions.size(); ++index) {
+    if (versions[index] == version) continue;
+    const std::int64_t offset = static_cast<std::int64_t>(index) - position;
+    ranked.emplace_back(offset >= 0 ? 2 * offset : -2 * offset - 1, versions[index]);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& left, const auto& right) { return left.first < right.first; });
+  std::vector<EngineVersion> ordered;
+  for (const auto& [rank, candidate] : ranked) ordered.push_back(candidate);
+  return ordered;
+}
+
+[[noreturn]] void refuse_for_table(const PlanFile& plan, const DeploymentPlan& deployment, const ExportRequest& request,
+                                   const std::map<RoleKind, ExpertPlacement>& placements, const TableRefusal& refusal) {
+  std::string nearest = "no release in the table runs it";
+  const std::vector<EngineVersion> candidates =
+      request.name_nearest_release ? by_distance(request.engine, request.version) : std::vector<EngineVersion>{};
+  for (const EngineVersion& candidate : candidates) {
+    if (!runs_at(plan, deployment, request, placements, candidate)) continue;
+    nearest = fmt::format("the nearest release that runs it is --engine-version {}", candidate.text());
+    break;
+  }
+  refuse(plan, *refusal.role, "",
+         fmt::format("a plan {} {} runs as planned, got {} ({}: {}); {}", engine_name(request.engine),
+                     request.version.text(), refusal.problem.subject, table_file(request.engine),
+                     refusal.problem.reason, nearest));
+}
+
+void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
+  for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
+    const NodeLaunch& node = launches.nodes[index];
+    const std::string comment = script_comment(plan, node, request) + "\n# " + checked_comment(request);
+    result.files.push_back({node.script_name(), render_script(launches.commands[index], comment), true});
+  }
+  if (launches.router) {
+    const std::string comment =
+        fmt::format("{} router for {} {}, on any host that reaches every server\n# {}", plan.model.name,
+                    engine_name(request.engine), request.version.text(), checked_comment(request));
+    result.files.push_back({"router.sh", render_script(*launches.router, comment), true});
+  }
+}
+
+void add_manifest(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
+  const bool spans_nodes =
+      std::any_of(launches.nodes.begin(), launches.nodes.end(), [](const NodeLaunch& node) { return node.node > 0; });
+  if (!spans_nodes) return;
+  const std::string image = request.image.empty() ? default_image(request.engine, request.version) : request.image;
+  result.files.push_back(
+      {"lws.yaml", lws_manifest(request.engine, plan, launches.nodes, launches.commands, image), false});
 }
 
 }  // namespace
@@ -145,14 +301,15 @@ ExportResult export_plan(const PlanFile& plan, const ExportRequest& request) {
   check_roles(plan, deployment, request);
   const std::map<RoleKind, std::string> files = placement_files(deployment, request);
   const std::map<RoleKind, ExpertPlacement> placements = read_placements(plan, deployment, files, request.engine);
+  const Launches launches = build_launches(plan, deployment, request, placements);
+  if (const auto refusal = first_table_problem(plan, launches, request))
+    refuse_for_table(plan, deployment, request, placements, *refusal);
   ExportResult result;
-  result.nodes = assign_nodes(deployment, plan.scenario, request.hosts);
+  result.nodes = launches.nodes;
   result.files.push_back(
       {"deployment.json", deployment_json(plan, request.plan_index, result.nodes, files).dump(2) + "\n", false});
-  for (const NodeLaunch& node : result.nodes) {
-    const LaunchCommand command = launch_for(plan, node, request, placements);
-    result.files.push_back({node.script_name(), render_script(command, script_comment(plan, node, request)), true});
-  }
+  add_scripts(result, plan, launches, request);
+  add_manifest(result, plan, launches, request);
   for (const auto& [role, placement] : placements) {
     result.files.push_back(
         {expert_location_file_name(role), sglang_expert_location(placement, plan.model).dump() + "\n", false});

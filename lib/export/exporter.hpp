@@ -26,9 +26,11 @@ struct ExportRequest {
   EngineVersion version = kMainBranch;
   std::vector<PlacementChoice> placements;
   std::vector<std::string> hosts;                 // empty: node0, node1, ...
-  std::string model_path;                         // empty: the plan's model name
+  std::string model_path;                         // empty: the plan's Hugging Face id, else its model name
   std::int64_t eplb_rebalance_iterations = 1000;  // SGLang online EPLB; 0 = off
-  std::string kv_connector = "NixlConnector";     // vLLM PD connector
+  std::string kv_connector;                       // vLLM PD connector; empty: the platform's (vllm.hpp)
+  std::string image;                              // the manifest's container image; empty: default_image
+  bool name_nearest_release = true;               // a table refusal searches the table for the nearest release
 };
 
 struct OutputFile {
@@ -39,9 +41,13 @@ struct OutputFile {
 
 struct ExportResult {
   std::vector<NodeLaunch> nodes;  // point into the PlanFile, which must outlive the result
-  std::vector<OutputFile> files;  // deployment.json first, then one script per node, then engine files
+  // deployment.json first, then one script per node, router.sh (PD, or several SGLang instances),
+  // lws.yaml (plans over several nodes), then engine files.
+  std::vector<OutputFile> files;
 };
 
+// Every command is checked against the flag table (flag_table.hpp) for the requested release; a plan
+// the release would refuse or run wrongly is refused naming the nearest release the table lets run it.
 ExportResult export_plan(const PlanFile& plan, const ExportRequest& request);
 
 }  // namespace moeplan::exporting

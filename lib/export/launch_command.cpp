@@ -34,6 +34,7 @@ std::string memory_fraction_text(double fraction) {
 
 std::string render_script(const LaunchCommand& command, const std::string& comment) {
   std::string script = fmt::format("#!/bin/sh\n# {}\n", comment);
+  for (const std::string& note : command.notes) script += fmt::format("# note: {}\n", note);
   // The command names files that sit beside the script (an expert-location file).
   if (command.reads_output_files) script += "cd \"$(dirname \"$0\")\"\n";
   for (const auto& [name, value] : command.environment)

@@ -18,6 +18,7 @@ struct LaunchCommand {
   std::vector<std::string> program;  // {"python3", "-m", "sglang.launch_server"}
   std::vector<Argument> arguments;
   bool reads_output_files = false;  // refers to files written beside the script
+  std::vector<std::string> notes;   // what the writer adjusted for the engine release, one comment line each
 
   void add(std::string flag) { arguments.push_back({std::move(flag), {}}); }
   void add(std::string flag, std::string value) { arguments.push_back({std::move(flag), {std::move(value)}}); }
@@ -39,7 +40,8 @@ std::string shell_quote(const std::string& text);
 // A memory fraction rounded down to 0.001, so the engine never takes more than the plan allows.
 std::string memory_fraction_text(double fraction);
 
-// #!/bin/sh, a comment line, the environment, then `exec` of the command, one argument per line.
+// #!/bin/sh, a comment line, a line per note, the environment, then `exec` of the command, one argument
+// per line.
 std::string render_script(const LaunchCommand& command, const std::string& comment);
 
 }  // namespace moeplan::exporting

@@ -23,6 +23,7 @@ std::string kv_cache_dtype_name(KvCacheDtype dtype);
 struct PlanModel {
   std::string name;
   std::string file;
+  std::string hf_id;  // the Hugging Face id engines load ("deepseek-ai/DeepSeek-V3"); empty when the plan has none
   std::int64_t num_layers = 0;
   std::int64_t dense_layers = 0;
   std::int64_t num_experts = 0;

@@ -19,6 +19,7 @@ PlanModel parse_model(const JsonFields& root) {
   PlanModel model;
   model.name = fields.text("name");
   if (fields.has("file")) model.file = fields.text("file");
+  if (fields.has("hf_id")) model.hf_id = fields.text("hf_id");
   if (fields.has("weight_dtype")) model.weight_dtype = fields.text("weight_dtype");
   model.num_layers = fields.integer("num_layers", 1, kMaxCount);
   model.dense_layers = fields.integer("dense_layers", 0, model.num_layers - 1);

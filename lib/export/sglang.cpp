@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "export/flag_table.hpp"
 #include "export/pipeline_flags.hpp"
 #include "export/sglang_rules.hpp"
 #include "export/speculative_flags.hpp"
@@ -31,14 +32,19 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node, const Sglan
   }
 }
 
+bool accepts(const SglangSettings& settings, const std::string& name) {
+  return table_accepts(Engine::sglang, settings.version, name);
+}
+
 void add_experts(LaunchCommand& command, const PlanFile& plan, const RolePlan& role, const SglangSettings& settings,
                  const std::optional<std::string>& expert_location) {
   const Layout& layout = role.layout;
-  const bool v0_4 = settings.release == SglangRelease::v0_4;
+  const SglangRelease release = sglang_release(settings.version);
+  const bool v0_4 = release == SglangRelease::v0_4;
   const bool deepep = role.dispatch != Dispatch::standard;
   // [sglang-server-args-docs]: 0.4's --enable-deepep-moe sets EP to the TP size by itself.
   if (layout.ep > 1 && !(v0_4 && deepep)) {
-    const std::string flag = *sglang_flag(SglangSetting::expert_parallel, settings.release);
+    const std::string flag = *sglang_flag(SglangSetting::expert_parallel, release);
     if (v0_4) {
       command.add(flag);
     } else {
@@ -46,7 +52,7 @@ void add_experts(LaunchCommand& command, const PlanFile& plan, const RolePlan& r
     }
   }
   if (deepep) {
-    const std::string flag = *sglang_flag(SglangSetting::deepep, settings.release);
+    const std::string flag = *sglang_flag(SglangSetting::deepep, release);
     if (v0_4) {
       command.add(flag);
     } else {
@@ -73,13 +79,14 @@ void add_shared_fusion(LaunchCommand& command, const PlanFile& plan, const RoleP
                        const SglangSettings& settings) {
   if (plan.model.shared_experts == 0) return;
   const std::int64_t fused = role.layout.fused_shared;
+  // 0.4.5.post2-0.4.6.post5 have no off switch; the table's constraints judge what they would do instead.
   if (fused == 0) {
-    command.add(*sglang_flag(SglangSetting::shared_fusion_off, settings.release));
-  } else if (const auto replicas = sglang_flag(SglangSetting::shared_fusion_replicas, settings.release)) {
+    if (accepts(settings, "--disable-shared-experts-fusion")) command.add("--disable-shared-experts-fusion");
+  } else if (accepts(settings, "--n-share-experts-fusion")) {
     // 0.4 counts replicas over the whole MoE, E = 256 + K [sglang-server-args-docs]; the plan, per EP rank.
-    command.add(*replicas, std::to_string(fused * role.layout.ep));
-  } else if (!sglang_fuses_by_default(plan.model, role)) {
-    command.add(*sglang_flag(SglangSetting::shared_fusion_enforce, settings.release));
+    command.add("--n-share-experts-fusion", std::to_string(fused * role.layout.ep));
+  } else if (!sglang_fuses_by_default(plan, role) && accepts(settings, "--enforce-shared-experts-fusion")) {
+    command.add("--enforce-shared-experts-fusion");
   }
 }
 
@@ -88,7 +95,9 @@ void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangS
     command.add("--disable-cuda-graph");
     return;
   }
-  const std::string max_flag = *sglang_flag(SglangSetting::cuda_graph_max_batch, settings.release);
+  // [sglang-server-args]: main keeps --cuda-graph-max-bs and --cuda-graph-bs only as deprecated aliases.
+  const bool decode_names = accepts(settings, "--cuda-graph-max-bs-decode");
+  const std::string max_flag = decode_names ? "--cuda-graph-max-bs-decode" : "--cuda-graph-max-bs";
   if (role.graph_batch_sizes.empty()) {
     command.add(max_flag, std::to_string(role.cuda_graph_max_batch));
     return;
@@ -99,7 +108,7 @@ void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangS
   // SGLang's list flags take each value as its own argument (nargs "+").
   std::vector<std::string> sizes;
   for (const std::int64_t size : role.graph_batch_sizes) sizes.push_back(std::to_string(size));
-  command.add(*sglang_flag(SglangSetting::cuda_graph_batch_sizes, settings.release), std::move(sizes));
+  command.add(decode_names ? "--cuda-graph-bs-decode" : "--cuda-graph-bs", std::move(sizes));
 }
 
 void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
@@ -115,12 +124,16 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSett
   // [sglang-server-args]: a prefill server captures no decode graphs.
   if (role.role != RoleKind::prefill) add_cuda_graphs(command, role, settings);
   if (role.role != RoleKind::aggregated) command.add("--disaggregation-mode", role_name(role.role));
-  // bf16 is among the docs-era and main choices [sglang-server-args-docs] [sglang-server-args]; 0.4 keeps the
-  // default, auto (the model dtype).
+  // bf16 is a choice from 0.5.4 on (the flag table); before, the default auto keeps the model's dtype.
   if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3) {
     command.add("--kv-cache-dtype", "fp8_e4m3");
-  } else if (settings.release != SglangRelease::v0_4) {
+  } else if (table_accepts_choice(Engine::sglang, settings.version, "--kv-cache-dtype", "bf16")) {
     command.add("--kv-cache-dtype", "bf16");
+  } else {
+    command.notes.push_back(
+        fmt::format("the KV cache stays at --kv-cache-dtype auto (the model's dtype, bf16): "
+                    "sglang {} has no bf16 choice, added in 0.5.4",
+                    settings.version.text()));
   }
 }
 
@@ -147,7 +160,6 @@ LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const 
   add_shared_fusion(command, plan, role, settings);
   add_batching(command, role, settings);
   add_sglang_speculative(command, role);
-  if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
   return command;
 }
 

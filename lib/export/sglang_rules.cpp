@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "export/flag_table.hpp"
 #include "export/pipeline_flags.hpp"
 #include "export/refusal.hpp"
 #include "export/speculative_flags.hpp"
@@ -23,7 +24,7 @@ void check_projections(const PlanFile& plan, const RolePlan& role) {
   }
 }
 
-void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+void check_experts(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
   const Layout& layout = role.layout;
   // [sglang-server-args]: the all-to-all backends force ep_size = tp_size (all ranks of the instance).
   if (uses_deepep(role) && layout.ep != layout.world()) {
@@ -33,10 +34,11 @@ void check_experts(const PlanFile& plan, const RolePlan& role, SglangRelease rel
                     layout.world(), layout.ep));
   }
   // [sglang-server-args-docs]: 0.4's --enable-ep-moe sets EP to the TP size; hybrid EP < TP came with --ep-size.
-  if (release == SglangRelease::v0_4 && layout.ep > 1 && layout.ep != layout.world()) {
+  if (sglang_release(version) == SglangRelease::v0_4 && layout.ep > 1 && layout.ep != layout.world()) {
     refuse(plan, role, "layout.ep",
-           fmt::format("1 or tp x dp = {} for SGLang 0.4, whose --enable-ep-moe sets EP to the TP size, got {}",
-                       layout.world(), layout.ep));
+           fmt::format("1 or tp x dp = {} for SGLang {}, whose --enable-ep-moe sets EP to the TP size (--ep-size "
+                       "alone from 0.4.10.post2), got {}",
+                       layout.world(), version.text(), layout.ep));
   }
   require_slots_divide_by_ep(plan, role);
   // [sglang-server-args]: EPLB (which redundant experts need) requires ep_size > 1.
@@ -70,7 +72,7 @@ void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
   }
 }
 
-void check_shared_fusion(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+void check_shared_fusion(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
   const std::int64_t fused = role.layout.fused_shared;
   if (fused == 0) return;
   const PlanModel& model = plan.model;
@@ -80,20 +82,14 @@ void check_shared_fusion(const PlanFile& plan, const RolePlan& role, SglangRelea
            fmt::format("0: SGLang fuses the shared expert only for DeepSeek-V3/R1 and GLM-4.5, not {}, got {}",
                        model.name, fused));
   }
-  if (release == SglangRelease::v0_4) return;
-  // [sglang-shared-fusion]: after 0.4 SGLang fuses exactly n_shared_experts; replica counts went with
-  // --n-share-experts-fusion.
+  if (table_accepts(Engine::sglang, version, "--n-share-experts-fusion")) return;
+  // [sglang-shared-fusion]: after 0.4.6.post5 SGLang fuses exactly n_shared_experts; replica counts went with
+  // --n-share-experts-fusion. Where fusion is off by default the flag table's constraints judge the release.
   if (fused != model.shared_experts) {
     refuse(plan, role, "layout.fused_shared",
            fmt::format("0 or {} (n_shared_experts) for SGLang {}, which fuses exactly the model's shared experts; "
-                       "{} replicas need --engine-version 0.4.6, got {}",
-                       model.shared_experts, sglang_release_name(release), fused, fused));
-  }
-  if (!sglang_fuses_by_default(model, role) && !sglang_flag(SglangSetting::shared_fusion_enforce, release)) {
-    refuse(plan, role, "layout.fused_shared",
-           fmt::format("0 with DeepEP or two-batch overlap on SGLang {}: fusion is off there by default and "
-                       "--enforce-shared-experts-fusion is main-only, got {}",
-                       sglang_release_name(release), fused));
+                       "{} replicas need --engine-version 0.4.6.post5 or older, got {}",
+                       model.shared_experts, version.text(), fused, fused));
   }
 }
 
@@ -141,21 +137,25 @@ void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
 
 }  // namespace
 
-bool sglang_fuses_by_default(const PlanModel& model, const RolePlan& role) {
+bool sglang_fuses_by_default(const PlanFile& plan, const RolePlan& role) {
+  const PlanModel& model = plan.model;
   const bool allowed = model.num_experts == 256 || model.name.starts_with("GLM");
-  return allowed && model.shared_experts > 0 && !uses_deepep(role) && !role.two_batch_overlap;
+  // lib/export/flags/sglang.json (fusion-off-under-ep): expert parallelism and non-NVIDIA devices turn it off too.
+  const bool plain = !uses_deepep(role) && !role.two_batch_overlap && role.layout.ep == 1 && !plan.scenario.on_ascend();
+  return allowed && model.shared_experts > 0 && plain;
 }
 
-void check_sglang_role(const PlanFile& plan, const RolePlan& role, SglangRelease release) {
+void check_sglang_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
+  sglang_release(version);  // refuses releases older than the table
   check_projections(plan, role);
-  check_experts(plan, role, release);
+  check_experts(plan, role, version);
   check_dense_and_head(plan, role);
-  check_shared_fusion(plan, role, release);
+  check_shared_fusion(plan, role, version);
   check_overlap_and_graphs(plan, role);
   check_page_size(plan, role);
   check_ascend_limits(plan, role);
-  check_sglang_pipeline(plan, role, release);
-  check_sglang_speculative(plan, role, release);
+  check_sglang_pipeline(plan, role, sglang_release(version));
+  check_sglang_speculative(plan, role, sglang_release(version));
 }
 
 }  // namespace moeplan::exporting

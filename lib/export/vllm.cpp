@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "export/flag_table.hpp"
 #include "export/pipeline_flags.hpp"
 #include "export/speculative_flags.hpp"
 
@@ -35,15 +36,18 @@ std::string all2all_backend(Dispatch dispatch) {
   return dispatch == Dispatch::deepep_normal ? "deepep_high_throughput" : "deepep_low_latency";
 }
 
+bool accepts(const VllmSettings& settings, const std::string& name) {
+  return table_accepts(Engine::vllm, without_suffix(settings.version), name);
+}
+
 void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings, VllmPlatform platform) {
   const Layout& layout = role.layout;
   if (layout.ep == 1) return;
   command.add("--enable-expert-parallel");
-  const bool flags_era = settings.version >= release(0, 11);
   // [vllm-ascend-additional-config]: Ascend dispatches with MC2 internally and takes no all-to-all backend.
   if (role.dispatch != Dispatch::standard && platform == VllmPlatform::cuda) {
-    // [vllm-engine-args-docs]: the environment variable until v0.10, --all2all-backend from v0.11.
-    if (flags_era) {
+    // lib/export/flags/vllm.json: the environment variable until 0.11.0, --all2all-backend from 0.11.1.
+    if (accepts(settings, "--all2all-backend")) {
       command.add("--all2all-backend", all2all_backend(role.dispatch));
     } else {
       command.set_environment("VLLM_ALL2ALL_BACKEND", all2all_backend(role.dispatch));
@@ -51,15 +55,39 @@ void add_experts(LaunchCommand& command, const RolePlan& role, const VllmSetting
   }
   if (layout.redundant == 0) return;
   command.add("--enable-eplb");
-  // [vllm-engine-args-docs]: --num-redundant-experts until v0.10, --eplb-config from v0.11.
-  if (flags_era) {
+  // lib/export/flags/vllm.json: --num-redundant-experts from 0.9.2 to 0.11.2, --eplb-config from 0.10.2.
+  if (accepts(settings, "--eplb-config")) {
     command.add("--eplb-config", nlohmann::json{{"num_redundant_experts", layout.redundant}}.dump());
   } else {
     command.add("--num-redundant-experts", std::to_string(layout.redundant));
   }
 }
 
-void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings) {
+nlohmann::json peer_sizes(const Layout* layout) {
+  if (!layout) return nlohmann::json::object();
+  return {{"dp_size", layout->dp}, {"tp_size", layout->tp}};
+}
+
+// [vllm-ascend-mooncake]: kv_port (each instance on a node its own range), a unique engine_id and both
+// roles' DP and TP sizes.
+void add_mooncake_fields(nlohmann::json& config, const NodeLaunch& node, const VllmSettings& settings) {
+  config["kv_port"] = std::to_string(36000 + 100 * node.slot);
+  config["engine_id"] = fmt::format("{}-{}", role_name(node.role->role), node.instance);
+  config["kv_connector_extra_config"] = {{"prefill", peer_sizes(settings.prefill_layout)},
+                                         {"decode", peer_sizes(settings.decode_layout)}};
+}
+
+void add_transfer(LaunchCommand& command, const NodeLaunch& node, const VllmSettings& settings, VllmPlatform platform) {
+  const RolePlan& role = *node.role;
+  if (role.role == RoleKind::aggregated) return;
+  const std::string connector = kv_connector_for(settings, platform);
+  nlohmann::json config = {{"kv_connector", connector},
+                           {"kv_role", role.role == RoleKind::prefill ? "kv_producer" : "kv_consumer"}};
+  if (connector == "MooncakeConnectorV1") add_mooncake_fields(config, node, settings);
+  command.add("--kv-transfer-config", config.dump());
+}
+
+void add_batching(LaunchCommand& command, const RolePlan& role) {
   if (role.two_batch_overlap) command.add("--enable-dbo");
   command.add("--gpu-memory-utilization", memory_fraction_text(role.memory_utilization));
   // [vllm-engine-args-docs]: --max-num-seqs and --max-num-batched-tokens are per DP rank.
@@ -72,13 +100,14 @@ void add_batching(LaunchCommand& command, const RolePlan& role, const VllmSettin
   if (role.kv_block_tokens > 1) command.add("--block-size", std::to_string(role.kv_block_tokens));
   // V1 caches prefixes unless told not to (vllm-ascend too: Huawei ModelArts' vllm-ascend guide, Prefix Caching).
   if (!role.prefix_caching) command.add("--no-enable-prefix-caching");
-  if (role.role == RoleKind::aggregated) return;
-  const std::string kv_role = role.role == RoleKind::prefill ? "kv_producer" : "kv_consumer";
-  command.add("--kv-transfer-config",
-              nlohmann::json{{"kv_connector", settings.kv_connector}, {"kv_role", kv_role}}.dump());
 }
 
 }  // namespace
+
+std::string kv_connector_for(const VllmSettings& settings, VllmPlatform platform) {
+  if (!settings.kv_connector.empty()) return settings.kv_connector;
+  return platform == VllmPlatform::ascend ? "MooncakeConnectorV1" : "NixlConnector";
+}
 
 LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, VllmPlatform platform) {
   const RolePlan& role = *node.role;
@@ -90,9 +119,9 @@ LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, 
   command.program = {"vllm", "serve", settings.model_path};
   add_parallelism(command, node);
   add_experts(command, role, settings, platform);
-  add_batching(command, role, settings);
+  add_batching(command, role);
   add_vllm_speculative(command, role, settings.version);
-  if (!node.devices.empty()) command.add("--port", std::to_string(settings.http_port + node.slot));
+  add_transfer(command, node, settings, platform);
   return command;
 }
 

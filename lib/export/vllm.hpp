@@ -13,11 +13,16 @@ namespace moeplan::exporting {
 struct VllmSettings {
   EngineVersion version = kMainBranch;
   std::string model_path;
-  std::string kv_connector = "NixlConnector";  // [vllm-engine-args-docs] --kv-transfer-config example
-  std::int64_t http_port = 8000;               // vLLM's default port; shared nodes count up from it
+  // The PD connector; empty picks the platform's: NixlConnector ([vllm-engine-args-docs]), on Ascend
+  // vllm-ascend's MooncakeConnectorV1 ([vllm-ascend-mooncake]).
+  std::string kv_connector;
+  const Layout* prefill_layout = nullptr;  // the PD peers, which the Mooncake connector is told about
+  const Layout* decode_layout = nullptr;
 };
 
-// The role must have passed check_vllm_role.
+std::string kv_connector_for(const VllmSettings& settings, VllmPlatform platform);
+
+// The role must have passed check_vllm_role. Ports, --host and the NIXL side channel are endpoints.hpp's.
 LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, VllmPlatform platform);
 
 }  // namespace moeplan::exporting

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
+#include "export/flag_table.hpp"
 #include "export/refusal.hpp"
 
 namespace moeplan::exporting {
@@ -16,8 +18,9 @@ enum class AscendSchema { none, top_level, finegrained };
 // finegrained_tp_config since v0.12.0rc1 [vllm-ascend-finegrained-tp]; top-level keys v0.10.2rc1 to v0.11.0
 // [vllm-ascend-pr-2167].
 AscendSchema schema_of(const EngineVersion& version) {
-  if (version >= release(0, 12)) return AscendSchema::finegrained;
-  if (version >= release(0, 10, 2)) return AscendSchema::top_level;
+  // Release candidates count as their release: 0.12.0rc1 already has finegrained_tp_config.
+  if (without_suffix(version) >= release(0, 12)) return AscendSchema::finegrained;
+  if (without_suffix(version) >= release(0, 10, 2)) return AscendSchema::top_level;
   return AscendSchema::none;
 }
 
@@ -75,6 +78,33 @@ void check_split(const PlanFile& plan, const RolePlan& role, const Split& split,
   }
 }
 
+bool wants_torchair_sizes(const RolePlan& role) {
+  return !role.graph_batch_sizes.empty() && role.cuda_graph_max_batch > 0;
+}
+
+// lib/export/flags/vllm_ascend.json: torchair_graph_config is read up to 0.11.0 and ignored from 0.12.0rc1.
+bool torchair_read(const EngineVersion& version) {
+  return table_accepts(Engine::vllm_ascend, version, "--additional-config:torchair_graph_config");
+}
+
+bool has_problem(const std::vector<TableProblem>& problems, const std::string& subject) {
+  return std::any_of(problems.begin(), problems.end(),
+                     [&](const TableProblem& problem) { return problem.subject == subject; });
+}
+
+// [vllm-ascend-recompute]: from 0.23.0rc1 the O-projection TP needs the recompute scheduler, which balances
+// tokens over the DP ranks; a decode role (the only one with O-projection TP) may turn it on.
+void add_recompute_scheduler(LaunchCommand& command, nlohmann::json& config, const PlanFile& plan, const RolePlan& role,
+                             const EngineVersion& version) {
+  const auto problems = check_command(Engine::vllm_ascend, version, command, plan_facts(plan, role));
+  if (!has_problem(problems, "oproj-needs-recompute-scheduler")) return;
+  config["recompute_scheduler_enable"] = true;
+  command.notes.push_back(
+      fmt::format("recompute_scheduler_enable is on: vllm-ascend {} runs the O-projection TP "
+                  "only with the recompute scheduler (from 0.23.0rc1)",
+                  version.text()));
+}
+
 }  // namespace
 
 void check_vllm_ascend_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
@@ -103,7 +133,7 @@ nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePla
   // launch commands of [doc-004] list the captured sizes there (graph_batch_sizes, graph_batch_sizes_init false).
   nlohmann::json graphs = nlohmann::json::object();
   if (role.layout.otp > 1 && !finegrained) graphs["enabled"] = true;
-  if (!role.graph_batch_sizes.empty() && role.cuda_graph_max_batch > 0) {
+  if (wants_torchair_sizes(role) && torchair_read(version)) {
     graphs["enabled"] = true;
     graphs["graph_batch_sizes_init"] = false;
     graphs["graph_batch_sizes"] = role.graph_batch_sizes;
@@ -114,8 +144,18 @@ nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePla
 
 LaunchCommand vllm_ascend_launch(const PlanFile& plan, const NodeLaunch& node, const VllmSettings& settings) {
   LaunchCommand command = vllm_launch(node, settings, VllmPlatform::ascend);
-  const nlohmann::json config = vllm_ascend_additional_config(plan, *node.role, settings.version);
-  if (!config.empty()) command.add("--additional-config", config.dump());
+  const RolePlan& role = *node.role;
+  nlohmann::json config = vllm_ascend_additional_config(plan, role, settings.version);
+  if (wants_torchair_sizes(role) && !torchair_read(settings.version)) {
+    command.notes.push_back(
+        fmt::format("the plan's captured batch sizes are not written: vllm-ascend {} no longer "
+                    "reads torchair_graph_config (removed in 0.12.0rc1) and captures its own",
+                    settings.version.text()));
+  }
+  if (config.empty()) return command;
+  command.add("--additional-config", config.dump());
+  add_recompute_scheduler(command, config, plan, role, settings.version);
+  command.arguments.back().values = {config.dump()};
   return command;
 }
 

@@ -70,8 +70,8 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
     refuse(plan, role, "two_batch_overlap",
            "false for vllm-ascend, which documents no dual-batch overlap [vllm-ascend-additional-config]");
   }
-  // [vllm-engine-args-docs] documents --enable-dbo from the v0.11 era on.
-  if (version < release(0, 11)) {
+  // [vllm-release-history]: --enable-dbo from 0.11.0 (a vllm-ascend 0.11.0rc counts as 0.11.0).
+  if (without_suffix(version) < release(0, 11)) {
     refuse(plan, role, "two_batch_overlap",
            fmt::format("false for vLLM {}: --enable-dbo needs 0.11 or later", version.text()));
   }
@@ -80,7 +80,7 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
 }  // namespace
 
 void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVersion& version, VllmPlatform platform) {
-  if (version < oldest_vllm_release()) {
+  if (without_suffix(version) < oldest_vllm_release()) {
     throw InputError("command line", "--engine-version",
                      fmt::format("a vLLM release from {} on [vllm-engine-args-docs], got {}",
                                  oldest_vllm_release().text(), version.text()));

@@ -35,13 +35,16 @@ nlohmann::json otp_json(const std::vector<OtpDecision>& decisions) {
 }
 
 nlohmann::json model_json(const Model& model) {
-  return {{"name", model.name},
-          {"file", model.file},
-          {"num_layers", model.num_layers},
-          {"dense_layers", model.dense_layers},
-          {"num_experts", model.moe.num_experts},
-          {"shared_experts", model.moe.shared_experts},
-          {"weight_dtype", dtype_name(model.weights.experts)}};
+  nlohmann::json json = {{"name", model.name},
+                         {"file", model.file},
+                         {"num_layers", model.num_layers},
+                         {"dense_layers", model.dense_layers},
+                         {"num_experts", model.moe.num_experts},
+                         {"shared_experts", model.moe.shared_experts},
+                         {"weight_dtype", dtype_name(model.weights.experts)}};
+  // export's default --model-path; absent when the model file names no Hugging Face id.
+  if (!model.hf_id.empty()) json["hf_id"] = model.hf_id;
+  return json;
 }
 
 nlohmann::json scenario_json(const Scenario& scenario) {

@@ -14,10 +14,18 @@ endfunction()
 # [doc-003] on SGLang main, the decode role reading a placement.
 set(out ${WORK_DIR}/export-sglang)
 file(REMOVE_RECURSE ${out})
-expect_success(export-sglang "wrote 15 files" export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang
+# 17 files: deployment.json, 4 + 9 scripts, router.sh, lws.yaml (13 nodes), the decode expert locations.
+expect_success(export-sglang "wrote 17 files" export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang
                --placement decode=${expected}/deepseek-v3-placement-288.json --model-path deepseek-ai/DeepSeek-V3 --out ${out})
 expect_same_file(export-sglang-prefill ${out}/prefill-0-node0.sh ${expected}/deepseek-v3-pd-sglang/prefill-0-node0.sh)
 expect_same_file(export-sglang-decode ${out}/decode-0-node3.sh ${expected}/deepseek-v3-pd-sglang/decode-0-node3.sh)
+expect_same_file(export-sglang-router ${out}/router.sh ${expected}/deepseek-v3-pd-sglang/router.sh)
+file(READ ${out}/lws.yaml manifest)
+string(REGEX MATCHALL "kind: LeaderWorkerSet" groups "${manifest}")
+list(LENGTH groups group_count)
+if(NOT group_count EQUAL 2)
+  message(FATAL_ERROR "export-sglang: lws.yaml has ${group_count} LeaderWorkerSets, expected 2 (one per instance)")
+endif()
 file(READ ${out}/expert-location-decode.json location)
 string(JSON rows LENGTH "${location}" physical_to_logical_map)
 string(JSON slots LENGTH "${location}" physical_to_logical_map 60)
@@ -51,8 +59,10 @@ expect_failure(export-vllm-fused 2 "plans[0].roles[0].layout.fused_shared: expec
                export --plan ${plans}/deepseek-v3-tp8-h200.json --engine vllm --out ${out})
 expect_failure(export-sglang-otp 2 "layout.otp: expected 1 for SGLang" ${out}
                export --plan ${plans}/qwen3-235b-pd-otp4-910b.json --engine sglang --out ${out})
-expect_failure(export-undocumented-version 2 "--engine-version: expected an SGLang release" ${out}
-               export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang --engine-version 0.4.9 --out ${out})
+expect_failure(export-undocumented-version 2 "--engine-version: expected an SGLang release the flag table covers" ${out}
+               export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang --engine-version 0.4.4 --out ${out})
+expect_failure(export-release-lacks-flag 2 "the nearest release that runs it is --engine-version 0.4.7" ${out}
+               export --plan ${plans}/deepseek-v3-pd-h100.json --engine sglang --engine-version 0.4.6 --out ${out})
 expect_failure(export-vllm-placement 2 "--placement: expected no placement for vllm" ${out}
                export --plan ${plans}/deepseek-v3-pd-h100.json --engine vllm
                --placement ${expected}/deepseek-v3-placement-288.json --out ${out})

@@ -33,10 +33,16 @@ nlohmann::json with_mtp(std::int64_t draft_tokens) {
   return document;
 }
 
-Tokens sglang_tokens(const PlanFile& plan, SglangRelease release, std::size_t plan_index = 0) {
-  check_sglang_role(plan, plan.plans[plan_index].roles[0], release);
+// A release of each SGLang flag family (lib/export/flags/sglang.json).
+EngineVersion release_of(SglangRelease family) {
+  if (family == SglangRelease::main) return kMainBranch;
+  return family == SglangRelease::v0_5 ? post_release(0, 5, 6, 2) : release(0, 4, 7);
+}
+
+Tokens sglang_tokens(const PlanFile& plan, SglangRelease family, std::size_t plan_index = 0) {
+  check_sglang_role(plan, plan.plans[plan_index].roles[0], release_of(family));
   SglangSettings settings;
-  settings.release = release;
+  settings.version = release_of(family);
   settings.model_path = "deepseek-ai/DeepSeek-V3";
   return export_test::tokens(sglang_launch(plan, node_of(plan, 0, 0, plan_index), settings, std::nullopt));
 }
@@ -64,7 +70,7 @@ TEST_CASE("two stages: SGLang's --tp-size is one stage's ranks, --pp-size the st
                                                                     "--model-path", "deepseek-ai/DeepSeek-V3",
                                                                     "--tp-size", "4", "--pp-size", "2"});
   CHECK(export_test::refused_role_key(two_stages(0), 0, 0, [](const PlanFile& refused_plan, const RolePlan& role) {
-          check_sglang_role(refused_plan, role, SglangRelease::v0_4);
+          check_sglang_role(refused_plan, role, release_of(SglangRelease::v0_4));
         }) == "layout.pp");
 }
 
@@ -102,7 +108,7 @@ TEST_CASE("an EAGLE head names its checkpoint; SGLang runs none beside pipeline 
   document["plans"][0]["roles"][0]["speculative"] = {
       {"method", "eagle3"}, {"draft_tokens", 2}, {"draft_model", "heads/eagle3"}};
   CHECK(export_test::refused_role_key(document, 0, 0, [](const PlanFile& plan, const RolePlan& role) {
-          check_sglang_role(plan, role, SglangRelease::main);
+          check_sglang_role(plan, role, kMainBranch);
         }) == "speculative");
   nlohmann::json one_stage = plan_document("deepseek-v3-tp8-h200.json");
   one_stage["plans"][1]["roles"][0]["speculative"] = document["plans"][0]["roles"][0]["speculative"];

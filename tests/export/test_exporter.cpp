@@ -5,6 +5,7 @@
 
 #include "export/exporter.hpp"
 #include "export/placement_file.hpp"
+#include "export/plan_reader.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan::exporting;
@@ -48,7 +49,9 @@ TEST_CASE("[doc-003] on SGLang: 13 scripts, the decode placement, the deployment
   request.placements = {parse_placement_choice("decode=" + kPlacement)};
   const ExportResult result = export_plan(plan, request);
   CHECK(result.nodes.size() == 13);
-  CHECK(result.files.size() == 15);  // deployment.json, 4 + 9 scripts, one expert-location file
+  // deployment.json, 4 + 9 scripts, router.sh (PD), lws.yaml (over nodes), one expert-location file
+  CHECK(result.files.size() == 17);
+  CHECK(file_named(result, "router.sh").contents == read_text(data_path("export/deepseek-v3-pd-sglang/router.sh")));
   CHECK(file_named(result, "prefill-0-node0.sh").contents ==
         read_text(data_path("export/deepseek-v3-pd-sglang/prefill-0-node0.sh")));
   CHECK(file_named(result, "decode-0-node3.sh").contents ==
@@ -133,6 +136,7 @@ TEST_CASE("hosts, the model name as default path, and the plan index") {
   const ExportResult result = export_plan(plan, request);
   const std::string script = file_named(result, "aggregated-0-node0.sh").contents;
   CHECK(script.find("exec vllm serve DeepSeek-V3 \\\n") != std::string::npos);
+  CHECK(script.find("# note: the model path is the plan's model name 'DeepSeek-V3'") != std::string::npos);
   CHECK(script.find("host h200-a") != std::string::npos);
   CHECK(nlohmann::json::parse(file_named(result, "deployment.json").contents)["predicted"]["calibration"] ==
         "calibration-h200.json");
@@ -209,4 +213,33 @@ TEST_CASE("a refused plan is refused before any file is made") {
   const ExportRequest request = request_for(Engine::vllm_ascend, "Qwen/Qwen3-235B-A22B");
   const auto refusal = refusal_of([&] { export_plan(read_plan("qwen3-235b-rl-otp4-910b.json"), request); });
   CHECK(refusal.key == "plans[0].roles[0].layout.otp");
+}
+
+TEST_CASE("the model path is the plan's Hugging Face id when it names one") {
+  nlohmann::json document = read_json_file(data_path("plans/deepseek-v3-tp8-h200.json"));
+  document["model"]["hf_id"] = "deepseek-ai/DeepSeek-V3";
+  const PlanFile plan = parse_plan(document, "plan.json");
+  const ExportResult result = export_plan(plan, request_for(Engine::sglang, ""));
+  const std::string script = file_named(result, "aggregated-0-node0.sh").contents;
+  CHECK(script.find("--model-path deepseek-ai/DeepSeek-V3 \\\n") != std::string::npos);
+  CHECK(script.find("# note:") == std::string::npos);
+  // One aggregated instance on one node: no router, no manifest.
+  CHECK(result.files.size() == 2);
+}
+
+TEST_CASE("[doc-003] on Kubernetes: one LeaderWorkerSet per instance, a pod per node with its 8 GPUs") {
+  const ExportResult result =
+      export_plan(read_plan("deepseek-v3-pd-h100.json"), request_for(Engine::sglang, "deepseek-ai/DeepSeek-V3"));
+  const std::string manifest = file_named(result, "lws.yaml").contents;
+  // Prefill: 1 instance of 4 nodes; decode: 1 instance of 9 nodes; 8 H100s per node.
+  CHECK(manifest.find("name: prefill-0\n") != std::string::npos);
+  CHECK(manifest.find("name: decode-0\n") != std::string::npos);
+  CHECK(manifest.find("    size: 4\n") != std::string::npos);
+  CHECK(manifest.find("    size: 9\n") != std::string::npos);
+  CHECK(manifest.find("nvidia.com/gpu: 8\n") != std::string::npos);
+  CHECK(manifest.find("nvidia.com/gpu: 72") == std::string::npos);
+  // The worker template: the node rank and the head's address come from the group.
+  CHECK(manifest.find("--node-rank \"${LWS_WORKER_INDEX}\"") != std::string::npos);
+  CHECK(manifest.find("--dist-init-addr \"${LWS_LEADER_ADDRESS}:5000\"") != std::string::npos);
+  CHECK(manifest.find("node4") == std::string::npos);
 }

@@ -39,13 +39,21 @@ TEST_CASE("memory fractions round down to 0.001") {
 }
 
 TEST_CASE("engine versions") {
-  CHECK(parse_engine_version("0.10.2rc1", "x") == release(0, 10, 2));
+  CHECK(parse_engine_version("0.10.2rc1", "x") == release_candidate(0, 10, 2, 1));
+  CHECK(parse_engine_version("0.4.6.post5", "x") == post_release(0, 4, 6, 5));
+  CHECK(parse_engine_version("v0.11.0rc3", "x").text() == "0.11.0rc3");
+  // A candidate precedes its release, a post release follows it: 0.10.2rc1 < 0.10.2 < 0.10.2.post1.
+  CHECK(release_candidate(0, 10, 2, 1) < release(0, 10, 2));
+  CHECK(release(0, 10, 2) < post_release(0, 10, 2, 1));
+  CHECK(post_release(0, 4, 6, 5) < release(0, 4, 7));
+  CHECK(without_suffix(release_candidate(0, 12, 0, 1)) == release(0, 12));
   CHECK(parse_engine_version("v0.11.0", "x") == release(0, 11, 0));
   CHECK(parse_engine_version("0.5", "x") == release(0, 5, 0));
   CHECK(parse_engine_version("main", "x") > release(99, 0, 0));
   CHECK(release(0, 9, 1) < release(0, 10, 2));
   CHECK(export_test::refusal_of([] { parse_engine_version("latest", "command line"); }).key == "--engine-version");
   CHECK(export_test::refusal_of([] { parse_engine_version("7", "command line"); }).key == "--engine-version");
+  CHECK(export_test::refusal_of([] { parse_engine_version("0.4.6.dev1", "command line"); }).key == "--engine-version");
   CHECK(parse_engine("vllm-ascend", "x") == Engine::vllm_ascend);
   CHECK(export_test::refusal_of([] { parse_engine("trtllm", "command line"); }).key == "--engine");
 }

@@ -1,5 +1,6 @@
 // SGLang launch arguments, written by hand from [sglang-server-args], [sglang-server-args-docs],
 // [sglang-parallel-state] and [sglang-ep-docs].
+#include "export/flag_table.hpp"
 #include "export/sglang.hpp"
 #include "export/sglang_rules.hpp"
 #include "export_fixtures.hpp"
@@ -12,11 +13,16 @@ using Tokens = std::vector<std::string>;
 
 namespace {
 
-Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_rank, SglangRelease release,
+// Releases of each flag family (lib/export/flags/sglang.json): 0.4.7 spells EP and DeepEP with --enable-*,
+// 0.5.6.post2 is the last release the table reads before main.
+const EngineVersion k047 = release(0, 4, 7);
+const EngineVersion k0562 = post_release(0, 5, 6, 2);
+
+Tokens sglang_tokens(const PlanFile& plan, std::size_t role, std::int64_t node_rank, EngineVersion version,
                      std::size_t plan_index = 0, std::optional<std::string> expert_location = std::nullopt) {
-  check_sglang_role(plan, plan.plans[plan_index].roles[role], release);
+  check_sglang_role(plan, plan.plans[plan_index].roles[role], version);
   SglangSettings settings;
-  settings.release = release;
+  settings.version = version;
   settings.model_path = "deepseek-ai/DeepSeek-V3";
   return export_test::tokens(
       sglang_launch(plan, node_of(plan, role, node_rank, plan_index), settings, expert_location));
@@ -43,9 +49,9 @@ const Tokens kUnfusedTp8Main = {"python3",
                                 "bf16"};
 
 // The refusal of role `role` of the edited plan of [doc-003]: its key relative to the role.
-std::string refused_key(const nlohmann::json& document, std::size_t role, SglangRelease release = SglangRelease::main) {
+std::string refused_key(const nlohmann::json& document, std::size_t role, EngineVersion version = kMainBranch) {
   return export_test::refused_role_key(document, role, 0, [&](const PlanFile& plan, const RolePlan& refused) {
-    check_sglang_role(plan, refused, release);
+    check_sglang_role(plan, refused, version);
   });
 }
 
@@ -96,7 +102,7 @@ TEST_CASE("[doc-003] prefill: DP32 EP32 over 4 nodes, DeepEP normal, 32 redundan
                            "prefill",
                            "--kv-cache-dtype",
                            "bf16"};
-  CHECK(sglang_tokens(plan, 0, 2, SglangRelease::main) == expected);
+  CHECK(sglang_tokens(plan, 0, 2, kMainBranch) == expected);
 }
 
 TEST_CASE("[doc-003] decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads the expert-location file") {
@@ -147,7 +153,7 @@ TEST_CASE("[doc-003] decode on SGLang 0.5 keeps --cuda-graph-max-bs and reads th
                            "decode",
                            "--kv-cache-dtype",
                            "bf16"};
-  CHECK(sglang_tokens(plan, 1, 0, SglangRelease::v0_5, 0, "expert-location-decode.json") == expected);
+  CHECK(sglang_tokens(plan, 1, 0, k0562, 0, "expert-location-decode.json") == expected);
 }
 
 TEST_CASE("[doc-003] decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets EP to the TP size") {
@@ -191,7 +197,7 @@ TEST_CASE("[doc-003] decode on SGLang 0.4.6 uses --enable-deepep-moe, which sets
                            "256",
                            "--disaggregation-mode",
                            "decode"};
-  CHECK(sglang_tokens(plan, 1, 8, SglangRelease::v0_4) == expected);
+  CHECK(sglang_tokens(plan, 1, 8, k047) == expected);
 }
 
 TEST_CASE("[doc-000]: TP8 on one H200 node, the shared expert fused as SGLang does by default") {
@@ -213,8 +219,8 @@ TEST_CASE("[doc-000]: TP8 on one H200 node, the shared expert fused as SGLang do
                         "256",
                         "--kv-cache-dtype",
                         "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 0) == fused);
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
+  CHECK(sglang_tokens(plan, 0, 0, kMainBranch, 0) == fused);
+  CHECK(sglang_tokens(plan, 0, 0, kMainBranch, 1) == kUnfusedTp8Main);
 }
 
 TEST_CASE("[doc-000] on SGLang 0.4.6: one fused replica per TP rank is --n-share-experts-fusion 8") {
@@ -241,9 +247,9 @@ TEST_CASE("[doc-000] on SGLang 0.4.6: one fused replica per TP rank is --n-share
                            "256",
                            "--kv-cache-dtype",
                            "fp8_e4m3"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4) == expected);
-  // After 0.4 SGLang fuses exactly n_shared_experts = 1.
-  CHECK(refused_key(document, 0, SglangRelease::main) == "layout.fused_shared");
+  CHECK(sglang_tokens(plan, 0, 0, release(0, 4, 6)) == expected);
+  // After 0.4.6.post5 SGLang fuses exactly n_shared_experts = 1.
+  CHECK(refused_key(document, 0, kMainBranch) == "layout.fused_shared");
 }
 
 TEST_CASE("hybrid EP with standard dispatch: --ep-size below --tp-size, graphs off") {
@@ -271,10 +277,9 @@ TEST_CASE("hybrid EP with standard dispatch: --ep-size below --tp-size, graphs o
                            "--disable-cuda-graph",
                            "--kv-cache-dtype",
                            "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == expected);
+  CHECK(sglang_tokens(plan, 0, 0, kMainBranch, 1) == expected);
   // 0.4's --enable-ep-moe cannot express EP 4 on 8 ranks.
-  const std::string key =
-      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::v0_4); }).key;
+  const std::string key = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], k047); }).key;
   CHECK(key == "plans[1].roles[0].layout.ep");
 }
 
@@ -282,10 +287,18 @@ TEST_CASE("DeepEP with fusion needs --enforce-shared-experts-fusion, main only")
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   document["plans"][0]["roles"][1]["layout"]["fused_shared"] = 1;
   const PlanFile plan = plan_from(document);
-  const Tokens tokens = sglang_tokens(plan, 1, 0, SglangRelease::main);
+  const Tokens tokens = sglang_tokens(plan, 1, 0, kMainBranch);
   CHECK(std::find(tokens.begin(), tokens.end(), "--enforce-shared-experts-fusion") != tokens.end());
   CHECK(std::find(tokens.begin(), tokens.end(), "--disable-shared-experts-fusion") == tokens.end());
-  CHECK(refused_key(document, 1, SglangRelease::v0_5) == "layout.fused_shared");
+  // 0.5.6.post2 has no --enforce-shared-experts-fusion and turns fusion off under DeepEP
+  // (deepseek_v2.py@5c8bd8b51:3298): the flag table's constraint refuses the command the writer makes.
+  SglangSettings settings;
+  settings.version = k0562;
+  settings.model_path = "m";
+  const LaunchCommand command = sglang_launch(plan, node_of(plan, 1, 0), settings, std::nullopt);
+  const auto problems = check_command(Engine::sglang, k0562, command, plan_facts(plan, plan.plans[0].roles[1]));
+  CHECK(std::any_of(problems.begin(), problems.end(),
+                    [](const TableProblem& problem) { return problem.subject == "fusion-off-under-ep"; }));
 }
 
 TEST_CASE("SGLang refuses what it would reject [sglang-server-args]") {
@@ -333,8 +346,7 @@ TEST_CASE("rule 5: DP LM head needs DP attention") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["layout"]["lm_head_tp"] = 1;
   const PlanFile plan = plan_from(document);
-  const auto refusal =
-      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], kMainBranch); });
   CHECK(refusal.key == "plans[1].roles[0].layout.lm_head_tp");
   CHECK(export_test::contains(refusal.message, "--enable-dp-lm-head needs --enable-dp-attention"));
 }
@@ -343,8 +355,7 @@ TEST_CASE("rule 11: two-batch overlap without an all-to-all backend needs DP att
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["two_batch_overlap"] = true;
   const PlanFile plan = plan_from(document);
-  const auto refusal =
-      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], kMainBranch); });
   CHECK(refusal.key == "plans[1].roles[0].two_batch_overlap");
 }
 
@@ -352,8 +363,7 @@ TEST_CASE("rule 9: redundant experts need ep > 1") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["layout"]["redundant"] = 8;
   const PlanFile plan = plan_from(document);
-  const auto refusal =
-      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], SglangRelease::main); });
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[1].roles[0], kMainBranch); });
   CHECK(refusal.key == "plans[1].roles[0].layout.redundant");
 }
 
@@ -389,7 +399,7 @@ TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command [s
                          "24",
                          "--kv-cache-dtype",
                          "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_5, 1) == on_0_5);
+  CHECK(sglang_tokens(plan, 0, 0, k0562, 1) == on_0_5);
   const Tokens on_main = {"python3",
                           "-m",
                           "sglang.launch_server",
@@ -414,7 +424,7 @@ TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command [s
                           "24",
                           "--kv-cache-dtype",
                           "bf16"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::main, 1) == on_main);
+  CHECK(sglang_tokens(plan, 0, 0, kMainBranch, 1) == on_main);
   // 0.4.6 keeps only listed sizes up to the max, so the max of 24 is what captures the whole list.
   const Tokens on_0_4 = {"python3",
                          "-m",
@@ -438,7 +448,7 @@ TEST_CASE("a role's KV page and captured graph sizes reach the SGLang command [s
                          "8",
                          "16",
                          "24"};
-  CHECK(sglang_tokens(plan, 0, 0, SglangRelease::v0_4, 1) == on_0_4);
+  CHECK(sglang_tokens(plan, 0, 0, k047, 1) == on_0_4);
 
   // The script passes each size as its own argument.
   SglangSettings settings;
@@ -453,16 +463,16 @@ TEST_CASE("kv_block_tokens 1 and no graph sizes pass neither --page-size nor a s
   nlohmann::json& role = document["plans"][1]["roles"][0];
   role["kv_block_tokens"] = 1;
   role["graph_batch_sizes"] = nlohmann::json::array();
-  CHECK(sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
+  CHECK(sglang_tokens(plan_from(document), 0, 0, kMainBranch, 1) == kUnfusedTp8Main);
 }
 
 TEST_CASE("a plan with the prefix cache off disables SGLang's radix cache") {
   nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
   document["plans"][1]["roles"][0]["prefix_caching"] = false;
-  const Tokens tokens = sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1);
+  const Tokens tokens = sglang_tokens(plan_from(document), 0, 0, kMainBranch, 1);
   CHECK(std::count(tokens.begin(), tokens.end(), "--disable-radix-cache") == 1);
   document["plans"][1]["roles"][0]["prefix_caching"] = true;
-  CHECK(sglang_tokens(plan_from(document), 0, 0, SglangRelease::main, 1) == kUnfusedTp8Main);
+  CHECK(sglang_tokens(plan_from(document), 0, 0, kMainBranch, 1) == kUnfusedTp8Main);
 }
 
 TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the page size does not") {
@@ -477,7 +487,7 @@ TEST_CASE("graph sizes stay off a prefill role and a role with graphs off; the p
     return std::find(tokens.begin(), tokens.end(), token) != tokens.end();
   };
   for (const std::size_t role : {std::size_t{0}, std::size_t{1}}) {
-    const Tokens tokens = sglang_tokens(plan, role, 0, SglangRelease::main);
+    const Tokens tokens = sglang_tokens(plan, role, 0, kMainBranch);
     const auto page = std::find(tokens.begin(), tokens.end(), "--page-size");
     REQUIRE(page != tokens.end());
     CHECK(*(page + 1) == "64");
@@ -495,8 +505,7 @@ TEST_CASE("the chunked prefill size must be a multiple of the page size") {
   nlohmann::json& decode = document["plans"][0]["roles"][1];
   decode["kv_block_tokens"] = 3;
   const PlanFile plan = plan_from(document);
-  const auto refusal =
-      export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main); });
+  const auto refusal = export_test::refusal_of([&] { check_sglang_role(plan, plan.plans[0].roles[1], kMainBranch); });
   CHECK(refusal.key == "plans[0].roles[1].chunked_prefill_tokens");
   CHECK(export_test::contains(refusal.message, "a multiple of kv_block_tokens = 3"));
   CHECK(export_test::contains(refusal.message, "--page-size, got 4096"));
@@ -505,22 +514,18 @@ TEST_CASE("the chunked prefill size must be a multiple of the page size") {
 }
 
 TEST_CASE("flag names per SGLang release [sglang-server-args-docs]") {
+  // 0.4.10.post2 (8cd344586) adds --moe-a2a-backend and deprecates --enable-ep-moe for --ep-size.
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_4) == "--enable-ep-moe");
   CHECK(sglang_flag(SglangSetting::expert_parallel, SglangRelease::v0_5) == "--ep-size");
   CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::v0_4) == "--enable-deepep-moe");
   CHECK(sglang_flag(SglangSetting::deepep, SglangRelease::main) == "--moe-a2a-backend");
-  CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::v0_5) == "--cuda-graph-max-bs");
-  CHECK(sglang_flag(SglangSetting::cuda_graph_max_batch, SglangRelease::main) == "--cuda-graph-max-bs-decode");
-  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::v0_4) == "--cuda-graph-bs");
-  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::v0_5) == "--cuda-graph-bs");
-  CHECK(sglang_flag(SglangSetting::cuda_graph_batch_sizes, SglangRelease::main) == "--cuda-graph-bs-decode");
-  CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_enforce, SglangRelease::v0_5).has_value());
-  CHECK_FALSE(sglang_flag(SglangSetting::shared_fusion_replicas, SglangRelease::main).has_value());
   CHECK(sglang_release(parse_engine_version("0.4.6.post1", "x")) == SglangRelease::v0_4);
+  CHECK(sglang_release(parse_engine_version("0.4.10.post1", "x")) == SglangRelease::v0_4);
+  CHECK(sglang_release(parse_engine_version("0.4.10.post2", "x")) == SglangRelease::v0_5);
   CHECK(sglang_release(parse_engine_version("v0.5.4", "x")) == SglangRelease::v0_5);
   CHECK(sglang_release(parse_engine_version("main", "x")) == SglangRelease::main);
-  CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.4.9", "x")); }).key == "--engine-version");
-  CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.3.6", "x")); }).key == "--engine-version");
+  // The table starts at 0.4.5 (57f99608f).
+  CHECK(export_test::refusal_of([] { sglang_release(parse_engine_version("0.4.4", "x")); }).key == "--engine-version");
 }
 
 TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and DeepEP's limits [sglang-ep-docs]") {
@@ -529,7 +534,7 @@ TEST_CASE("SGLang on Ascend: --device npu, the ascend attention backend and Deep
   decode["layout"]["otp"] = 1;
   decode["dispatch"] = "deepep_low_latency";
   const PlanFile plan = plan_from(document);
-  check_sglang_role(plan, plan.plans[0].roles[1], SglangRelease::main);
+  check_sglang_role(plan, plan.plans[0].roles[1], kMainBranch);
   SglangSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
   const Tokens expected = {"python3",

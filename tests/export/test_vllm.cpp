@@ -1,5 +1,6 @@
 // vLLM engine arguments, written by hand from [vllm-parallel-config], [vllm-cache-config], [vllm-ep-docs] and
 // [vllm-engine-args-docs].
+#include "export/endpoints.hpp"
 #include "export/vllm.hpp"
 #include "export_fixtures.hpp"
 
@@ -167,7 +168,11 @@ TEST_CASE("small instances share a node, each on its own devices and port") {
   settings.model_path = "Qwen/Qwen3-30B-A3B";
   const LaunchCommand command = vllm_launch(nodes[2], settings, VllmPlatform::cuda);
   CHECK(command.environment[0] == std::pair<std::string, std::string>("CUDA_VISIBLE_DEVICES", "4,5"));
-  CHECK(command.value_of("--port") == "8002");
+  // The port is the endpoints' (endpoints.hpp): vLLM's 8000 plus the slot, 2.
+  LaunchCommand served = command;
+  add_endpoints(served, Engine::vllm, nodes[2], false, "NixlConnector");
+  CHECK(served.value_of("--port") == "8002");
+  CHECK(served.value_of("--host") == "0.0.0.0");
   CHECK(command.value_of("--kv-cache-dtype") == "fp8");
 }
 

@@ -28,28 +28,20 @@ TEST_CASE("[doc-004] decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
   check_vllm_ascend_role(plan, decode, kMainBranch);
   VllmSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
-  const Tokens expected = {"vllm",
-                           "serve",
-                           "Qwen/Qwen3-235B-A22B",
-                           "--tensor-parallel-size",
-                           "1",
-                           "--data-parallel-size",
-                           "16",
-                           "--enable-expert-parallel",
-                           "--gpu-memory-utilization",
-                           "0.95",
-                           "--max-num-seqs",
-                           "48",
-                           "--max-num-batched-tokens",
-                           "4096",
-                           "--max-model-len",
-                           "4096",
-                           "--kv-cache-dtype",
-                           "auto",
-                           "--kv-transfer-config",
-                           R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})",
-                           "--additional-config",
-                           R"({"finegrained_tp_config":{"oproj_tensor_parallel_size":4}})"};
+  settings.prefill_layout = &plan.plans[0].roles[0].layout;
+  settings.decode_layout = &decode.layout;
+  const Tokens expected = {
+      "vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "1", "--data-parallel-size", "16",
+      "--enable-expert-parallel", "--gpu-memory-utilization", "0.95", "--max-num-seqs", "48",
+      "--max-num-batched-tokens", "4096", "--max-model-len", "4096", "--kv-cache-dtype", "auto", "--kv-transfer-config",
+      // [vllm-ascend-mooncake]: the connector, a kv_port per instance on a node, a unique
+      // engine id, and both roles' DP x TP (prefill DP16, decode DP16 OTP4, TP 1).
+      R"({"engine_id":"decode-0","kv_connector":"MooncakeConnectorV1",)"
+      R"("kv_connector_extra_config":{"decode":{"dp_size":16,"tp_size":1},)"
+      R"("prefill":{"dp_size":16,"tp_size":1}},"kv_port":"36000","kv_role":"kv_consumer"})",
+      "--additional-config",
+      // [vllm-ascend-recompute]: main needs the recompute scheduler with the O-projection TP.
+      R"({"finegrained_tp_config":{"oproj_tensor_parallel_size":4},"recompute_scheduler_enable":true})"};
   CHECK(export_test::tokens(vllm_ascend_launch(plan, node_of(plan, 1, 0), settings)) == expected);
 }
 
@@ -126,8 +118,9 @@ TEST_CASE("vllm-ascend refuses what its rules reject [vllm-ascend-finegrained-tp
   }
 }
 
-// The launch command of [doc-004]: --block-size is vllm-ascend's 128 and the torchair graph lists its sizes
-// ("graph_batch_sizes_init": false, "graph_batch_sizes": [8, 16, 24, 48]).
+// The launch command of [doc-004]: --block-size is vllm-ascend's 128 and, on releases that read it (to
+// 0.11.0, [vllm-ascend-release-tags]), the torchair graph lists its sizes ("graph_batch_sizes_init": false,
+// "graph_batch_sizes": [8, 16, 24, 48]).
 TEST_CASE("the plan's KV block and captured graph sizes reach the launch command") {
   nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
@@ -140,10 +133,13 @@ TEST_CASE("the plan's KV block and captured graph sizes reach the launch command
   const auto block = std::find(command.begin(), command.end(), "--block-size");
   REQUIRE(block != command.end());
   CHECK(*(block + 1) == "128");
-  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], kMainBranch) ==
-        nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4},
+  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], release(0, 11)) ==
+        nlohmann::json::parse(R"({"oproj_tensor_parallel_size": 4,
           "torchair_graph_config": {"enabled": true, "graph_batch_sizes_init": false,
                                     "graph_batch_sizes": [8, 16, 24, 48]}})"));
+  // main no longer reads torchair_graph_config: the sizes are left out.
+  CHECK(vllm_ascend_additional_config(plan, plan.plans[0].roles[1], kMainBranch) ==
+        nlohmann::json::parse(R"({"finegrained_tp_config": {"oproj_tensor_parallel_size": 4}})"));
   decode["graph_batch_sizes"] = {8, 0};
   CHECK(export_test::refusal_of([&] { plan_from(document); }).key == "plans[0].roles[1].graph_batch_sizes[1]");
   // vllm-ascend pads to the first listed size that holds the batch: out of order, 24 would take a batch of 9.

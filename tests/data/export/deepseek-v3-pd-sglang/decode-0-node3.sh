@@ -1,5 +1,6 @@
 #!/bin/sh
 # DeepSeek-V3 decode instance 0, node rank 3 of 9, host node7: sglang main launch from deepseek-v3-pd-h100.json plans[0].roles[1]
+# checked against lib/export/flags/sglang.json for sglang main
 cd "$(dirname "$0")"
 exec python3 -m sglang.launch_server \
     --model-path deepseek-ai/DeepSeek-V3 \
@@ -25,4 +26,6 @@ exec python3 -m sglang.launch_server \
     --chunked-prefill-size 294912 \
     --cuda-graph-max-bs-decode 256 \
     --disaggregation-mode decode \
-    --kv-cache-dtype bf16
+    --kv-cache-dtype bf16 \
+    --host 0.0.0.0 \
+    --port 30000

@@ -1,5 +1,6 @@
 #!/bin/sh
 # DeepSeek-V3 prefill instance 0, node rank 0 of 4, host node0: sglang main launch from deepseek-v3-pd-h100.json plans[0].roles[0]
+# checked against lib/export/flags/sglang.json for sglang main
 exec python3 -m sglang.launch_server \
     --model-path deepseek-ai/DeepSeek-V3 \
     --tp-size 32 \
@@ -22,4 +23,7 @@ exec python3 -m sglang.launch_server \
     --max-running-requests 8192 \
     --chunked-prefill-size 524288 \
     --disaggregation-mode prefill \
-    --kv-cache-dtype bf16
+    --kv-cache-dtype bf16 \
+    --host 0.0.0.0 \
+    --port 30000 \
+    --disaggregation-bootstrap-port 8998

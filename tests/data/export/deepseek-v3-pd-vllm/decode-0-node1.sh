@@ -1,5 +1,8 @@
 #!/bin/sh
 # DeepSeek-V3 decode instance 0, node rank 1 of 9, host node5: vllm main launch from deepseek-v3-pd-h100.json plans[0].roles[1]
+# checked against lib/export/flags/vllm.json for vllm main
+export VLLM_NIXL_SIDE_CHANNEL_HOST=node5
+export VLLM_NIXL_SIDE_CHANNEL_PORT=5600
 exec vllm serve deepseek-ai/DeepSeek-V3 \
     --tensor-parallel-size 1 \
     --data-parallel-size 72 \

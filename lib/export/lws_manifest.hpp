@@ -1,0 +1,22 @@
+#pragma once
+// A Kubernetes manifest for a plan that spans nodes: one LeaderWorkerSet per role instance ([lws-api]),
+// a group of one pod per node of the instance, each pod asking for the node's GPUs (or NPUs) and running
+// the node's command from the exported scripts. Inside a group the head node's address becomes
+// $LWS_LEADER_ADDRESS, the node rank $LWS_WORKER_INDEX and the node's own address the pod's IP.
+#include <string>
+#include <vector>
+
+#include "export/engine_version.hpp"
+#include "export/launch_command.hpp"
+#include "export/node_assignment.hpp"
+
+namespace moeplan::exporting {
+
+// `commands[i]` is the command of `nodes[i]`. `image` names the container image the engine runs in.
+std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<NodeLaunch>& nodes,
+                         const std::vector<LaunchCommand>& commands, const std::string& image);
+
+// The image the manifest names by default: the engine's published image for the release.
+std::string default_image(Engine engine, const EngineVersion& version);
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,225 @@
+// The release-by-release cases of issue 36, each expected value worked out from the engine source the
+// flag table cites (lib/export/flags/*.json, [sglang-release-history], [vllm-release-history],
+// [vllm-ascend-release-tags]): a flag a release lacks, a value it refuses, a combination it refuses or
+// runs wrongly, and what export writes or refuses for it.
+#include <deque>
+
+#include "export/exporter.hpp"
+#include "export/flag_table.hpp"
+#include "export/node_assignment.hpp"
+#include "export/vllm_ascend.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+using export_test::contains;
+using export_test::plan_document;
+using export_test::plan_from;
+using export_test::refusal_of;
+
+namespace {
+
+struct Outcome {
+  std::string refusal;  // the message when refused, else ""
+  ExportResult result;
+};
+
+Outcome export_at(const nlohmann::json& document, Engine engine, const std::string& version,
+                  const std::string& kv_connector = "") {
+  static std::deque<PlanFile> plans;  // each result points into its plan
+  plans.push_back(plan_from(document));
+  ExportRequest request;
+  request.engine = engine;
+  request.version = parse_engine_version(version, "test");
+  request.model_path = "org/model";
+  request.kv_connector = kv_connector;
+  Outcome outcome;
+  outcome.refusal = refusal_of([&] { outcome.result = export_plan(plans.back(), request); }).message;
+  return outcome;
+}
+
+std::string script(const Outcome& outcome, const std::string& name) {
+  for (const OutputFile& file : outcome.result.files) {
+    if (file.name == name) return file.contents;
+  }
+  FAIL("no file " << name << "; refusal: " << outcome.refusal);
+  return "";
+}
+
+// [doc-000]'s TP8 plans: plans[0] fuses the shared expert, plans[1] does not.
+nlohmann::json tp8(std::size_t keep) {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json plan = document["plans"][keep];
+  document["plans"] = nlohmann::json::array({plan});
+  return document;
+}
+
+nlohmann::json without_overlap(nlohmann::json document) {
+  for (auto& role : document["plans"][0]["roles"]) role["two_batch_overlap"] = false;
+  return document;
+}
+
+}  // namespace
+
+TEST_CASE("SGLang --kv-cache-dtype bf16 from 0.5.4; before, auto with a note") {
+  // server_args.py@1053e1be1:1789 (0.5.4) adds "bf16" to the choices; 0.5.3 (a4a3d8239) lists auto and fp8 only.
+  const std::string before = script(export_at(tp8(1), Engine::sglang, "0.5.3"), "aggregated-0-node0.sh");
+  CHECK_FALSE(contains(before, "    --kv-cache-dtype"));
+  CHECK(contains(before, "# note: the KV cache stays at --kv-cache-dtype auto"));
+  CHECK(contains(script(export_at(tp8(1), Engine::sglang, "0.5.4"), "aggregated-0-node0.sh"), "--kv-cache-dtype bf16"));
+}
+
+TEST_CASE("SGLang --enable-two-batch-overlap arrived in 0.4.7") {
+  nlohmann::json document = tp8(1);
+  nlohmann::json& role = document["plans"][0]["roles"][0];
+  role["layout"]["ep"] = 8;
+  role["dispatch"] = "deepep_low_latency";
+  role["two_batch_overlap"] = true;
+  // server_args.py@4f723edd3:1210 (0.4.7) registers the flag; 0.4.6 (84022c0e5) does not.
+  const std::string refusal = export_at(document, Engine::sglang, "0.4.6").refusal;
+  CHECK(contains(refusal, "--enable-two-batch-overlap"));
+  CHECK(contains(refusal, "nearest release that runs it is --engine-version 0.4.7"));
+}
+
+TEST_CASE("SGLang two-batch overlap with standard dispatch: refused after 0.5.6.post2, main needs DP attention") {
+  nlohmann::json document = tp8(1);
+  nlohmann::json& role = document["plans"][0]["roles"][0];
+  role["layout"]["tp"] = 1;
+  role["layout"]["dp"] = 8;
+  role["layout"]["ep"] = 8;
+  role["two_batch_overlap"] = true;
+  // 350fbbf4d:2401 (2025-12-22) refuses it; 0.5.6.post2 (2025-12-11) has no such check; main relaxed it.
+  const std::string refusal = export_at(document, Engine::sglang, "0.5.9").refusal;
+  CHECK(contains(refusal, "tbo-needs-all-to-all"));
+  CHECK(contains(refusal, "--engine-version main"));
+  CHECK(export_at(document, Engine::sglang, "0.5.6.post2").refusal.empty());
+}
+
+TEST_CASE("SGLang 0.4.5.post2 to 0.4.6.post5: no off switch for fusion, and replicas must equal tp") {
+  // deepseek_v2.py@fbdc94ba5:1430: with n_share_experts_fusion 0 the engine fuses DeepSeek-V3 on SM 9.0 anyway;
+  // 0.4.5.post1 still has --disable-shared-experts-fusion (server_args.py@5b5c7237c).
+  const std::string unfused = export_at(tp8(1), Engine::sglang, "0.4.6").refusal;
+  CHECK(contains(unfused, "unfused-plan-fused-anyway"));
+  CHECK(contains(unfused, "--engine-version 0.4.5.post1"));
+  // deepseek_v2.py@fbdc94ba5:1428 asserts n_share_experts_fusion == tp_size: one replica (ep 1) is not 8.
+  const std::string replicas = export_at(tp8(0), Engine::sglang, "0.4.6").refusal;
+  CHECK(contains(replicas, "n-share-equals-tp"));
+  CHECK(contains(replicas, "--engine-version 0.4.5.post1"));
+}
+
+TEST_CASE("SGLang flags [doc-003]'s PD plan needs, by release") {
+  const nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  // --moe-dense-tp-size from 0.4.5.post2, --enable-dp-lm-head from 0.4.6.post4, the EPLB flags from
+  // 0.4.6.post5, two-batch overlap from 0.4.7: 0.4.7 is the first release with all of them.
+  CHECK(contains(export_at(document, Engine::sglang, "0.4.5").refusal, "--moe-dense-tp-size"));
+  CHECK(contains(export_at(document, Engine::sglang, "0.4.6.post3").refusal, "--enable-dp-lm-head"));
+  const std::string eplb = export_at(document, Engine::sglang, "0.4.6.post4").refusal;
+  CHECK(contains(eplb, "--ep-num-redundant-experts"));
+  CHECK(contains(eplb, "--engine-version 0.4.7"));
+}
+
+TEST_CASE("SGLang on Ascend: the ascend attention backend from 0.4.9, its transfer backend from 0.4.9.post2") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  document["plans"][0]["roles"][1]["layout"]["otp"] = 1;
+  const std::string refusal = export_at(document, Engine::sglang, "0.4.8").refusal;
+  CHECK(contains(refusal, "--attention-backend"));
+  CHECK(contains(refusal, "--engine-version 0.4.9.post2"));
+  const std::string prefill = script(export_at(document, Engine::sglang, "main"), "prefill-0-node0.sh");
+  CHECK(contains(prefill, "--disaggregation-transfer-backend ascend"));
+}
+
+TEST_CASE("SGLang redundant experts with standard dispatch run wrongly: refused on every release") {
+  nlohmann::json document = tp8(1);
+  nlohmann::json& role = document["plans"][0]["roles"][0];
+  role["layout"]["ep"] = 8;
+  role["layout"]["redundant"] = 8;  // (256 + 8) / 8 = 33 slots per rank
+  // [sglang-pr-32962]: each rank picks its own replica, so replicated experts are summed more than once.
+  const std::string refusal = export_at(document, Engine::sglang, "main").refusal;
+  CHECK(contains(refusal, "eplb-redundant-standard-dispatch"));
+  CHECK(contains(refusal, "no release in the table runs it"));
+}
+
+TEST_CASE("SGLang fused shared expert under EP: main enforces it, 0.5 releases would run it unfused") {
+  nlohmann::json document = tp8(0);
+  document["plans"][0]["roles"][0]["layout"]["ep"] = 8;
+  // deepseek_v2.py@5c8bd8b51:3294 turns fusion off under EP on NVIDIA; main's --enforce-shared-experts-fusion
+  // skips that check.
+  const std::string refusal = export_at(document, Engine::sglang, "0.5.6.post2").refusal;
+  CHECK(contains(refusal, "fusion-off-under-ep"));
+  CHECK(contains(refusal, "--engine-version main"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "main"), "aggregated-0-node0.sh"),
+                 "--enforce-shared-experts-fusion"));
+}
+
+TEST_CASE("vLLM: the all-to-all backend is a variable until 0.11.0, a flag from 0.11.1") {
+  const nlohmann::json document = without_overlap(plan_document("deepseek-v3-pd-h100.json"));
+  // 3e051bda8 (2025-10-13, after 0.11.0) added --all2all-backend.
+  const std::string old_script = script(export_at(document, Engine::vllm, "0.11.0"), "decode-0-node0.sh");
+  CHECK(contains(old_script, "export VLLM_ALL2ALL_BACKEND=deepep_low_latency"));
+  CHECK_FALSE(contains(old_script, "--all2all-backend"));
+  CHECK(contains(script(export_at(document, Engine::vllm, "0.11.1"), "decode-0-node0.sh"),
+                 "--all2all-backend deepep_low_latency"));
+}
+
+TEST_CASE("vLLM: EPLB from 0.9.2, DeepEP backends from 0.9.1") {
+  const nlohmann::json document = without_overlap(plan_document("deepseek-v3-pd-h100.json"));
+  // e9fd658a7 (2025-06-26) added --enable-eplb; the v0.9.2 tag has it at arg_utils.py:687.
+  const std::string eplb = export_at(document, Engine::vllm, "0.9.1").refusal;
+  CHECK(contains(eplb, "--enable-eplb"));
+  CHECK(contains(eplb, "--engine-version 0.9.2"));
+  // envs.py at v0.9.0.1+rocm lists naive and pplx only; deepep_* came with fa98d7777 (0.9.1).
+  CHECK(contains(export_at(document, Engine::vllm, "0.9.0").refusal, "VLLM_ALL2ALL_BACKEND"));
+}
+
+TEST_CASE("vLLM dual-batch overlap needs a DeepEP backend") {
+  // vllm/config/vllm.py@28be48fa944d:1366 asserts deepep_low_latency or deepep_high_throughput; 0.11.0 asserted
+  // low latency alone (567939953), so [doc-003]'s high-throughput prefill needs 0.11.1.
+  const std::string prefill = export_at(plan_document("deepseek-v3-pd-h100.json"), Engine::vllm, "0.11.0").refusal;
+  CHECK(contains(prefill, "dbo-needs-deepep-low-latency"));
+  CHECK(contains(prefill, "--engine-version 0.11.1"));
+  nlohmann::json document = tp8(1);
+  document["plans"][0]["roles"][0]["two_batch_overlap"] = true;
+  const std::string standard = export_at(document, Engine::vllm, "main").refusal;
+  CHECK(contains(standard, "dbo-needs-deepep"));
+  CHECK(contains(standard, "no release in the table runs it"));
+}
+
+TEST_CASE("vllm-ascend: the Mooncake connector, never NIXL") {
+  const nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  const std::string decode = script(export_at(document, Engine::vllm_ascend, "main"), "decode-0-node0.sh");
+  CHECK(contains(decode, R"("kv_connector":"MooncakeConnectorV1")"));
+  CHECK(contains(decode, R"("decode":{"dp_size":16,"tp_size":1})"));
+  const std::string refusal = export_at(document, Engine::vllm_ascend, "main", "NixlConnector").refusal;
+  CHECK(contains(refusal, "kv_connector"));
+  CHECK(contains(refusal, "no release in the table runs it"));
+}
+
+TEST_CASE("vllm-ascend O-projection TP needs the recompute scheduler from 0.23.0rc1") {
+  const nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  // ascend_config.py@v0.23.0:152 raises without recompute_scheduler_enable; v0.22.1rc1 has no such check.
+  const std::string current = script(export_at(document, Engine::vllm_ascend, "main"), "decode-0-node0.sh");
+  CHECK(contains(current, R"("recompute_scheduler_enable":true)"));
+  CHECK(contains(current, "# note: recompute_scheduler_enable is on"));
+  const std::string older = script(export_at(document, Engine::vllm_ascend, "0.22.1rc1"), "decode-0-node0.sh");
+  CHECK_FALSE(contains(older, "recompute_scheduler_enable"));
+}
+
+TEST_CASE("vllm-ascend torchair_graph_config: not read from 0.12.0rc1, refused for Qwen before 0.10.1rc1") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  document["plans"][0]["roles"][1]["graph_batch_sizes"] = {8, 16, 48};
+  const std::string dropped = script(export_at(document, Engine::vllm_ascend, "0.12.0rc1"), "decode-0-node0.sh");
+  CHECK_FALSE(contains(dropped, R"("torchair_graph_config":)"));
+  CHECK(contains(dropped, "# note: the plan's captured batch sizes are not written"));
+  CHECK(contains(script(export_at(document, Engine::vllm_ascend, "0.11.0"), "decode-0-node0.sh"),
+                 R"("graph_batch_sizes":[8,16,48])"));
+  // ascend_config.py@v0.10.0rc1:20 lists deepseek, pangu and kimi_k2 for torchair; qwen joined in v0.10.1rc1.
+  document["plans"][0]["roles"][1]["layout"]["otp"] = 1;
+  const PlanFile plan = plan_from(document);
+  const auto nodes = assign_nodes(plan.plans[0], plan.scenario, {});
+  VllmSettings settings;
+  settings.version = parse_engine_version("0.10.0rc1", "test");
+  settings.model_path = "Qwen/Qwen3-235B-A22B";
+  const LaunchCommand decode = vllm_ascend_launch(plan, nodes[1], settings);
+  const auto problems = check_command(Engine::vllm_ascend, settings.version, decode, plan_facts(plan, *nodes[1].role));
+  CHECK(std::any_of(problems.begin(), problems.end(),
+                    [](const TableProblem& problem) { return problem.subject == "torchair-not-for-qwen"; }));
+}

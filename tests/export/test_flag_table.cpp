@@ -1,0 +1,253 @@
+// The flag tables (lib/export/flags/*.json) against the scripts export writes: for every release each table
+// lists, every script the test plans produce is read back from its text and checked, flag by flag, against
+// the table file as stored in the repository (by this test's own reading of it) and against the table's
+// constraints (check_command). Then the rows of issue 36, each worked out from the engine source cited in
+// the table.
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "export/exporter.hpp"
+#include "export/flag_table.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+using export_test::contains;
+using export_test::plan_document;
+using export_test::plan_from;
+
+namespace {
+
+// --- Reading a script back: `export NAME=VALUE` lines, then `exec PROGRAM... \` with one flag per line.
+
+std::vector<std::string> shell_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t index = 0; index < line.size(); ++index) {
+    const char character = line[index];
+    if (character == '\'') {
+      const auto close = line.find('\'', index + 1);
+      word += line.substr(index + 1, close - index - 1);
+      index = close;
+      in_word = true;
+    } else if (character == ' ' || character == '\\') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += character;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+LaunchCommand read_script(const std::string& text) {
+  LaunchCommand command;
+  std::istringstream lines(text);
+  std::string line;
+  bool in_exec = false;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("export ")) {
+      const auto words = shell_words(line.substr(7));
+      const auto equals = words.front().find('=');
+      command.set_environment(words.front().substr(0, equals), words.front().substr(equals + 1));
+      continue;
+    }
+    if (line.starts_with("exec ")) {
+      in_exec = true;
+      command.program = shell_words(line.substr(5));
+      continue;
+    }
+    if (!in_exec) continue;
+    auto words = shell_words(line);
+    if (words.empty()) continue;
+    command.add(words.front(), std::vector<std::string>(words.begin() + 1, words.end()));
+  }
+  return command;
+}
+
+// --- The table files as stored, read by this test alone.
+
+const nlohmann::json& table_document(const std::string& name) {
+  static std::map<std::string, nlohmann::json> documents;
+  if (!documents.contains(name)) {
+    std::ifstream stream(export_test::data_path("../../lib/export/flags/" + name + ".json"));
+    documents[name] = nlohmann::json::parse(stream);
+  }
+  return documents.at(name);
+}
+
+EngineVersion version_text(const std::string& text) { return parse_engine_version(text, "test"); }
+
+bool covers(const nlohmann::json& span, const EngineVersion& version) {
+  const std::string last = span.at("last");
+  const bool below_last = last == "main" || (last == "latest-release" ? !version.main : version <= version_text(last));
+  return version >= version_text(span.at("first")) && below_last;
+}
+
+const nlohmann::json* entry_named(const nlohmann::json& entries, const std::string& name) {
+  for (const auto& entry : entries) {
+    if (entry.at("name") == name) return &entry;
+  }
+  return nullptr;
+}
+
+// Whether the stored table lists `name` for `version`: a router or proxy program's own section, the
+// engine's entries, or for vllm-ascend upstream vLLM's entries at the release of the same number.
+bool stored_table_lists(Engine engine, const EngineVersion& version, const LaunchCommand& command,
+                        const std::string& name) {
+  const std::vector<std::string> names = engine == Engine::vllm_ascend
+                                             ? std::vector<std::string>{"vllm_ascend", "vllm"}
+                                             : std::vector<std::string>{engine == Engine::sglang ? "sglang" : "vllm"};
+  for (const std::string& table : names) {
+    const nlohmann::json& document = table_document(table);
+    const EngineVersion at = table == "vllm" ? without_suffix(version) : version;
+    for (const auto& section : document.value("programs", nlohmann::json::array())) {
+      if (std::find(command.program.begin(), command.program.end(), section.at("match")) == command.program.end())
+        continue;
+      const auto* entry = entry_named(section.at("entries"), name);
+      return entry && covers(entry->at("spans")[0], version);
+    }
+    if (const auto* entry = entry_named(document.at("entries"), name)) {
+      const auto& spans = entry->at("spans");
+      return std::any_of(spans.begin(), spans.end(), [&](const auto& span) { return covers(span, at); });
+    }
+  }
+  return false;
+}
+
+struct Variant {
+  std::string label;
+  nlohmann::json document;
+  std::vector<Engine> engines;
+};
+
+// The test plans, and edits that reach the Ascend SGLang path and two prefill instances on one node.
+std::vector<Variant> variants() {
+  nlohmann::json ascend_sglang = plan_document("qwen3-235b-pd-otp4-910b.json");
+  ascend_sglang["plans"][0]["roles"][1]["layout"]["otp"] = 1;
+  nlohmann::json shared_prefill = plan_document("qwen3-235b-pd-otp4-910b.json");
+  nlohmann::json& prefill = shared_prefill["plans"][0]["roles"][0];
+  prefill["gpus"] = 8;
+  prefill["instances"] = 2;
+  prefill["layout"]["dp"] = 8;
+  prefill["layout"]["ep"] = 8;
+  return {{"deepseek-v3-pd-h100", plan_document("deepseek-v3-pd-h100.json"), {Engine::sglang, Engine::vllm}},
+          {"deepseek-v3-tp8-h200", plan_document("deepseek-v3-tp8-h200.json"), {Engine::sglang, Engine::vllm}},
+          {"qwen3-235b-pd-otp4-910b", plan_document("qwen3-235b-pd-otp4-910b.json"), {Engine::vllm_ascend}},
+          {"qwen3-235b-rl-otp4-910b", plan_document("qwen3-235b-rl-otp4-910b.json"), {Engine::vllm_ascend}},
+          {"qwen3 PD without OTP", ascend_sglang, {Engine::sglang, Engine::vllm_ascend}},
+          {"qwen3 PD, two prefill instances on a node", shared_prefill, {Engine::sglang, Engine::vllm_ascend}}};
+}
+
+struct Tally {
+  int exported = 0;
+  int refused = 0;
+  std::map<std::string, std::vector<EngineVersion>> exported_at;  // plans[0] of each variant
+};
+
+void check_scripts(const PlanFile& plan, const ExportRequest& request, const ExportResult& result) {
+  for (const OutputFile& file : result.files) {
+    if (!file.name.ends_with(".sh")) continue;
+    const LaunchCommand command = read_script(file.contents);
+    const NodeLaunch* node = nullptr;
+    for (const NodeLaunch& candidate : result.nodes) {
+      if (candidate.script_name() == file.name) node = &candidate;
+    }
+    const PlanFacts facts = node ? plan_facts(plan, *node->role) : PlanFacts{};
+    INFO(engine_name(request.engine) << " " << request.version.text() << " " << file.name);
+    for (const TableProblem& problem : check_command(request.engine, request.version, command, facts))
+      CHECK_MESSAGE(false, problem.subject << ": " << problem.reason);
+    for (const auto& [name, value] : command.environment)
+      CHECK_MESSAGE(stored_table_lists(request.engine, request.version, command, name), name);
+    for (const Argument& argument : command.arguments)
+      CHECK_MESSAGE(stored_table_lists(request.engine, request.version, command, argument.flag), argument.flag);
+  }
+}
+
+Tally run_conformance(Engine engine) {
+  Tally tally;
+  for (const Variant& variant : variants()) {
+    if (std::find(variant.engines.begin(), variant.engines.end(), engine) == variant.engines.end()) continue;
+    const PlanFile plan = plan_from(variant.document);
+    for (const EngineVersion& version : table_versions(engine)) {
+      for (std::size_t index = 0; index < plan.plans.size(); ++index) {
+        ExportRequest request;
+        request.engine = engine;
+        request.version = version;
+        request.plan_index = index;
+        request.model_path = "org/model";
+        request.name_nearest_release = false;
+        try {
+          check_scripts(plan, request, export_plan(plan, request));
+          ++tally.exported;
+          if (index == 0) tally.exported_at[variant.label].push_back(version);
+        } catch (const moeplan::InputError&) {
+          ++tally.refused;
+        }
+      }
+    }
+  }
+  return tally;
+}
+
+}  // namespace
+
+// The releases from `first` on, as the table lists them: those a plan needing nothing newer exports at.
+std::vector<EngineVersion> listed_from(Engine engine, const EngineVersion& first) {
+  std::vector<EngineVersion> versions;
+  for (const EngineVersion& version : table_versions(engine)) {
+    if (version >= first) versions.push_back(version);
+  }
+  return versions;
+}
+
+TEST_CASE("every script of every listed release passes its flag table") {
+  const Tally sglang = run_conformance(Engine::sglang);
+  const Tally vllm = run_conformance(Engine::vllm);
+  const Tally ascend = run_conformance(Engine::vllm_ascend);
+  for (const Tally* tally : {&sglang, &vllm, &ascend}) {
+    CHECK(tally->exported > 0);
+    CHECK(tally->refused > 0);
+  }
+  // [doc-003]'s PD plan on SGLang needs --enable-two-batch-overlap (0.4.7, server_args.py@4f723edd3:1210); every
+  // other flag it takes is older, and DeepEP keeps it clear of every constraint.
+  CHECK(sglang.exported_at.at("deepseek-v3-pd-h100") == listed_from(Engine::sglang, release(0, 4, 7)));
+  // On vLLM it needs --enable-dbo with DeepEP high throughput for prefill: 0.11.1 (0.11.0 asserted low latency).
+  CHECK(vllm.exported_at.at("deepseek-v3-pd-h100") == listed_from(Engine::vllm, release(0, 11, 1)));
+  // [doc-004]'s decode on vllm-ascend needs the Mooncake connector (0.10.1rc1) and an O-projection TP key
+  // (top level from 0.10.2rc1): every tag from 0.10.2rc1 exports it.
+  CHECK(ascend.exported_at.at("qwen3-235b-pd-otp4-910b") ==
+        listed_from(Engine::vllm_ascend, release_candidate(0, 10, 2, 1)));
+}
+
+TEST_CASE("the compiled table is the stored file; versions ascend, main last") {
+  for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend}) {
+    const std::vector<EngineVersion> versions = table_versions(engine);
+    CHECK(std::is_sorted(versions.begin(), versions.end()));
+    CHECK(versions.back().main);
+  }
+  // sglang.json lists 0.4.5 first: the version.py bump commit 57f99608f.
+  CHECK(table_versions(Engine::sglang).front() == release(0, 4, 5));
+  CHECK(table_versions(Engine::vllm_ascend).front() == release(0, 9, 1));
+}
+
+TEST_CASE("reading a script back gives the command's tokens") {
+  LaunchCommand command;
+  command.program = {"vllm", "serve", "org/model"};
+  command.set_environment("VLLM_NIXL_SIDE_CHANNEL_HOST", "node1");
+  command.add("--headless");
+  command.add("--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})");
+  command.add("--cuda-graph-bs", std::vector<std::string>{"1", "2"});
+  const LaunchCommand back = read_script(render_script(command, "test"));
+  CHECK(back.program == command.program);
+  CHECK(back.environment == command.environment);
+  CHECK(back.arguments.size() == 3);
+  CHECK(back.value_of("--kv-transfer-config") == R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})");
+  CHECK(back.value_of("--cuda-graph-bs") == "1 2");
+  CHECK(back.value_of("--headless") == "");
+}
