@@ -162,8 +162,11 @@ void check_scripts(const PlanFile& plan, const ExportRequest& request, const Exp
     INFO(engine_name(request.engine) << " " << request.version.text() << " " << file.name);
     for (const TableProblem& problem : check_command(request.engine, request.version, command, facts))
       CHECK_MESSAGE(false, problem.subject << ": " << problem.reason);
-    for (const auto& [name, value] : command.environment)
+    // Not a structured binding: clang 14 cannot capture one in the lambda CHECK_MESSAGE expands to.
+    for (const auto& variable : command.environment) {
+      const std::string& name = variable.first;
       CHECK_MESSAGE(stored_table_lists(request.engine, request.version, command, name), name);
+    }
     for (const Argument& argument : command.arguments)
       CHECK_MESSAGE(stored_table_lists(request.engine, request.version, command, argument.flag), argument.flag);
   }
