@@ -9,26 +9,7 @@
 namespace moeplan::calib {
 namespace {
 
-constexpr std::size_t kMostTerms = 5;  // 31 subsets: enumeration stays exact and instant
-
-// The unconstrained solution over the terms in `mask`; empty when a coefficient comes out negative.
-std::optional<Eigen::VectorXd> solve_subset(const Eigen::MatrixXd& design, unsigned mask) {
-  std::vector<Eigen::Index> columns;
-  for (Eigen::Index term = 0; term < design.cols(); ++term) {
-    if ((mask >> term) & 1u) columns.push_back(term);
-  }
-  Eigen::MatrixXd chosen(design.rows(), static_cast<Eigen::Index>(columns.size()));
-  for (std::size_t column = 0; column < columns.size(); ++column) {
-    chosen.col(static_cast<Eigen::Index>(column)) = design.col(columns[column]);
-  }
-  const Eigen::VectorXd solution = chosen.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(design.rows()));
-  Eigen::VectorXd coefficients = Eigen::VectorXd::Zero(design.cols());
-  for (std::size_t column = 0; column < columns.size(); ++column) {
-    if (!(solution(static_cast<Eigen::Index>(column)) >= 0)) return std::nullopt;
-    coefficients(columns[column]) = solution(static_cast<Eigen::Index>(column));
-  }
-  return coefficients;
-}
+constexpr std::size_t kMostTerms = 5;  // at most 3^5 = 243 cases: enumeration stays exact and instant
 
 enum class TermState { off, free, pinned };
 
@@ -115,28 +96,8 @@ std::vector<double> fit_floored_relative(const std::vector<std::vector<double>>&
 
 std::vector<double> fit_nonnegative_relative(const std::vector<std::vector<double>>& terms,
                                              const std::vector<double>& seconds) {
-  if (terms.empty() || terms.size() != seconds.size()) throw std::invalid_argument("least squares: no points");
-  const std::size_t width = terms.front().size();
-  if (width == 0 || width > kMostTerms) throw std::invalid_argument("least squares: 1 to 5 terms");
-  Eigen::MatrixXd design(static_cast<Eigen::Index>(terms.size()), static_cast<Eigen::Index>(width));
-  for (std::size_t row = 0; row < terms.size(); ++row) {
-    if (terms[row].size() != width) throw std::invalid_argument("least squares: ragged terms");
-    for (std::size_t term = 0; term < width; ++term) {
-      design(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(term)) = terms[row][term] / seconds[row];
-    }
-  }
-  Eigen::VectorXd best = Eigen::VectorXd::Zero(design.cols());
-  double best_residual = std::numeric_limits<double>::infinity();
-  for (unsigned mask = 1; mask < (1u << width); ++mask) {
-    const std::optional<Eigen::VectorXd> coefficients = solve_subset(design, mask);
-    if (!coefficients) continue;
-    const double residual = (design * *coefficients - Eigen::VectorXd::Ones(design.rows())).squaredNorm();
-    if (residual < best_residual) {
-      best_residual = residual;
-      best = *coefficients;
-    }
-  }
-  return {best.data(), best.data() + best.size()};
+  // Every floor at 0: each term off or free and non-negative, the 2^k - 1 subsets.
+  return fit_floored_relative(terms, seconds, std::vector<double>(terms.empty() ? 0 : terms.front().size(), 0.0));
 }
 
 }  // namespace moeplan::calib
