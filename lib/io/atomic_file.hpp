@@ -6,6 +6,9 @@
 
 namespace moeplan {
 
+// The temporary has an unpredictable name and is created exclusively (a planted file or link there is
+// never followed). An existing target must be a regular file: a link, device, FIFO or directory is
+// refused, so writing never replaces one with a plain file.
 void write_file_atomically(const std::filesystem::path& target, const std::string& contents);
 
 // Whether two paths name one file, whether or not it exists yet ("a.json" and "./a.json", or through
