@@ -261,12 +261,12 @@ std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& versi
 void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
   for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
     const NodeLaunch& node = launches.nodes[index];
-    const std::string comment = script_comment(plan, node, request) + "\n# " + checked_comment(request);
+    const std::string comment = comment_text(script_comment(plan, node, request)) + "\n# " + checked_comment(request);
     result.files.push_back({node.script_name(), render_script(launches.commands[index], comment), true});
   }
   if (launches.router) {
     const std::string comment =
-        fmt::format("{} router for {} {}, on any host that reaches every server\n# {}", plan.model.name,
+        fmt::format("{} router for {} {}, on any host that reaches every server\n# {}", comment_text(plan.model.name),
                     engine_name(request.engine), request.version.text(), checked_comment(request));
     result.files.push_back({"router.sh", render_script(*launches.router, comment), true});
   }

@@ -32,9 +32,18 @@ std::string memory_fraction_text(double fraction) {
   return fmt::format("{}", std::floor(fraction * 1000 + 1e-9) / 1000);
 }
 
+std::string comment_text(const std::string& text) {
+  std::string safe;
+  for (const char character : text) {
+    const auto byte = static_cast<unsigned char>(character);
+    safe += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, character);
+  }
+  return safe;
+}
+
 std::string render_script(const LaunchCommand& command, const std::string& comment) {
   std::string script = fmt::format("#!/bin/sh\n# {}\n", comment);
-  for (const std::string& note : command.notes) script += fmt::format("# note: {}\n", note);
+  for (const std::string& note : command.notes) script += fmt::format("# note: {}\n", comment_text(note));
   // The command names files that sit beside the script (an expert-location file).
   if (command.reads_output_files) script += "cd \"$(dirname \"$0\")\"\n";
   for (const auto& [name, value] : command.environment)

@@ -42,6 +42,11 @@ std::string memory_fraction_text(double fraction);
 
 // #!/bin/sh, a comment line, a line per note, the environment, then `exec` of the command, one argument
 // per line.
+// A comment line's text with every control byte written as \xNN, so no value can end the comment.
+std::string comment_text(const std::string& text);
+
+// `comment` may span lines ("\n# " between them); a value placed in it goes through comment_text first.
+// Notes are single lines and are escaped here.
 std::string render_script(const LaunchCommand& command, const std::string& comment);
 
 }  // namespace moeplan::exporting

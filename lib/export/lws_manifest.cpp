@@ -105,7 +105,7 @@ std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<
   std::string text = fmt::format(
       "# LeaderWorkerSets for {} on {}: one per role instance, one pod per node ([lws-api]).\n"
       "# Apply after installing the LeaderWorkerSet controller; run the router or proxy as in router.sh.\n",
-      plan.model.name, engine_name(engine));
+      comment_text(plan.model.name), engine_name(engine));
   for (std::size_t index = 0; index < nodes.size(); ++index) {
     if (nodes[index].node_rank == 0) text += group_manifest(plan, nodes, commands, index, image);
   }

@@ -6,6 +6,7 @@
 
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
+#include "spec/model.hpp"
 
 namespace moeplan::exporting {
 
@@ -14,12 +15,25 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 31;
 
+// Printable text only: the name reaches comment lines of scripts and manifests, where a line break would
+// start a command of its own.
+bool printable(const std::string& text) {
+  return std::none_of(text.begin(), text.end(), [](char character) {
+    const auto byte = static_cast<unsigned char>(character);
+    return byte < 0x20 || byte == 0x7f;
+  });
+}
+
 PlanModel parse_model(const JsonFields& root) {
   const JsonFields fields = root.object("model");
   PlanModel model;
   model.name = fields.text("name");
+  if (!printable(model.name)) fields.fail("name", "a model name without control characters (line breaks, tabs)");
   if (fields.has("file")) model.file = fields.text("file");
   if (fields.has("hf_id")) model.hf_id = fields.text("hf_id");
+  if (fields.has("hf_id") && !is_hugging_face_id(model.hf_id)) {
+    fields.fail("hf_id", "a Hugging Face id such as deepseek-ai/DeepSeek-V3 (owner/name)");
+  }
   if (fields.has("weight_dtype")) model.weight_dtype = fields.text("weight_dtype");
   model.num_layers = fields.integer("num_layers", 1, kMaxCount);
   model.dense_layers = fields.integer("dense_layers", 0, model.num_layers - 1);

@@ -145,6 +145,12 @@ TEST_CASE("hosts, the model name as default path, and the plan index") {
   request.plan_index = 0;
   request.hosts = {"a", "b"};
   CHECK(refusal_of([&] { export_plan(read_plan("deepseek-v3-pd-h100.json"), request); }).key == "--hosts");
+  // A host name is a name: a line break, a space, `$(...)` or a leading '-' is refused.
+  request.plan_index = 1;
+  for (const char* hostile : {"node0\ntouch /tmp/x #", "node 0", "$(touch x)", "-oProxy", "n;ls"}) {
+    request.hosts = {hostile};
+    CHECK(refusal_of([&] { export_plan(plan, request); }).key == "--hosts");
+  }
 }
 
 TEST_CASE("placements are refused where they cannot apply") {

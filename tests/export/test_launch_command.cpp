@@ -57,3 +57,14 @@ TEST_CASE("engine versions") {
   CHECK(parse_engine("vllm-ascend", "x") == Engine::vllm_ascend);
   CHECK(export_test::refusal_of([] { parse_engine("trtllm", "command line"); }).key == "--engine");
 }
+
+TEST_CASE("a comment line cannot be ended by a value: control bytes are written as \\xNN") {
+  CHECK(comment_text("plain name") == "plain name");
+  CHECK(comment_text("a\nb\tc") == "a\\x0ab\\x09c");
+  LaunchCommand command;
+  command.program = {"python3"};
+  command.notes = {"note\rline"};
+  const std::string script = render_script(command, comment_text("model x\ntouch /tmp/x #"));
+  // Three lines and the command: the shebang, the comment, the note, exec; no fifth line holds `touch`.
+  CHECK(script == "#!/bin/sh\n# model x\\x0atouch /tmp/x #\n# note: note\\x0dline\nexec python3\n");
+}

@@ -87,6 +87,18 @@ TEST_CASE("bad values are refused with their key") {
   }
 }
 
+TEST_CASE("a model name with a line break or a malformed Hugging Face id is refused") {
+  // Both reach the scripts: the name a comment line, the id the --model-path argument.
+  nlohmann::json document = export_test::plan_document("deepseek-v3-tp8-h200.json");
+  document["model"]["name"] = "DeepSeek\ntouch /tmp/x #";
+  CHECK(rejected_key(document) == "model.name");
+  document = export_test::plan_document("deepseek-v3-tp8-h200.json");
+  document["model"]["hf_id"] = "x/$(touch /tmp/x)";
+  CHECK(rejected_key(document) == "model.hf_id");
+  document["model"]["hf_id"] = "deepseek-ai/DeepSeek-V3";
+  CHECK_NOTHROW(plan_from(document));
+}
+
 TEST_CASE("a role's GPUs, nodes and layout must agree") {
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   nlohmann::json& decode = document["plans"][0]["roles"][1];
