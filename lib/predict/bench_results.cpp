@@ -15,6 +15,7 @@ namespace {
 
 // The JSON documents of a file: one object, or one per non-empty line.
 std::vector<nlohmann::json> documents(const std::string& file) {
+  check_input_size(file);
   std::ifstream input(file);
   if (!input) throw InputError(file, "", "a readable benchmark result file");
   std::stringstream whole;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -184,6 +185,16 @@ std::map<std::string, std::size_t> header_columns(const std::string& header, con
 
 }  // namespace
 
+void check_input_size(const std::string& file) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(file, error);
+  if (!error && bytes > kMostInputBytes) {
+    throw InputError(
+        file, "",
+        "a file of at most 256 MiB (measured runs or benchmark results), got " + std::to_string(bytes) + " bytes");
+  }
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
   bool quoted = false;
@@ -204,6 +215,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& file) {
+  check_input_size(file);
   std::ifstream input(file);
   if (!input) throw InputError(file, "", "a readable measured-runs CSV file");
   std::string line;
