@@ -12,7 +12,7 @@ std::vector<OtpShape> otp_shapes(const Model& model) {
   std::map<std::int64_t, std::int64_t> head_split_outputs;  // input width -> summed output rows
   for (const WeightTensor& tensor : weight_tensors(model)) {
     const bool attention = tensor.component == Component::attention_qkv || tensor.component == Component::attention_o;
-    if (!attention || tensor.scope != LayerScope::every_layer || tensor.cols <= 1) continue;
+    if (!attention || tensor.scope != LayerScope::attention_layers || tensor.cols <= 1) continue;
     if (tensor.split == Split::o_input) shapes.push_back({"o_proj", tensor.cols, tensor.rows});
     if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads)
       head_split_outputs[tensor.cols] += tensor.rows;

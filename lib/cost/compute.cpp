@@ -199,11 +199,40 @@ double ComputeModel::gqa_decode(double sequences, double context, std::int64_t h
   return attention_time({flops, bytes});
 }
 
-double ComputeModel::prefill_attention(double sequences, double length, double prefix, std::int64_t heads,
-                                       std::int64_t qk_dim, std::int64_t v_dim) const {
+double causal_pairs(double length, double prefix, double cap) {
+  // Uncapped: token i attends to prefix + i + 1 keys, so a sequence has length x prefix + length(length+1)/2 pairs.
+  const double uncapped = length * prefix + length * (length + 1.0) / 2.0;
+  if (cap <= 0 || prefix + length <= cap) return uncapped;
+  if (prefix >= cap) return length * cap;
+  // Tokens up to position cap attend to all before them; the rest attend to cap keys each.
+  const double growing = (cap * (cap + 1.0) - prefix * (prefix + 1.0)) / 2.0;
+  return growing + (prefix + length - cap) * cap;
+}
+
+double ComputeModel::indexer_scores(double pairs, double keys, std::int64_t heads, std::int64_t head_dim,
+                                    double key_bytes) const {
+  if (pairs <= 0) return 0.0;
+  // Per pair and head, one head_dim dot product and the weighted sum over heads: 2 x head_dim + 2 FLOPs.
+  const double flops = pairs * static_cast<double>(heads) * (2.0 * static_cast<double>(head_dim) + 2.0);
+  constexpr double kLogitBytes = 4.0;  // FP32 logits, written by the scorer and read by the top-k
+  const double bytes = keys * key_bytes + 2.0 * pairs * kLogitBytes;
+  return attention_time({flops, bytes});
+}
+
+double ComputeModel::linear_attention(double sequences, double length, std::int64_t heads, std::int64_t key_dim,
+                                      std::int64_t value_dim, double state_bytes, std::int64_t activation_width) const {
   if (sequences <= 0 || length <= 0) return 0.0;
-  // Causal: token i attends to prefix + i keys, so a sequence has length x prefix + length(length+1)/2 pairs.
-  const double pairs = length * prefix + length * (length + 1.0) / 2.0;
+  const double tokens = sequences * length;
+  const double flops = 6.0 * tokens * static_cast<double>(heads * key_dim * value_dim);
+  const double bytes =
+      2.0 * sequences * state_bytes + tokens * static_cast<double>(activation_width) * kActivationBytes;
+  return attention_time({flops, bytes});
+}
+
+double ComputeModel::prefill_attention(double sequences, double length, double prefix, std::int64_t heads,
+                                       std::int64_t qk_dim, std::int64_t v_dim, double attended_cap) const {
+  if (sequences <= 0 || length <= 0) return 0.0;
+  const double pairs = causal_pairs(length, prefix, attended_cap);
   const auto widths = static_cast<double>(qk_dim + v_dim);
   const double flops = 2.0 * static_cast<double>(heads) * sequences * pairs * widths;
   const double bytes = sequences * (length + prefix) * static_cast<double>(heads) * widths * kActivationBytes;

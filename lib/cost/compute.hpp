@@ -152,9 +152,20 @@ class ComputeModel {
                     DType kv) const;
   double gqa_decode(double sequences, double context, std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim,
                     DType kv) const;
-  // Causal prefill of `sequences` sequences of `length` new tokens each after `prefix` cached tokens.
+  // Causal prefill of `sequences` sequences of `length` new tokens each after `prefix` cached tokens; with
+  // `attended_cap` > 0 (sparse attention's top-k) each query attends at most that many keys.
   double prefill_attention(double sequences, double length, double prefix, std::int64_t heads, std::int64_t qk_dim,
-                           std::int64_t v_dim) const;
+                           std::int64_t v_dim, double attended_cap = 0) const;
+  // Sparse attention's indexer [deepseek-v3.2-config]: `queries` query tokens over `sequences` sequences score
+  // `pairs` (query, cached key) pairs with `heads` heads of `head_dim`, read `keys` cached keys of `key_bytes`
+  // each, and write one FP32 logit per pair for the top-k selection to read back.
+  double indexer_scores(double pairs, double keys, std::int64_t heads, std::int64_t head_dim, double key_bytes) const;
+  // Gated DeltaNet over `sequences` sequences of `length` new tokens each, per rank: `heads` value heads of a
+  // [key_dim x value_dim] state. Each token reads, decays, updates and queries its head's state, 6 x key_dim x
+  // value_dim FLOPs per head; the state (`state_bytes` per sequence, conv state included) is read and written
+  // once per pass, and `activation_width` elements per token (q, k, v, gate in; output out) move in bf16.
+  double linear_attention(double sequences, double length, std::int64_t heads, std::int64_t key_dim,
+                          std::int64_t value_dim, double state_bytes, std::int64_t activation_width) const;
 
   // Memory-bound element-wise stage reading and writing `bytes` in all.
   double elementwise(double bytes) const;
@@ -171,6 +182,10 @@ class ComputeModel {
   Hardware hardware_;
   Efficiency efficiency_;
 };
+
+// Query-key pairs of a causal pass: `length` new tokens after `prefix` cached ones, token i attending
+// prefix + i + 1 keys, or at most `cap` of them when cap > 0.
+double causal_pairs(double length, double prefix, double cap);
 
 // Expected distinct experts hit when `pairs` rows land uniformly on `experts` experts.
 double active_experts(double pairs, double experts);

@@ -59,8 +59,11 @@ std::int64_t copies_per_rank(const WeightTensor& tensor, const Model& model, con
 std::int64_t stage_scope_layers(const Model& model, const WeightTensor& tensor, const PipelineStage& stage) {
   switch (tensor.scope) {
     case LayerScope::every_layer: return stage.layers;
-    case LayerScope::dense_layers: return stage.dense_layers(model.dense_layers);
-    case LayerScope::moe_layers: return stage.moe_layers(model.dense_layers);
+    case LayerScope::attention_layers:
+      return stage.layers - model.linear_attention_layers_in(stage.first_layer, stage.layers);
+    case LayerScope::linear_attention_layers: return model.linear_attention_layers_in(stage.first_layer, stage.layers);
+    case LayerScope::dense_layers: return stage.layers - model.moe_layers_in(stage.first_layer, stage.layers);
+    case LayerScope::moe_layers: return model.moe_layers_in(stage.first_layer, stage.layers);
     case LayerScope::once:
       if (tensor.component != Component::embedding) return stage.last ? 1 : 0;
       return stage.first || (model.tie_embeddings && stage.last) ? 1 : 0;
@@ -81,7 +84,7 @@ std::uint64_t activation_workspace(const Model& model, const Layout& layout, con
   const auto expert_width = static_cast<std::uint64_t>(model.moe.intermediate_size / layout.moe_tp());
   const std::uint64_t moe = tokens * selected * (3 * expert_width + hidden) * element;
   const std::uint64_t dense =
-      model.dense_layers > 0
+      model.dense_ffn_layers() > 0
           ? tokens * static_cast<std::uint64_t>(3 * model.dense_intermediate_size / layout.dense_tp_size()) * element
           : 0;
   // fp32 logits of one decode batch over this rank's vocabulary slice.
@@ -95,7 +98,7 @@ std::uint64_t communication_buffers(const Model& model, const Layout& layout, co
   if (layout.gpus() == 1) return 0;
   // [sglang-server-args]: SGLang reserves tp*pp/8 GiB for communicators.
   std::uint64_t bytes = static_cast<std::uint64_t>(layout.gpus()) * kGiB / 8;
-  if (layout.ep > 1) {
+  if (layout.ep > 1 && model.has_moe()) {
     // All-to-all send and receive buffers for one step's dispatched tokens (bf16, top-k copies each).
     bytes += 2 * static_cast<std::uint64_t>(settings.activation_tokens) *
              static_cast<std::uint64_t>(model.moe.experts_per_token) * static_cast<std::uint64_t>(model.hidden_size) *
@@ -212,6 +215,17 @@ MemoryPlan plan_memory(const Model& model, const Layout& layout, const Hardware&
     if (!binding || binds_before(plan, *binding)) binding = plan;
   }
   return *binding;
+}
+
+StateCache reserve_state_cache(const MemoryPlan& plan, std::int64_t max_batch, std::int64_t block_tokens) {
+  const std::uint64_t fixed = plan.kv.bytes_per_sequence;
+  if (fixed == 0 || !plan.fits) return {max_batch, plan.max_kv_tokens};
+  const std::uint64_t block = plan.kv.bytes_per_token * static_cast<std::uint64_t>(block_tokens);
+  StateCache cache;
+  cache.slots = std::min<std::int64_t>(max_batch, static_cast<std::int64_t>(plan.kv_cache_bytes / (fixed + block)));
+  const std::uint64_t left = plan.kv_cache_bytes - static_cast<std::uint64_t>(cache.slots) * fixed;
+  cache.kv_tokens = static_cast<std::int64_t>(left / block) * block_tokens;
+  return cache;
 }
 
 nlohmann::json memory_json(const MemoryPlan& plan) {

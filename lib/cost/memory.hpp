@@ -49,6 +49,16 @@ struct MemoryPlan {
   std::uint64_t total() const { return weights.total() + overheads.total() + kv_cache_bytes; }
 };
 
+// An engine's state cache: one slot of the fixed per-sequence bytes (sliding windows, linear-attention state)
+// for each sequence it runs, set aside before the token cache, as SGLang's hybrid pools do.
+struct StateCache {
+  std::int64_t slots = 0;      // running sequences per DP rank: the engine's cap, or fewer when the states fill KV
+  std::int64_t kv_tokens = 0;  // what is left for the growing cache, whole blocks of block_tokens
+};
+
+// Slots for up to `max_batch` sequences, each also needing at least one block of `block_tokens`.
+StateCache reserve_state_cache(const MemoryPlan& plan, std::int64_t max_batch, std::int64_t block_tokens);
+
 // Weights one rank of `stage` holds; without a stage, those of the whole model (pp = 1).
 WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout, const PipelineStage& stage);
 WeightBytes weight_bytes_per_rank(const Model& model, const Layout& layout);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "cost/kv_cache.hpp"
+
 namespace moeplan {
 
 // One forward pass as one attention DP rank sees it.
@@ -49,8 +51,10 @@ StepModel::StepModel(const Model& model, const CollectiveModel& collectives, con
   std::map<std::int64_t, OtpProjection> head_split_by_input;
   for (const WeightTensor& tensor : weight_tensors(model)) {
     const bool attention = tensor.component == Component::attention_qkv || tensor.component == Component::attention_o;
-    if (!attention || tensor.scope != LayerScope::every_layer || tensor.cols <= 1) continue;
+    if (!attention || tensor.cols <= 1) continue;
     attention_matrices_.push_back(tensor);
+    // Only softmax attention's own head-split projections take the [doc-004] OTP and QKV-TP schemes.
+    if (tensor.scope != LayerScope::attention_layers || tensor.name.rfind("indexer.", 0) == 0) continue;
     if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
       // The QKV matrix of [doc-004]: the head-split projections reading one input, [h1 -> sum of their rows].
       OtpProjection& projection = head_split_by_input[tensor.cols];
@@ -84,7 +88,18 @@ std::vector<OtpDecision> StepModel::otp_decisions(const Layout& layout, double t
   return decisions;
 }
 
+double StepModel::layer_share(LayerScope scope) const {
+  return static_cast<double>(scope_layers(model_, scope)) / static_cast<double>(model_.num_layers);
+}
+
+// The attention core of one layer, averaged over the model's softmax-attention and linear-attention layers.
 double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
+  const double softmax = layer_share(LayerScope::attention_layers) * softmax_attention_core(layout, pass);
+  if (model_.linear_attention.layers == 0) return softmax;
+  return softmax + layer_share(LayerScope::linear_attention_layers) * linear_attention_core(layout, pass);
+}
+
+double StepModel::softmax_attention_core(const Layout& layout, const Pass& pass) const {
   const Attention& attention = model_.attention;
   const std::int64_t heads = attention.num_heads / layout.tp;
   const auto queries = static_cast<std::int64_t>(pass.length);  // decode: 1, or 1 + k drafted tokens
@@ -92,17 +107,23 @@ double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
   double context = pass.context;
   if (attention.sliding_layers > 0 && attention.sliding_window > 0) {
     // Sliding-window layers attend to at most the window; average them with the full layers.
-    const double sliding = static_cast<double>(attention.sliding_layers) / static_cast<double>(model_.num_layers);
+    const double sliding =
+        static_cast<double>(attention.sliding_layers) / static_cast<double>(model_.attention_layers());
     context = sliding * std::min(context, static_cast<double>(attention.sliding_window)) + (1.0 - sliding) * context;
   }
   if (attention.kind == AttentionKind::mla) {
+    // Sparse attention reads only the indexer's top-k keys; its indexer still scores the whole context.
+    const auto topk = static_cast<double>(attention.indexer.topk);
+    const double indexer = sparse_indexer_core(pass);
     if (pass.prefill) {
-      return compute_.prefill_attention(pass.sequences, pass.length, context, heads,
-                                        attention.qk_nope_head_dim + attention.qk_rope_head_dim, attention.v_head_dim);
+      return indexer + compute_.prefill_attention(pass.sequences, pass.length, context, heads,
+                                                  attention.qk_nope_head_dim + attention.qk_rope_head_dim,
+                                                  attention.v_head_dim, topk);
     }
     // Speculative verification: each sequence's 1 + k query tokens read its cache once, as more query heads.
-    return compute_.mla_decode(pass.sequences, context, heads * queries, attention.kv_lora_rank,
-                               attention.qk_rope_head_dim, kv);
+    const double attended = attention.indexer.enabled() ? std::min(context, topk) : context;
+    return indexer + compute_.mla_decode(pass.sequences, attended, heads * queries, attention.kv_lora_rank,
+                                         attention.qk_rope_head_dim, kv);
   }
   if (pass.prefill) {
     return compute_.prefill_attention(pass.sequences, pass.length, context, heads, attention.head_dim,
@@ -112,6 +133,28 @@ double StepModel::attention_core(const Layout& layout, const Pass& pass) const {
   return compute_.gqa_decode(pass.sequences, context, heads * queries, kv_heads, attention.head_dim, kv);
 }
 
+// [deepseek-v3.2-config]: the indexer is replicated on every attention-TP rank, so its heads are not split.
+double StepModel::sparse_indexer_core(const Pass& pass) const {
+  const SparseIndexer& indexer = model_.attention.indexer;
+  if (!indexer.enabled()) return 0.0;
+  // Decode: the new token scores every cached token; prefill: causal over the prefix and the new tokens.
+  const double pairs = pass.sequences * (pass.prefill ? causal_pairs(pass.length, pass.context, 0) : pass.context);
+  const double keys = pass.sequences * (pass.context + (pass.prefill ? pass.length : 0.0));
+  return compute_.indexer_scores(pairs, keys, indexer.heads, indexer.head_dim,
+                                 static_cast<double>(indexer.key_bytes()));
+}
+
+double StepModel::linear_attention_core(const Layout& layout, const Pass& pass) const {
+  const LinearAttention& linear = model_.linear_attention;
+  const std::int64_t heads = std::max<std::int64_t>(1, linear.value_heads / layout.tp);
+  const auto share = static_cast<double>(heads) / static_cast<double>(linear.value_heads);
+  const double state_bytes = share * static_cast<double>(linear_state_bytes(model_));
+  const auto width =
+      static_cast<std::int64_t>(share * static_cast<double>(linear.conv_channels() + 2 * linear.value_width()));
+  return compute_.linear_attention(pass.sequences, pass.prefill ? pass.length : 1.0, heads, linear.key_head_dim,
+                                   linear.value_head_dim, state_bytes, width);
+}
+
 StepModel::LayerCost StepModel::attention_layer(const Layout& layout, const Pass& pass) const {
   LayerCost cost;
   const double tokens = pass.tokens;
@@ -119,20 +162,23 @@ StepModel::LayerCost StepModel::attention_layer(const Layout& layout, const Pass
   for (const WeightTensor& tensor : attention_matrices_) {
     std::int64_t rows = tensor.rows;
     std::int64_t cols = tensor.cols;
+    const bool own_scheme = tensor.scope == LayerScope::attention_layers && tensor.split != Split::replicated;
     if (tensor.split == Split::query_heads || tensor.split == Split::kv_heads) {
-      if (layout.qkvtp > 1) continue;  // priced below by its [doc-004] scheme
+      if (layout.qkvtp > 1 && own_scheme) continue;  // priced below by its [doc-004] scheme
       rows = std::max(tensor.min_local_rows, rows / layout.tp);
     } else if (tensor.split == Split::o_input) {
-      if (layout.otp > 1) continue;
+      if (layout.otp > 1 && own_scheme) continue;
       cols /= layout.tp;
     }
-    cost.attention += compute_.gemm(tokens, rows, cols, tensor.dtype, block);
+    // A layer's average: a projection only some layers carry costs its share of them.
+    cost.attention += layer_share(tensor.scope) * compute_.gemm(tokens, rows, cols, tensor.dtype, block);
   }
+  const double softmax_share = layer_share(LayerScope::attention_layers);
   const auto add_split = [&](const OtpProjection& projection, std::int64_t ranks) {
     const OtpSchemeCost chosen =
         choose_otp_scheme(projection, tokens, group(ranks), collectives_, compute_).chosen_cost();
-    cost.attention += chosen.matmul;
-    cost.otp_comm += chosen.communication();
+    cost.attention += softmax_share * chosen.matmul;
+    cost.otp_comm += softmax_share * chosen.communication();
   };
   if (layout.qkvtp > 1) {
     for (const OtpProjection& projection : qkv_projections_) add_split(projection, layout.qkvtp);
@@ -285,13 +331,14 @@ StepModel::LayerCost StepModel::lm_head(const Layout& layout, const Pass& pass) 
 StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, const StepOptions& options,
                                     const PipelineStage& stage) const {
   const LayerCost attention = attention_layer(layout, pass);
-  LayerCost moe_layer_cost = moe_layer(layout, pass, options, attention.attention);
+  // A dense model has no MoE layer to price (its expert shapes are all zero).
+  LayerCost moe_layer_cost = model_.has_moe() ? moe_layer(layout, pass, options, attention.attention) : LayerCost{};
   moe_layer_cost.add(attention, 1.0);
   LayerCost dense_layer_cost = dense_layer(layout, pass);
   dense_layer_cost.add(attention, 1.0);
 
-  const auto moe_layers = static_cast<double>(stage.moe_layers(model_.dense_layers));
-  const auto dense_layers = static_cast<double>(stage.dense_layers(model_.dense_layers));
+  const auto moe_layers = static_cast<double>(model_.moe_layers_in(stage.first_layer, stage.layers));
+  const auto dense_layers = static_cast<double>(stage.layers) - moe_layers;
   const double copies = options.two_batch_overlap ? 2.0 : 1.0;
   LayerCost all;
   all.add(moe_layer_cost, moe_layers * copies);
@@ -308,7 +355,7 @@ StepBreakdown StepModel::sum_layers(const Layout& layout, const Pass& pass, cons
       const double communication = 2.0 * layer.communication();
       return compute + communication - std::max(compute, communication);
     };
-    const LayerCost& first = dense_layers > 0 ? dense_layer_cost : moe_layer_cost;
+    const LayerCost& first = !model_.is_moe_layer(stage.first_layer) ? dense_layer_cost : moe_layer_cost;
     overlapped = moe_layers * hidden_by_overlap(moe_layer_cost) + dense_layers * hidden_by_overlap(dense_layer_cost) -
                  std::min(first.compute(), first.communication());
   }

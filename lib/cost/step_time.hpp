@@ -92,6 +92,10 @@ class StepModel {
   LayerCost embedding(const Layout& layout, const Pass& pass) const;
   LayerCost lm_head(const Layout& layout, const Pass& pass) const;
   double attention_core(const Layout& layout, const Pass& pass) const;
+  double softmax_attention_core(const Layout& layout, const Pass& pass) const;
+  double sparse_indexer_core(const Pass& pass) const;
+  double linear_attention_core(const Layout& layout, const Pass& pass) const;
+  double layer_share(LayerScope scope) const;
   double dense_tp_comm(const Layout& layout, double tokens) const;
   StepBreakdown run(const Layout& layout, const Pass& pass, const StepOptions& options) const;
   StepBreakdown run_stage(const Layout& layout, const Pass& pass, const StepOptions& options,

@@ -62,6 +62,7 @@ RoutingModel checked_routing(RoutingModel routing, const RoutingRequest& request
 
 RoutingStudyInputs read_routing_study_inputs(const RoutingStudyRequest& request, const std::optional<Model>& model,
                                              std::int64_t layers) {
+  if (model) require_moe(*model, "a routing study");
   const auto routing = routing_with_model_defaults(request.routing, model);
   check_expert_count(request, model);
   auto log = routing_study_log(request, routing, model, layers);

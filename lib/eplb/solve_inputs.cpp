@@ -31,6 +31,7 @@ void check_log_fits_model(const LoadLog& log, const Model& model) {
 }
 
 SolveInputs read_solve_inputs(const SolveRequest& request, const std::optional<Model>& model) {
+  if (model) require_moe(*model, "expert placement");
   SolveInputs inputs;
   inputs.dense_layers = dense_layer_count(request.dense_layers, model);
   inputs.log = read_load_log(request.loads, {inputs.dense_layers, model ? model->num_layers : 0});

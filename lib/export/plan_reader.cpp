@@ -36,8 +36,10 @@ PlanModel parse_model(const JsonFields& root) {
   }
   if (fields.has("weight_dtype")) model.weight_dtype = fields.text("weight_dtype");
   model.num_layers = fields.integer("num_layers", 1, kMaxCount);
-  model.dense_layers = fields.integer("dense_layers", 0, model.num_layers - 1);
-  model.num_experts = fields.integer("num_experts", 1, kMaxCount);
+  // A dense model (no experts) has every layer dense; a MoE model keeps at least one MoE layer.
+  model.num_experts = fields.integer("num_experts", 0, kMaxCount);
+  model.dense_layers =
+      fields.integer("dense_layers", 0, model.num_experts == 0 ? model.num_layers : model.num_layers - 1);
   model.shared_experts = fields.integer("shared_experts", 0, kMaxCount);
   return model;
 }

@@ -16,7 +16,8 @@ std::vector<std::int64_t> instance_sizes(const Scenario& scenario) {
 
 // Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, [doc-003]).
 std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& scenario, std::int64_t tp) {
-  if (model.dense_layers == 0) return {0};
+  // No dense FFN, or a dense model (every layer dense, split with attention as engines do): attention TP.
+  if (model.dense_ffn_layers() == 0 || !model.has_moe()) return {0};
   if (!scenario.search.dense_tp.empty()) return scenario.search.dense_tp;
   return tp == 1 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 1};
 }
@@ -37,7 +38,13 @@ std::vector<std::int64_t> pipeline_choices(const Scenario& scenario, std::int64_
   return {1, gpus / gpus_per_node};
 }
 
-void add_expert_variants(const Scenario& scenario, Layout base, std::vector<Layout>& layouts) {
+void add_expert_variants(const Model& model, const Scenario& scenario, Layout base, std::vector<Layout>& layouts) {
+  if (!model.has_moe()) {
+    // A dense model: no expert parallelism, no redundant or fused slots.
+    base.ep = 1;
+    layouts.push_back(base);
+    return;
+  }
   for (const std::int64_t ep : or_divisors(scenario.search.ep, base.world())) {
     for (const std::int64_t redundant : scenario.search.redundant) {
       for (const std::int64_t fused_shared : scenario.search.fused_shared) {
@@ -69,7 +76,7 @@ void add_stage_layouts(const Model& model, const Scenario& scenario, std::int64_
           base.otp = otp;
           base.qkvtp = qkvtp;
           base.dense_tp = dense_tp;
-          add_expert_variants(scenario, base, layouts);
+          add_expert_variants(model, scenario, base, layouts);
         }
       }
     }

@@ -22,7 +22,9 @@ StepBreakdown decode_step(const ServingContext& context, const Layout& layout, c
 std::int64_t batch_ceiling(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
                            std::string& limit) {
   const Workload& workload = context.scenario.workload;
-  const double held_per_sequence = context.scenario.memory.mean_held_tokens(mean_decode_context(workload));
+  // A sequence's fixed bytes (sliding windows, linear-attention state) count as tokens of the cache.
+  const double held_per_sequence =
+      context.scenario.memory.mean_held_tokens(mean_decode_context(workload)) + memory.kv.sequence_token_equivalent();
   const auto by_memory = static_cast<std::int64_t>(static_cast<double>(memory.max_kv_tokens) / held_per_sequence);
   std::int64_t batch = by_memory;
   limit = "memory";

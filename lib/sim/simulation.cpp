@@ -104,12 +104,20 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     Pool pool{{}, {}, TimeSeries(kFirstInterval, options.series_points), 0};
     pool.result.pool = spec;
     pool.result.memory = pool_memory(context, spec, settings);
-    pool.result.max_batch = settings.max_batch;
+    // Fixed per-sequence state takes a slot per running sequence out of the KV cache first.
+    const StateCache states = reserve_state_cache(pool.result.memory, settings.max_batch, settings.kv_block_tokens);
+    if (states.slots < 1) {
+      throw InputError(context.scenario.file, "memory",
+                       fmt::format("a layout whose KV cache holds one sequence's fixed state; {} holds none",
+                                   layout_label(spec.layout)));
+    }
+    pool.result.memory.max_kv_tokens = states.kv_tokens;
+    pool.result.max_batch = states.slots;
     pool.result.gpus = spec.layout.gpus() * spec.instances;
     const EngineShape shape{spec.options.role,
                             spec.layout.dp,
                             pool.result.memory.max_kv_tokens,
-                            settings.max_batch,
+                            pool.result.max_batch,
                             settings.activation_tokens,
                             settings.kv_block_tokens,
                             settings.prefix_caching,

@@ -97,6 +97,54 @@ nlohmann::json parse_json_file(const std::filesystem::path& file) {
   }
 }
 
+bool per_head_qk_norm(const std::string& model_type) {
+  return model_type == "qwen3_moe" || model_type == "qwen3" || model_type == "qwen3_next" ||
+         model_type.starts_with("qwen3_5");
+}
+
+// DeepSeek sparse attention (deepseek_v32, glm_moe_dsa): the indexer's heads, head width and top-k.
+void read_indexer(const ConfigView& config, Attention& attention) {
+  if (!config.has("index_topk")) return;
+  attention.indexer.heads = config.integer("index_n_heads");
+  attention.indexer.head_dim = config.integer("index_head_dim");
+  attention.indexer.topk = config.integer("index_topk");
+}
+
+// Llama-4 chunked local attention: the layers that use RoPE (no_rope_layers[i] = 1) attend within their chunk
+// of attention_chunk_size tokens, bounded like a sliding window; without the list, every 4th layer is global.
+void read_chunked_attention(const ConfigView& config, Model& model) {
+  if (!config.has("attention_chunk_size")) return;
+  Attention& attention = model.attention;
+  attention.sliding_window = config.integer("attention_chunk_size");
+  if (config.has("no_rope_layers") && config.raw("no_rope_layers").is_array()) {
+    const auto& layers = config.raw("no_rope_layers");
+    attention.sliding_layers = std::count(layers.begin(), layers.end(), nlohmann::json(1));
+  } else {
+    attention.sliding_layers = model.num_layers - model.num_layers / 4;
+  }
+}
+
+// Gated DeltaNet (qwen3_next, qwen3_5_moe): layer_types names each layer; without it every
+// full_attention_interval-th layer is full attention.
+void read_linear_attention(const ConfigView& config, Model& model) {
+  if (!config.has("linear_num_value_heads")) return;
+  LinearAttention& linear = model.linear_attention;
+  if (config.has("layer_types") && config.raw("layer_types").is_array()) {
+    const auto& types = config.raw("layer_types");
+    linear.layers = std::count(types.begin(), types.end(), nlohmann::json("linear_attention"));
+  } else {
+    const std::int64_t interval = config.integer_or("full_attention_interval", 4);
+    linear.layers = model.num_layers - model.num_layers / interval;
+  }
+  linear.key_heads = config.integer("linear_num_key_heads");
+  linear.value_heads = config.integer("linear_num_value_heads");
+  linear.key_head_dim = config.integer("linear_key_head_dim");
+  linear.value_head_dim = config.integer("linear_value_head_dim");
+  linear.conv_kernel = config.integer("linear_conv_kernel_dim");
+  const std::string state = config.text_or("mamba_ssm_dtype", "bfloat16");
+  linear.state_dtype = state == "float32" ? DType::fp32 : DType::bf16;
+}
+
 void read_attention(const ConfigView& config, const std::string& model_type, Model& model) {
   Attention& attention = model.attention;
   attention.num_heads = config.integer("num_attention_heads");
@@ -108,6 +156,7 @@ void read_attention(const ConfigView& config, const std::string& model_type, Mod
     attention.qk_nope_head_dim = config.integer("qk_nope_head_dim");
     attention.qk_rope_head_dim = config.integer("qk_rope_head_dim");
     attention.v_head_dim = config.integer("v_head_dim");
+    read_indexer(config, attention);
     return;
   }
   attention.kind = AttentionKind::gqa;
@@ -118,17 +167,46 @@ void read_attention(const ConfigView& config, const std::string& model_type, Mod
   attention.qkv_bias = gpt_oss || config.flag_or("attention_bias", false);
   attention.o_bias = gpt_oss;
   attention.sinks = gpt_oss;
-  attention.qk_norm = model_type == "qwen3_moe" || config.flag_or("use_qk_norm", false);
+  // Qwen3 and the Qwen3-Next family normalise q and k per head by architecture; MiniMax-M2 says use_qk_norm.
+  attention.qk_norm = per_head_qk_norm(model_type) || config.flag_or("use_qk_norm", false);
+  attention.qk_norm_across_heads = config.text_or("qk_norm_type", "per_head") == "per_layer";
+  // Qwen3-Next gates every full-attention output by architecture; Qwen3.5 says attn_output_gate.
+  attention.output_gate = model_type == "qwen3_next" || config.flag_or("attn_output_gate", false);
   if (config.has("layer_types") && config.raw("layer_types").is_array()) {
     const auto& types = config.raw("layer_types");
     attention.sliding_layers = std::count(types.begin(), types.end(), nlohmann::json("sliding_attention"));
     if (attention.sliding_layers > 0) attention.sliding_window = config.integer("sliding_window");
   }
+  read_chunked_attention(config, model);
+}
+
+bool has_experts(const ConfigView& config) {
+  return config.has("n_routed_experts") || config.has("num_local_experts") || config.has("num_experts");
+}
+
+// Shared experts: DeepSeek's n_shared_experts, Qwen's shared_expert_intermediate_size (one, gated), MiniMax's
+// shared_intermediate_size (0: none), Llama-4's one by architecture.
+void read_shared_experts(const ConfigView& config, const std::string& model_type, Moe& moe) {
+  moe.shared_experts = config.integer_or("n_shared_experts", 0, 0);
+  moe.shared_intermediate_size = moe.intermediate_size;
+  if (config.has("shared_expert_intermediate_size")) {
+    moe.shared_experts = 1;
+    moe.shared_intermediate_size = config.integer("shared_expert_intermediate_size");
+    moe.shared_expert_gate = true;
+  } else if (config.integer_or("shared_intermediate_size", 0, 0) > 0) {
+    moe.shared_experts = 1;
+    moe.shared_intermediate_size = config.integer("shared_intermediate_size");
+  } else if (model_type.starts_with("llama4")) {
+    moe.shared_experts = 1;
+  }
 }
 
 void read_moe(const ConfigView& config, const std::string& model_type, Model& model) {
   Moe& moe = model.moe;
-  const bool expert_sized_intermediate = model_type == "mixtral" || model_type == "gpt_oss";
+  if (!has_experts(config)) return;  // a dense model
+  // Mixtral, gpt-oss, MiniMax-M2 and Llama-4 name the expert width intermediate_size.
+  const bool expert_sized_intermediate = model_type == "mixtral" || model_type == "gpt_oss" ||
+                                         model_type == "minimax_m2" || model_type.starts_with("llama4");
   if (config.has("n_routed_experts")) {
     moe.num_experts = config.integer("n_routed_experts");
   } else if (config.has("num_local_experts")) {
@@ -140,26 +218,37 @@ void read_moe(const ConfigView& config, const std::string& model_type, Model& mo
       config.has("num_experts_per_tok") ? config.integer("num_experts_per_tok") : config.integer("experts_per_token");
   moe.intermediate_size =
       expert_sized_intermediate ? config.integer("intermediate_size") : config.integer("moe_intermediate_size");
-  moe.shared_experts = config.integer_or("n_shared_experts", 0, 0);
-  moe.shared_intermediate_size = moe.intermediate_size;
+  read_shared_experts(config, model_type, moe);
   moe.num_groups = config.integer_or("n_group", 1);
   moe.topk_groups = config.integer_or("topk_group", moe.num_groups);
-  const std::string scoring = config.text_or("scoring_func", model_type == "glm4_moe" ? "sigmoid" : "softmax");
+  // GLM-4.5 and Llama-4 score with a sigmoid by architecture.
+  const bool sigmoid_by_architecture = model_type == "glm4_moe" || model_type.starts_with("llama4");
+  const std::string scoring = config.text_or("scoring_func", sigmoid_by_architecture ? "sigmoid" : "softmax");
   moe.scoring = scoring == "sigmoid" ? Scoring::sigmoid : Scoring::softmax;
   moe.routed_scaling_factor = config.number_or("routed_scaling_factor", 1.0);
-  moe.correction_bias = config.text_or("topk_method", "") == "noaux_tc" || model_type == "glm4_moe";
-  moe.normalize_topk = config.flag_or("norm_topk_prob", true);
+  moe.correction_bias = config.text_or("topk_method", "") == "noaux_tc" || model_type == "glm4_moe" ||
+                        config.flag_or("use_routing_bias", false);
+  // Llama-4 scales its one expert by the sigmoid of its own logit, with no renormalisation.
+  moe.normalize_topk = config.flag_or("norm_topk_prob", !model_type.starts_with("llama4"));
+  moe.layer_step = config.integer_or("interleave_moe_layer_step", config.integer_or("decoder_sparse_step", 1));
   moe.router_bias = model_type == "gpt_oss";
   moe.expert_bias = model_type == "gpt_oss";
 }
 
-void read_dense_layers(const ConfigView& config, Model& model) {
+void read_dense_layers(const ConfigView& config, const std::string& model_type, Model& model) {
+  if (!model.has_moe()) {
+    model.dense_layers = model.num_layers;
+    model.dense_intermediate_size = config.integer("intermediate_size");
+    return;
+  }
   model.dense_layers = config.integer_or("first_k_dense_replace", 0, 0);
   if (config.has("mlp_only_layers") && config.raw("mlp_only_layers").is_array() &&
       !config.raw("mlp_only_layers").empty()) {
     throw InputError(config.file(), "mlp_only_layers", "an empty list (interleaved dense layers are not modelled)");
   }
-  if (model.dense_layers > 0) model.dense_intermediate_size = config.integer("intermediate_size");
+  // Llama-4's dense layers between the MoE ones take intermediate_size_mlp (intermediate_size is the experts').
+  const char* dense_width = model_type.starts_with("llama4") ? "intermediate_size_mlp" : "intermediate_size";
+  if (model.dense_ffn_layers() > 0) model.dense_intermediate_size = config.integer(dense_width);
 }
 
 // Every linear layer's weights (attention, dense and expert MLPs) in `dtype`; router, embedding and head unchanged.
@@ -218,11 +307,13 @@ void read_quantization(const ConfigView& config, Model& model) {
 
 Model load_hf_config(const std::filesystem::path& file) {
   const nlohmann::json json = parse_json_file(file);
-  const ConfigView config(json, file.string());
-  const std::string model_type = config.text_or("model_type", "");
+  const ConfigView top(json, file.string());
+  // Multimodal wrappers (Qwen3.5, Kimi-K2.5, Llama-4) keep the language model's fields in text_config.
+  const ConfigView config = top.has("text_config") ? top.object("text_config") : top;
+  const std::string model_type = config.text_or("model_type", top.text_or("model_type", ""));
   Model model;
   model.file = file.string();
-  model.name = config.text_or("_name_or_path", model_type.empty() ? file.stem().string() : model_type);
+  model.name = top.text_or("_name_or_path", model_type.empty() ? file.stem().string() : model_type);
   if (is_hugging_face_id(model.name)) model.hf_id = model.name;
   model.source = file.string();
   model.hidden_size = config.integer("hidden_size");
@@ -231,9 +322,10 @@ Model load_hf_config(const std::filesystem::path& file) {
   model.tie_embeddings = config.flag_or("tie_word_embeddings", false);
   model.mtp_layers = config.integer_or("num_nextn_predict_layers", 0, 0);
   read_attention(config, model_type, model);
+  read_linear_attention(config, model);
   read_moe(config, model_type, model);
-  read_dense_layers(config, model);
-  read_quantization(config, model);
+  read_dense_layers(config, model_type, model);
+  read_quantization(config.has("quantization_config") ? config : top, model);
   validate_model(model);
   return model;
 }

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "io/input_error.hpp"
 
@@ -66,6 +67,18 @@ void validate_attention(const Layout& layout, const Model& model, const std::str
 
 void validate_experts(const Layout& layout, const Model& model, const std::string& source) {
   const Moe& moe = model.moe;
+  if (!model.has_moe()) {
+    // A dense model has no experts to spread: expert parallelism, redundant and fused slots are meaningless.
+    for (const auto& [key, value, unit] : {std::tuple{"layout.ep", layout.ep, std::int64_t{1}},
+                                           std::tuple{"layout.redundant", layout.redundant, std::int64_t{0}},
+                                           std::tuple{"layout.fused_shared", layout.fused_shared, std::int64_t{0}}}) {
+      if (value != unit) {
+        throw InputError(source, key,
+                         fmt::format("{}: {} is a dense model (no moe block), got {}", unit, model.name, value));
+      }
+    }
+    return;
+  }
   require_divides(layout.ep, layout.world(), source, "layout.ep", "the ranks tp x dp");
   if (layout.physical_experts(model) % layout.ep != 0) {
     throw InputError(source, "layout.ep",
@@ -136,7 +149,7 @@ void validate_layout(const Layout& layout, const Model& model, const std::string
   }
   require_divides(layout.nodes, layout.gpus(), source, "layout.nodes", "the GPUs tp x dp x pp");
   require_divides(layout.dense_tp_size(), layout.world(), source, "layout.dense_tp", "the ranks tp x dp");
-  if (model.dense_layers > 0) {
+  if (model.dense_ffn_layers() > 0) {
     require_divides(layout.dense_tp_size(), model.dense_intermediate_size, source, "layout.dense_tp",
                     "the dense FFN intermediate size");
   }

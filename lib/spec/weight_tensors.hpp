@@ -27,7 +27,9 @@ inline constexpr Component kAllComponents[] = {
     Component::routed_experts, Component::shared_experts, Component::router,
     Component::embedding,      Component::lm_head,        Component::norms};
 
-enum class LayerScope { every_layer, dense_layers, moe_layers, once };
+// every_layer: norms around each layer; attention_layers / linear_attention_layers: the token mixer of a
+// softmax-attention or a linear-attention layer; dense_layers / moe_layers: the FFN of a dense or a MoE layer.
+enum class LayerScope { every_layer, attention_layers, linear_attention_layers, dense_layers, moe_layers, once };
 
 // Which layout degree divides the tensor, and along which of its [out, in] dimensions.
 enum class Split {

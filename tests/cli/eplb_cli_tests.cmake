@@ -103,3 +103,11 @@ expect_failure(eplb-moves-alone 2 "--max-moves: expected --previous" ${out}
                       eplb-solve --loads ${readme} --nodes 2 --gpus 8 --slots 16 --max-moves 3 --out ${out})
 expect_failure(eplb-sglang-dense 2 "--sglang-out: expected --model or --dense-layers" ${out}
                       eplb-solve --loads ${readme} --nodes 2 --gpus 8 --slots 16 --sglang-out ${eplb_dir}/s.json --out ${out})
+
+# A dense model has no experts to place or route: both commands refuse it, naming the model file.
+expect_failure(eplb-solve-dense 2 "llama-3.1-8b-instruct.yaml: moe: expected a moe block" ${eplb_dir}/dense.json
+               eplb-solve --loads ${synthetic} --model ${SOURCE_DIR}/models/llama-3.1-8b-instruct.yaml
+               --nodes 1 --gpus 8 --slots 256 --out ${eplb_dir}/dense.json)
+expect_failure(eplb-simulate-dense 2 "llama-3.1-8b-instruct.yaml: moe: expected a moe block" ${eplb_dir}/dense.json
+               eplb-simulate --model ${SOURCE_DIR}/models/llama-3.1-8b-instruct.yaml --ep-sizes 8 --batches 1
+               --layers 1 --json ${eplb_dir}/dense.json)

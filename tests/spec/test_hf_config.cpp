@@ -17,8 +17,9 @@ const std::string kRoot = MOEPLAN_SOURCE_DIR;
 }
 
 TEST_CASE("every shipped config.json gives the same parameters as our model YAML") {
-  for (const char* name :
-       {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5", "kimi-k2-instruct"}) {
+  for (const char* name : {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5",
+                           "kimi-k2-instruct", "llama-3.1-8b-instruct", "qwen3-32b", "qwen3-next-80b-a3b",
+                           "qwen3.5-397b-a17b", "minimax-m2.5", "deepseek-v3.2", "glm-5", "llama-4-maverick"}) {
     CAPTURE(name);
     const moeplan::Model from_hf = moeplan::load_hf_config(kRoot + "/tests/data/hf/" + name + ".json");
     const moeplan::Model from_yaml = moeplan::load_model_yaml(kRoot + "/models/" + name + ".yaml");
@@ -31,6 +32,12 @@ TEST_CASE("every shipped config.json gives the same parameters as our model YAML
     CHECK(from_hf.moe.scoring == from_yaml.moe.scoring);
     CHECK(from_hf.weights.experts == from_yaml.weights.experts);
     CHECK(from_hf.attention.sliding_layers == from_yaml.attention.sliding_layers);
+    CHECK(from_hf.moe_layers() == from_yaml.moe_layers());
+    CHECK(from_hf.dense_ffn_layers() == from_yaml.dense_ffn_layers());
+    CHECK(from_hf.linear_attention.layers == from_yaml.linear_attention.layers);
+    CHECK(from_hf.linear_attention.state_dtype == from_yaml.linear_attention.state_dtype);
+    CHECK(from_hf.attention.indexer.topk == from_yaml.attention.indexer.topk);
+    CHECK(from_hf.attention.output_gate == from_yaml.attention.output_gate);
   }
 }
 
