@@ -30,7 +30,7 @@ void add_parameter_cases(CaseList& cases) {
   for (const char* name :
        {"deepseek-v3", "kimi-k2-instruct", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b", "gpt-oss-120b",
         "deepseek-v2-lite", "deepseek-r1", "glm-5", "minimax-m2.5", "qwen3-next-80b-a3b", "qwen3.5-397b-a17b",
-        "llama-4-maverick", "llama-3.1-8b-instruct", "llama-3.1-70b", "qwen3-32b"}) {
+        "llama-4-maverick", "llama-3.1-8b-instruct", "llama-3.1-70b", "qwen3-32b", "kimi-k2.5"}) {
     const Model model = load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/" + name + ".yaml");
     if (!model.published) continue;
     const ParameterCounts counts = count_parameters(model);

@@ -50,8 +50,12 @@ std::string render(const Model& model, const Scenario& scenario, const MemoryPla
   table.add_row({"total (usable)", gib(plan.total()), percent(plan.total(), plan.usable_bytes)});
   text += table.render();
   text += fmt::format("\nKV cache: {} bytes per token per rank", plan.kv.bytes_per_token);
-  if (plan.kv.bytes_per_sequence > 0)
-    text += fmt::format(" (+{} bytes per sequence in sliding layers)", plan.kv.bytes_per_sequence);
+  if (plan.kv.bytes_per_sequence > plan.kv.linear_state_bytes) {
+    text += fmt::format(" (+{} bytes per sequence in sliding layers)",
+                        plan.kv.bytes_per_sequence - plan.kv.linear_state_bytes);
+  }
+  if (plan.kv.linear_state_bytes > 0)
+    text += fmt::format(" (+{} bytes of linear-attention state per sequence)", plan.kv.linear_state_bytes);
   text += fmt::format("\nKV capacity: {} tokens per DP rank, {} sequences of {} tokens per DP rank ({} DP ranks)\n",
                       plan.max_kv_tokens, plan.max_sequences, plan.context_length, plan.layout.dp);
   return text;

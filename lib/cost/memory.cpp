@@ -163,6 +163,7 @@ KvCacheShape stage_kv_cache(const KvCacheShape& whole, const Model& model, const
   const auto all_layers = static_cast<std::uint64_t>(model.num_layers);
   shape.bytes_per_token = whole.bytes_per_token * layers / all_layers;
   shape.bytes_per_sequence = whole.bytes_per_sequence * layers / all_layers;
+  shape.linear_state_bytes = whole.linear_state_bytes * layers / all_layers;
   return shape;
 }
 

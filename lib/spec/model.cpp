@@ -188,6 +188,15 @@ bool is_id_part(std::string_view part) {
   });
 }
 
+DType read_kv_cache_dtype(const YamlView& root, DType fallback) {
+  if (!root.has("kv_cache_dtype")) return fallback;
+  try {
+    return parse_kv_cache_dtype(root.text("kv_cache_dtype"));
+  } catch (const std::invalid_argument& error) {
+    throw InputError(root.file(), root.key_path("kv_cache_dtype"), error.what());
+  }
+}
+
 std::string read_hf_id(const YamlView& root) {
   std::string id = root.text_or("hf_id", "");
   if (!id.empty() && !is_hugging_face_id(id)) {
@@ -211,7 +220,7 @@ Model load_variant(const YamlView& root, const std::filesystem::path& file) {
   model.hf_id = read_hf_id(root);
   model.source = root.text("source");
   if (const auto weights = root.optional_child("weights")) model.weights = read_weights(*weights);
-  model.kv_cache_dtype = read_dtype(root, "kv_cache_dtype", model.kv_cache_dtype);
+  model.kv_cache_dtype = read_kv_cache_dtype(root, model.kv_cache_dtype);
   if (const auto published = root.optional_child("published")) model.published = read_published(*published);
   validate_model(model);
   return model;
@@ -262,13 +271,7 @@ Model load_model_yaml(const std::filesystem::path& file) {
   }
   if (const auto moe = root.optional_child("moe")) model.moe = read_moe(*moe);
   if (const auto weights = root.optional_child("weights")) model.weights = read_weights(*weights);
-  if (root.has("kv_cache_dtype")) {
-    try {
-      model.kv_cache_dtype = parse_kv_cache_dtype(root.text("kv_cache_dtype"));
-    } catch (const std::invalid_argument& error) {
-      throw InputError(root.file(), root.key_path("kv_cache_dtype"), error.what());
-    }
-  }
+  model.kv_cache_dtype = read_kv_cache_dtype(root, model.kv_cache_dtype);
   if (const auto published = root.optional_child("published")) model.published = read_published(*published);
   validate_model(model);
   return model;

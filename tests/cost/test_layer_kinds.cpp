@@ -165,3 +165,43 @@ TEST_CASE("hybrid decode: only the full-attention quarter of the layers grows wi
       compute.gqa_decode(64, 65536, 16, 2, 256, DType::bf16) - compute.gqa_decode(64, 32768, 16, 2, 256, DType::bf16);
   CHECK(grown == approx(12.0 * per_layer));
 }
+
+TEST_CASE("4-bit expert variants: NVFP4 for DeepSeek-R1, group-32 INT4 for Kimi-K2.5") {
+  // NVFP4 [nvfp4]: half a byte per value, one E4M3 byte per 16 values of a row, one fp32 per matrix.
+  // w13 [4096 x 7168]: 14,680,064 + 1,835,008 + 4; w2 [7168 x 2048]: 7,340,032 + 917,504 + 4.
+  const std::uint64_t nvfp4_expert = 14680064ull + 1835008 + 4 + 7340032 + 917504 + 4;
+  const Model r1 = model_file("deepseek-r1-nvfp4.yaml");
+  // EP 8 over 8 ranks: 32 experts per rank in each of 58 MoE layers.
+  CHECK(weight_bytes_per_rank(r1, layout("dp=8,ep=8"))[Component::routed_experts] == nvfp4_expert * 32 * 58);
+  // MLA attention stays bf16: kv_b_proj [128 x 256, 512] alone is 128 x 256 x 512 x 2 bytes per layer.
+  CHECK(weight_bytes_per_rank(r1, layout("dp=8,ep=8"))[Component::attention_qkv] >= 128ull * 256 * 512 * 2 * 61);
+  // INT4 [compressed-tensors-int4]: half a byte per value, one bf16 scale per 32 values of a row.
+  // w13: 14,680,064 + 4096 x 224 x 2; w2: 7,340,032 + 7168 x 64 x 2. Kimi: 384 experts, EP 8, 60 MoE layers.
+  const std::uint64_t int4_expert = 14680064ull + 4096 * 224 * 2 + 7340032 + 7168 * 64 * 2;
+  const Model kimi = model_file("kimi-k2.5.yaml");
+  CHECK(weight_bytes_per_rank(kimi, layout("dp=8,ep=8"))[Component::routed_experts] == int4_expert * 48 * 60);
+  // The shared expert stays bf16: 3 x 7168 x 2048 x 2 bytes in each of 60 layers, unfused on every rank.
+  CHECK(weight_bytes_per_rank(kimi, layout("dp=8,ep=8"))[Component::shared_experts] == 3ull * 7168 * 2048 * 2 * 60);
+}
+
+TEST_CASE("the engine's state cache takes one slot of fixed bytes per running sequence before the tokens") {
+  MemoryPlan plan;
+  plan.fits = true;
+  plan.kv_cache_bytes = 1000;
+  plan.kv.bytes_per_token = 10;
+  plan.kv.bytes_per_sequence = 300;
+  plan.max_kv_tokens = 100;
+  // 1000 bytes hold 3 sequences of 300 state bytes and a 10-byte block each; the 100 left hold 10 tokens.
+  const StateCache full = reserve_state_cache(plan, 8, 1);
+  CHECK(full.slots == 3);
+  CHECK(full.kv_tokens == 10);
+  // An engine capped at 2 sequences keeps 1000 - 600 = 400 bytes, 40 tokens (4 blocks of 10 tokens).
+  const StateCache capped = reserve_state_cache(plan, 2, 10);
+  CHECK(capped.slots == 2);
+  CHECK(capped.kv_tokens == 40);
+  // Without fixed bytes nothing is set aside.
+  plan.kv.bytes_per_sequence = 0;
+  const StateCache none = reserve_state_cache(plan, 8, 1);
+  CHECK(none.slots == 8);
+  CHECK(none.kv_tokens == 100);
+}

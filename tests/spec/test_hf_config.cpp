@@ -17,9 +17,10 @@ const std::string kRoot = MOEPLAN_SOURCE_DIR;
 }
 
 TEST_CASE("every shipped config.json gives the same parameters as our model YAML") {
-  for (const char* name : {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5",
-                           "kimi-k2-instruct", "llama-3.1-8b-instruct", "qwen3-32b", "qwen3-next-80b-a3b",
-                           "qwen3.5-397b-a17b", "minimax-m2.5", "deepseek-v3.2", "glm-5", "llama-4-maverick"}) {
+  for (const char* name :
+       {"deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-120b", "glm-4.5", "kimi-k2-instruct",
+        "llama-3.1-8b-instruct", "qwen3-32b", "qwen3-next-80b-a3b", "qwen3.5-397b-a17b", "minimax-m2.5",
+        "deepseek-v3.2", "glm-5", "llama-4-maverick", "kimi-k2.5"}) {
     CAPTURE(name);
     const moeplan::Model from_hf = moeplan::load_hf_config(kRoot + "/tests/data/hf/" + name + ".json");
     const moeplan::Model from_yaml = moeplan::load_model_yaml(kRoot + "/models/" + name + ".yaml");

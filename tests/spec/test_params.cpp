@@ -46,6 +46,11 @@ constexpr HandCount kHandCounts[] = {
     {"glm-5.yaml", 743911218432, 41784728832, 37748736},
     // Interleaved: 24 dense layers (MLP 16384) and 24 MoE layers (128 experts of 8192, top-1, shared expert).
     {"llama-4-maverick.yaml", 400711848960, 17184691200, 125829120},
+    // Weight-format variants: their base's architecture, so its counts.
+    {"kimi-k2.5.yaml", 1026408232448, 32861500928, 44040192},
+    {"deepseek-r1-nvfp4.yaml", 671026419200, 37552297472, 44040192},
+    {"qwen3-32b-nvfp4.yaml", 32762123264, 32762123264, 0},
+    {"llama-3.1-8b-instruct-fp8.yaml", 8030261248, 8030261248, 0},
 };
 
 }  // namespace
