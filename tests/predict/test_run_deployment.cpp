@@ -17,9 +17,15 @@ TEST_CASE("models match by exact id, then as a quantized checkpoint of a base mo
   const auto catalog = shipped_models();
   REQUIRE(catalog.find("deepseek-ai/DeepSeek-V3") != nullptr);
   CHECK(catalog.find("deepseek-ai/DeepSeek-V3")->name == "DeepSeek-V3");
-  // Qwen/Qwen3-235B-A22B-FP8: no YAML of its own, the FP8 suffix dropped finds Qwen/Qwen3-235B-A22B.
+  // Qwen/Qwen3-235B-A22B-FP8 has a YAML of its own: the exact id wins over the base model.
   REQUIRE(catalog.find("Qwen/Qwen3-235B-A22B-FP8") != nullptr);
-  CHECK(catalog.find("Qwen/Qwen3-235B-A22B-FP8")->hf_id == "Qwen/Qwen3-235B-A22B");
+  CHECK(catalog.find("Qwen/Qwen3-235B-A22B-FP8")->hf_id == "Qwen/Qwen3-235B-A22B-FP8");
+  // Qwen/Qwen3-30B-A3B-FP8: no YAML of its own, the FP8 suffix dropped finds Qwen/Qwen3-30B-A3B.
+  REQUIRE(catalog.find("Qwen/Qwen3-30B-A3B-FP8") != nullptr);
+  CHECK(catalog.find("Qwen/Qwen3-30B-A3B-FP8")->hf_id == "Qwen/Qwen3-30B-A3B");
+  // zhipuai/GLM-5 is the older owner name of zai-org/GLM-5: the name part matches.
+  REQUIRE(catalog.find("zhipuai/GLM-5") != nullptr);
+  CHECK(catalog.find("zhipuai/GLM-5")->hf_id == "zai-org/GLM-5");
   CHECK(catalog.find("someone/Unknown-Model") == nullptr);
 }
 
