@@ -91,15 +91,16 @@ void run(const ExportOptions& options) {
 
 void add_export_command(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
-  auto* command = app.add_subcommand("export", "Write SGLang / vLLM / vllm-ascend launch scripts and files for a plan");
+  auto* command = app.add_subcommand(
+      "export", "Write SGLang / vLLM / vllm-ascend / TensorRT-LLM launch scripts and files for a plan");
   command->add_option("--plan", options->plan, "plan JSON from plan-deploy --json")->required();
   command->add_option("--engine", options->engine, "target engine")
       ->required()
-      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend"}));
+      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend", "trtllm"}));
   command
       ->add_option("--engine-version", options->engine_version,
                    "engine release the scripts are checked against (lib/export/flags: SGLang 0.4.5+, vLLM 0.9+, "
-                   "vllm-ascend 0.9.1+, main)")
+                   "vllm-ascend 0.9.1+, TensorRT-LLM 1.0.0rc3+, main)")
       ->capture_default_str();
   command->add_option(
       "--placement", options->placements,

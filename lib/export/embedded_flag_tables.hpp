@@ -5,7 +5,7 @@
 
 namespace moeplan::exporting {
 
-// `name` is "sglang", "vllm" or "vllm_ascend"; an empty view for any other name.
+// `name` is "sglang", "vllm", "vllm_ascend" or "trtllm"; an empty view for any other name.
 std::string_view embedded_flag_table(std::string_view name);
 
 }  // namespace moeplan::exporting

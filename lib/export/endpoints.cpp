@@ -43,6 +43,12 @@ void add_vllm_endpoints(LaunchCommand& command, const NodeLaunch& node, const st
   command.add("--port", std::to_string(http_port(Engine::vllm, node)));
 }
 
+// [trtllm-serve-source]: trtllm-serve binds localhost on port 8000 unless told otherwise.
+void add_trtllm_endpoints(LaunchCommand& command, const NodeLaunch& node) {
+  command.add("--host", "0.0.0.0");
+  command.add("--port", std::to_string(http_port(Engine::trtllm, node)));
+}
+
 // [sglang-router-args]: --pd-disaggregation, --prefill URL BOOTSTRAP_PORT and --decode URL, repeated.
 LaunchCommand sglang_router(const std::vector<NodeLaunch>& nodes, bool disaggregated) {
   LaunchCommand command;
@@ -106,6 +112,8 @@ void add_endpoints(LaunchCommand& command, Engine engine, const NodeLaunch& node
                    const std::string& connector) {
   if (engine == Engine::sglang) {
     add_sglang_endpoints(command, node, on_ascend);
+  } else if (engine == Engine::trtllm) {
+    add_trtllm_endpoints(command, node);
   } else {
     add_vllm_endpoints(command, node, connector);
   }

@@ -13,7 +13,7 @@
 
 namespace moeplan::exporting {
 
-// The HTTP port of the node's server: SGLang 30000, vLLM 8000, plus the node's slot on a shared node.
+// The HTTP port of the node's server: SGLang 30000, vLLM and TensorRT-LLM 8000, plus the node's slot on a shared node.
 std::int64_t http_port(Engine engine, const NodeLaunch& node);
 // The port the router or proxy listens on: 8000 for SGLang's router, 9000 for vLLM's proxy (beside
 // vLLM servers on 8000).

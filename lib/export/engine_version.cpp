@@ -15,15 +15,16 @@ std::string engine_name(Engine engine) {
     case Engine::sglang: return "sglang";
     case Engine::vllm: return "vllm";
     case Engine::vllm_ascend: return "vllm-ascend";
+    case Engine::trtllm: return "trtllm";
   }
   return "";
 }
 
 Engine parse_engine(const std::string& name, const std::string& source) {
-  for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend}) {
+  for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend, Engine::trtllm}) {
     if (engine_name(engine) == name) return engine;
   }
-  throw InputError(source, "--engine", fmt::format("one of sglang, vllm, vllm-ascend, got '{}'", name));
+  throw InputError(source, "--engine", fmt::format("one of sglang, vllm, vllm-ascend, trtllm, got '{}'", name));
 }
 
 std::string EngineVersion::text() const {

@@ -6,10 +6,10 @@
 
 namespace moeplan::exporting {
 
-enum class Engine { sglang, vllm, vllm_ascend };
+enum class Engine { sglang, vllm, vllm_ascend, trtllm };
 
 std::string engine_name(Engine engine);
-// "sglang", "vllm" or "vllm-ascend"; throws InputError naming `source` otherwise.
+// "sglang", "vllm", "vllm-ascend" or "trtllm"; throws InputError naming `source` otherwise.
 Engine parse_engine(const std::string& name, const std::string& source);
 
 // A release "0.5.4", "v0.10.2rc1", "0.4.6.post1", or "main", newer than every release. A release

@@ -15,6 +15,7 @@
 #include "export/refusal.hpp"
 #include "export/sglang.hpp"
 #include "export/sglang_rules.hpp"
+#include "export/trtllm.hpp"
 #include "export/vllm_ascend.hpp"
 #include "io/input_error.hpp"
 
@@ -75,8 +76,11 @@ std::map<RoleKind, ExpertPlacement> read_placements(const PlanFile& plan, const 
   return placements;
 }
 
-// vLLM serves CUDA GPUs, vllm-ascend Ascend NPUs.
+// vLLM and TensorRT-LLM serve CUDA GPUs, vllm-ascend Ascend NPUs.
 void check_platform(const PlanFile& plan, Engine engine) {
+  if (engine == Engine::trtllm && plan.scenario.on_ascend()) {
+    throw InputError(plan.file, "scenario.gpu", fmt::format("a CUDA GPU for trtllm, got {}", plan.scenario.gpu));
+  }
   if (engine == Engine::vllm && plan.scenario.on_ascend()) {
     throw InputError(plan.file, "scenario.gpu",
                      fmt::format("a CUDA GPU for vllm (use --engine vllm-ascend on {})", plan.scenario.gpu));
@@ -97,6 +101,7 @@ void check_roles(const PlanFile& plan, const DeploymentPlan& deployment, const E
         check_vllm_role(plan, role, request.version, VllmPlatform::ascend);
         check_vllm_ascend_role(plan, role, request.version);
         break;
+      case Engine::trtllm: check_trtllm_role(plan, role); break;
     }
   }
 }
@@ -141,6 +146,8 @@ LaunchCommand engine_launch(const PlanFile& plan, const DeploymentPlan& deployme
     const bool placed = placements.contains(node.role->role);
     command = sglang_launch(plan, node, settings,
                             placed ? std::optional(expert_location_file_name(node.role->role)) : std::nullopt);
+  } else if (request.engine == Engine::trtllm) {
+    command = trtllm_launch(node, model_path);
   } else {
     VllmSettings settings = vllm_settings(deployment, request);
     settings.model_path = model_path;
@@ -158,9 +165,9 @@ VllmPlatform platform_of(Engine engine) {
 LaunchCommand launch_for(const PlanFile& plan, const DeploymentPlan& deployment, const NodeLaunch& node,
                          const ExportRequest& request, const std::map<RoleKind, ExpertPlacement>& placements) {
   LaunchCommand command = engine_launch(plan, deployment, node, request, placements);
-  const std::string connector = request.engine == Engine::sglang
-                                    ? ""
-                                    : kv_connector_for(vllm_settings(deployment, request), platform_of(request.engine));
+  const bool vllm_family = request.engine == Engine::vllm || request.engine == Engine::vllm_ascend;
+  const std::string connector =
+      !vllm_family ? "" : kv_connector_for(vllm_settings(deployment, request), platform_of(request.engine));
   add_endpoints(command, request.engine, node, plan.scenario.on_ascend(), connector);
   return command;
 }
@@ -258,11 +265,28 @@ std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& versi
                      refusal.problem.reason, nearest));
 }
 
+// A TensorRT-LLM command carries its extra options as JSON (checked as such); the script names the YAML
+// file beside it instead, and the file follows the script.
+std::optional<OutputFile> move_options_to_file(LaunchCommand& command, const NodeLaunch& node) {
+  for (Argument& argument : command.arguments) {
+    if (argument.flag != kTrtllmOptionsFlag) continue;
+    const std::string name = trtllm_options_file_name(node);
+    const std::string yaml = trtllm_options_yaml(nlohmann::json::parse(argument.values.front()));
+    argument.values = {name};
+    command.reads_output_files = true;
+    return OutputFile{name, yaml, false};
+  }
+  return std::nullopt;
+}
+
 void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
   for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
     const NodeLaunch& node = launches.nodes[index];
     const std::string comment = comment_text(script_comment(plan, node, request)) + "\n# " + checked_comment(request);
-    result.files.push_back({node.script_name(), render_script(launches.commands[index], comment), true});
+    LaunchCommand command = launches.commands[index];
+    const std::optional<OutputFile> options = move_options_to_file(command, node);
+    result.files.push_back({node.script_name(), render_script(command, comment), true});
+    if (options) result.files.push_back(*options);
   }
   if (launches.router) {
     const std::string comment =

@@ -28,6 +28,7 @@ const char* table_name(Engine engine) {
     case Engine::sglang: return "sglang";
     case Engine::vllm: return "vllm";
     case Engine::vllm_ascend: return "vllm_ascend";
+    case Engine::trtllm: return "trtllm";
   }
   return "";
 }
@@ -35,7 +36,7 @@ const char* table_name(Engine engine) {
 const Table& table_of(Engine engine) {
   static const std::map<Engine, Table> tables = [] {
     std::map<Engine, Table> parsed;
-    for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend})
+    for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend, Engine::trtllm})
       parsed[engine].document = Json::parse(embedded_flag_table(table_name(engine)));
     parsed[Engine::vllm_ascend].base = &parsed[Engine::vllm];
     return parsed;
@@ -277,8 +278,10 @@ class Checker {
   void check_key_value(const std::string& flag, const Json& item, const std::string& path, const Json& value,
                        const EngineVersion& at) {
     const std::string type = item.at("value");
-    const bool fits = (type == "object" && value.is_object()) || (type == "int" && value.is_number_integer()) ||
-                      (type == "bool" && value.is_boolean()) || (type == "string" && value.is_string()) ||
+    const bool fits = (type == "object" && value.is_object()) || (type == "mapping" && value.is_object()) ||
+                      (type == "mapping-or-null" && (value.is_object() || value.is_null())) ||
+                      (type == "int" && value.is_number_integer()) || (type == "bool" && value.is_boolean()) ||
+                      (type == "string" && value.is_string()) ||
                       (type == "int-text" &&
                        (value.is_number_integer() || (value.is_string() && is_integer(value.get<std::string>())))) ||
                       (type == "int-array" && value.is_array()) || (type == "choice" && value.is_string());

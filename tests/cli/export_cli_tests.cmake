@@ -50,6 +50,15 @@ expect_success(export-ascend "decode-0-node0.sh" export --plan ${plans}/qwen3-23
                --model-path Qwen/Qwen3-235B-A22B --out ${out})
 expect_same_file(export-ascend-decode ${out}/decode-0-node0.sh ${expected}/qwen3-235b-pd-vllm-ascend/decode-0-node0.sh)
 
+# The tp8 plan's unfused entry on TensorRT-LLM 1.2.0rc6: the script and the extra-options file it names.
+set(out ${WORK_DIR}/export-trtllm)
+file(REMOVE_RECURSE ${out})
+expect_success(export-trtllm "wrote 3 files" export --plan ${plans}/deepseek-v3-tp8-h200.json --engine trtllm
+               --engine-version 1.2.0rc6 --plan-index 1 --model-path deepseek-ai/DeepSeek-V3 --out ${out})
+expect_same_file(export-trtllm-script ${out}/aggregated-0-node0.sh ${expected}/deepseek-v3-tp8-trtllm/aggregated-0-node0.sh)
+expect_same_file(export-trtllm-options ${out}/aggregated-0-node0.yaml
+                 ${expected}/deepseek-v3-tp8-trtllm/aggregated-0-node0.yaml)
+
 # Refusals: exit 2, the rule in the message, no output directory.
 set(out ${WORK_DIR}/export-refused)
 file(REMOVE_RECURSE ${out})
@@ -70,3 +79,7 @@ expect_failure(export-plan-index 2 "--plan-index: expected an index below 2" ${o
                export --plan ${plans}/deepseek-v3-tp8-h200.json --engine sglang --plan-index 2 --out ${out})
 expect_failure(export-missing-plan 2 "no-such-plan.json: expected an existing, readable file" ${out}
                export --plan ${plans}/no-such-plan.json --engine sglang --out ${out})
+expect_failure(export-trtllm-fused 2 "plans[0].roles[0].layout.fused_shared: expected 0 for trtllm" ${out}
+               export --plan ${plans}/deepseek-v3-tp8-h200.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})
+expect_failure(export-trtllm-pd 2 "plans[0].roles[0].role: expected aggregated for trtllm" ${out}
+               export --plan ${plans}/deepseek-v3-pd-h100.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})

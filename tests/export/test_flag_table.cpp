@@ -70,6 +70,38 @@ LaunchCommand read_script(const std::string& text) {
   return command;
 }
 
+// --- Reading a TensorRT-LLM options file back: two-space block mappings whose values are JSON scalars or lists.
+
+nlohmann::json read_options_yaml(const std::string& text) {
+  nlohmann::json root = nlohmann::json::object();
+  std::vector<nlohmann::json*> open{&root};
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    open.resize(indent / 2 + 1);
+    const std::size_t colon = line.find(':', indent);
+    nlohmann::json& parent = *open.back();
+    const std::string key = line.substr(indent, colon - indent);
+    if (colon + 1 == line.size()) {
+      parent[key] = nlohmann::json::object();
+      open.push_back(&parent[key]);
+    } else {
+      parent[key] = nlohmann::json::parse(line.substr(colon + 2));
+    }
+  }
+  return root;
+}
+
+// Every key of `options` as its dotted path, parents first.
+void key_paths(const nlohmann::json& options, const std::string& prefix, std::vector<std::string>& paths) {
+  for (const auto& item : options.items()) {
+    const std::string path = prefix.empty() ? item.key() : prefix + "." + item.key();
+    paths.push_back(path);
+    if (item.value().is_object()) key_paths(item.value(), path, paths);
+  }
+}
+
 // --- The table files as stored, read by this test alone.
 
 const nlohmann::json& table_document(const std::string& name) {
@@ -100,9 +132,9 @@ const nlohmann::json* entry_named(const nlohmann::json& entries, const std::stri
 // engine's entries, or for vllm-ascend upstream vLLM's entries at the release of the same number.
 bool stored_table_lists(Engine engine, const EngineVersion& version, const LaunchCommand& command,
                         const std::string& name) {
-  const std::vector<std::string> names = engine == Engine::vllm_ascend
-                                             ? std::vector<std::string>{"vllm_ascend", "vllm"}
-                                             : std::vector<std::string>{engine == Engine::sglang ? "sglang" : "vllm"};
+  std::vector<std::string> names = {engine == Engine::sglang ? "sglang" : "vllm"};
+  if (engine == Engine::vllm_ascend) names = {"vllm_ascend", "vllm"};
+  if (engine == Engine::trtllm) names = {"trtllm"};
   for (const std::string& table : names) {
     const nlohmann::json& document = table_document(table);
     const EngineVersion at = table == "vllm" ? without_suffix(version) : version;
@@ -131,13 +163,28 @@ std::vector<Variant> variants() {
   nlohmann::json ascend_sglang = plan_document("qwen3-235b-pd-otp4-910b.json");
   ascend_sglang["plans"][0]["roles"][1]["layout"]["otp"] = 1;
   nlohmann::json shared_prefill = plan_document("qwen3-235b-pd-otp4-910b.json");
+  nlohmann::json attention_dp = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = attention_dp["plans"][0]["roles"][0];
+  for (const auto& [key, value] : std::map<std::string, int>{
+           {"tp", 1}, {"dp", 8}, {"ep", 8}, {"dense_tp", 1}, {"lm_head_tp", 1}, {"fused_shared", 0}})
+    role["layout"][key] = value;
+  role["kv_cache_dtype"] = "fp8_e4m3";
+  role["max_context"] = 16384;
+  role["speculative"] = {{"method", "mtp"}, {"draft_tokens", 2}};
+  role["graph_batch_sizes"] = {1, 2, 4, 8};
+  role["cuda_graph_max_batch"] = 8;
   nlohmann::json& prefill = shared_prefill["plans"][0]["roles"][0];
   prefill["gpus"] = 8;
   prefill["instances"] = 2;
   prefill["layout"]["dp"] = 8;
   prefill["layout"]["ep"] = 8;
-  return {{"deepseek-v3-pd-h100", plan_document("deepseek-v3-pd-h100.json"), {Engine::sglang, Engine::vllm}},
-          {"deepseek-v3-tp8-h200", plan_document("deepseek-v3-tp8-h200.json"), {Engine::sglang, Engine::vllm}},
+  return {{"deepseek-v3-pd-h100",
+           plan_document("deepseek-v3-pd-h100.json"),
+           {Engine::sglang, Engine::vllm, Engine::trtllm}},
+          {"deepseek-v3-tp8-h200",
+           plan_document("deepseek-v3-tp8-h200.json"),
+           {Engine::sglang, Engine::vllm, Engine::trtllm}},
+          {"deepseek-v3 attention DP8 with MTP", attention_dp, {Engine::trtllm}},
           {"qwen3-235b-pd-otp4-910b", plan_document("qwen3-235b-pd-otp4-910b.json"), {Engine::vllm_ascend}},
           {"qwen3-235b-rl-otp4-910b", plan_document("qwen3-235b-rl-otp4-910b.json"), {Engine::vllm_ascend}},
           {"qwen3 PD without OTP", ascend_sglang, {Engine::sglang, Engine::vllm_ascend}},
@@ -150,10 +197,37 @@ struct Tally {
   std::map<std::string, std::vector<EngineVersion>> exported_at;  // plans[0] of each variant
 };
 
+const OutputFile* file_in(const ExportResult& result, const std::string& name) {
+  for (const OutputFile& file : result.files) {
+    if (file.name == name) return &file;
+  }
+  return nullptr;
+}
+
+// A TensorRT-LLM script names its options file: the command the table judges carries the file's keys, and
+// the stored table must list every key for the release.
+void read_options_back(const ExportRequest& request, const ExportResult& result, LaunchCommand& command) {
+  for (Argument& argument : command.arguments) {
+    if (argument.flag != "--extra_llm_api_options") continue;
+    const OutputFile* file = file_in(result, argument.values.front());
+    REQUIRE_MESSAGE(file, argument.values.front());
+    const nlohmann::json options = read_options_yaml(file->contents);
+    argument.values = {options.dump()};
+    std::vector<std::string> paths;
+    key_paths(options, "", paths);
+    const auto* entry = entry_named(table_document("trtllm").at("entries"), "--extra_llm_api_options");
+    for (const std::string& path : paths) {
+      const auto* key = entry_named(entry->at("keys"), path);
+      CHECK_MESSAGE((key && covers(key->at("spans")[0], request.version)), path);
+    }
+  }
+}
+
 void check_scripts(const PlanFile& plan, const ExportRequest& request, const ExportResult& result) {
   for (const OutputFile& file : result.files) {
     if (!file.name.ends_with(".sh")) continue;
-    const LaunchCommand command = read_script(file.contents);
+    LaunchCommand command = read_script(file.contents);
+    if (request.engine == Engine::trtllm) read_options_back(request, result, command);
     const NodeLaunch* node = nullptr;
     for (const NodeLaunch& candidate : result.nodes) {
       if (candidate.script_name() == file.name) node = &candidate;
@@ -213,7 +287,8 @@ TEST_CASE("every script of every listed release passes its flag table") {
   const Tally sglang = run_conformance(Engine::sglang);
   const Tally vllm = run_conformance(Engine::vllm);
   const Tally ascend = run_conformance(Engine::vllm_ascend);
-  for (const Tally* tally : {&sglang, &vllm, &ascend}) {
+  const Tally trtllm = run_conformance(Engine::trtllm);
+  for (const Tally* tally : {&sglang, &vllm, &ascend, &trtllm}) {
     CHECK(tally->exported > 0);
     CHECK(tally->refused > 0);
   }
@@ -226,6 +301,13 @@ TEST_CASE("every script of every listed release passes its flag table") {
   // (top level from 0.10.2rc1): every tag from 0.10.2rc1 exports it.
   CHECK(ascend.exported_at.at("qwen3-235b-pd-otp4-910b") ==
         listed_from(Engine::vllm_ascend, release_candidate(0, 10, 2, 1)));
+  // trtllm.json gives every flag and key it lists the same span, 1.0.0rc3 to 1.2.0rc6: the attention-DP plan
+  // exports at each listed release; the PD plan (prefill and decode roles) and the tp8 plan's fused shared
+  // expert at none.
+  CHECK(trtllm.exported_at.at("deepseek-v3 attention DP8 with MTP") ==
+        listed_from(Engine::trtllm, release_candidate(1, 0, 0, 3)));
+  CHECK_FALSE(trtllm.exported_at.contains("deepseek-v3-pd-h100"));
+  CHECK_FALSE(trtllm.exported_at.contains("deepseek-v3-tp8-h200"));
 }
 
 TEST_CASE("the compiled table is the stored file; versions ascend, main last") {
@@ -237,6 +319,17 @@ TEST_CASE("the compiled table is the stored file; versions ascend, main last") {
   // sglang.json lists 0.4.5 first: the version.py bump commit 57f99608f.
   CHECK(table_versions(Engine::sglang).front() == release(0, 4, 5));
   CHECK(table_versions(Engine::vllm_ascend).front() == release(0, 9, 1));
+  // trtllm.json lists the releases the measured runs name, 1.0.0rc3 to 1.2.0rc6, and not main.
+  const std::vector<EngineVersion> trtllm = table_versions(Engine::trtllm);
+  CHECK(std::is_sorted(trtllm.begin(), trtllm.end()));
+  CHECK(trtllm.front() == release_candidate(1, 0, 0, 3));
+  CHECK(trtllm.back() == release_candidate(1, 2, 0, 6));
+}
+
+TEST_CASE("an options file reads back to the keys it was written from") {
+  const std::string text = "cuda_graph_config:\n  batch_sizes: [1, 2]\nenable_attention_dp: true\n";
+  const nlohmann::json expected = {{"cuda_graph_config", {{"batch_sizes", {1, 2}}}}, {"enable_attention_dp", true}};
+  CHECK(read_options_yaml(text) == expected);
 }
 
 TEST_CASE("reading a script back gives the command's tokens") {

@@ -1,0 +1,156 @@
+#include "export/trtllm.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "export/refusal.hpp"
+
+namespace moeplan::exporting {
+
+namespace {
+
+using Json = nlohmann::json;
+
+void check_trtllm_shape(const PlanFile& plan, const RolePlan& role) {
+  if (role.role != RoleKind::aggregated)
+    refuse(plan, role, "role", "aggregated for trtllm (this export writes no disaggregated trtllm-serve deployment)");
+  // [trtllm-serve-source]: one trtllm-serve process spans several nodes only under MPI or Slurm.
+  if (role.nodes > 1)
+    refuse(plan, role, "nodes", "1 for trtllm (an instance over several nodes is started by MPI, not written here)");
+}
+
+void check_trtllm_layout(const PlanFile& plan, const RolePlan& role) {
+  const Layout& layout = role.layout;
+  // [trtllm-llm-args]: enable_attention_dp gives every rank of tp_size its own attention; there is no
+  // attention TP group inside attention DP.
+  if (layout.dp > 1 && layout.tp > 1)
+    refuse(plan, role, "layout.tp", "1 when layout.dp > 1 for trtllm (attention DP is one attention rank per GPU)");
+  if (layout.otp > 1) refuse(plan, role, "layout.otp", "1 for trtllm, which has no O-projection TP group");
+  if (layout.qkvtp > 1) refuse(plan, role, "layout.qkvtp", "1 for trtllm, which has no QKV-projection TP group");
+  if (layout.dense_tp_size() != layout.tp)
+    refuse(plan, role, "layout.dense_tp", fmt::format("{} (the attention TP) for trtllm", layout.tp));
+  if (layout.lm_head_tp_size() != layout.tp)
+    refuse(plan, role, "layout.lm_head_tp", fmt::format("{} (the attention TP) for trtllm", layout.tp));
+}
+
+void check_trtllm_experts(const PlanFile& plan, const RolePlan& role) {
+  if (role.layout.fused_shared > 0)
+    refuse(plan, role, "layout.fused_shared", "0 for trtllm, which has no shared-expert fusion setting");
+  if (role.layout.redundant > 0)
+    refuse(plan, role, "layout.redundant", "0 for trtllm (its MoE load balancer slots are not written by this export)");
+  if (role.dispatch != Dispatch::standard)
+    refuse(plan, role, "dispatch", "standard for trtllm, which chooses its own MoE all-to-all");
+  if (role.two_batch_overlap)
+    refuse(plan, role, "two_batch_overlap", "false for trtllm, which has no two-batch overlap setting");
+}
+
+void check_trtllm_batching(const PlanFile& plan, const RolePlan& role) {
+  if (role.kv_block_tokens != 1) refuse(plan, role, "kv_block_tokens", "1 (the engine's own block size) for trtllm");
+  if (role.speculative && role.speculative->method != "mtp")
+    refuse(plan, role, "speculative.method",
+           fmt::format("mtp for trtllm (an {} draft is not written), got {}", role.speculative->method,
+                       role.speculative->method));
+}
+
+// [trtllm-llm-args]: cuda_graph_config takes the captured batch sizes or the largest; null turns graphs off.
+Json cuda_graph_options(const RolePlan& role) {
+  if (role.cuda_graph_max_batch == 0) return nullptr;
+  if (!role.graph_batch_sizes.empty()) return {{"batch_sizes", role.graph_batch_sizes}};
+  return {{"max_batch_size", role.cuda_graph_max_batch}};
+}
+
+// [trtllm-llm-args]: block reuse is the prefix cache; dtype defaults to the checkpoint's (auto).
+Json kv_cache_options(const RolePlan& role) {
+  Json options = {{"enable_block_reuse", role.prefix_caching}};
+  if (role.kv_cache_dtype == KvCacheDtype::fp8_e4m3) options["dtype"] = "fp8";
+  return options;
+}
+
+Json extra_options(const RolePlan& role) {
+  Json options = Json::object();
+  if (role.layout.dp > 1) options["enable_attention_dp"] = true;
+  // [trtllm-llm-args]: a prompt longer than max_num_tokens needs chunked prefill.
+  if (role.max_context > role.chunked_prefill_tokens) options["enable_chunked_prefill"] = true;
+  options["cuda_graph_config"] = cuda_graph_options(role);
+  options["kv_cache_config"] = kv_cache_options(role);
+  if (role.speculative)
+    options["speculative_config"] = {{"decoding_type", "MTP"},
+                                     {"num_nextn_predict_layers", role.speculative->draft_tokens}};
+  return options;
+}
+
+void add_parallelism(LaunchCommand& command, const Layout& layout) {
+  // [trtllm-serve-source]: tp_size counts every GPU of a stage; with attention DP each is one DP rank.
+  command.add("--tp_size", std::to_string(layout.world()));
+  command.add("--pp_size", std::to_string(layout.pp));
+  command.add("--ep_size", std::to_string(layout.ep));
+}
+
+void add_batching(LaunchCommand& command, const RolePlan& role) {
+  // [trtllm-llm-args]: the batch and token limits hold per rank, so per attention DP rank.
+  command.add("--max_batch_size", std::to_string(role.max_batch_per_dp_rank));
+  command.add("--max_num_tokens", std::to_string(role.chunked_prefill_tokens));
+  command.add("--max_seq_len", std::to_string(role.max_context));
+}
+
+void append_scalar(std::string& text, const Json& value) {
+  if (!value.is_array()) {
+    text += value.dump();
+    return;
+  }
+  std::vector<std::string> items;
+  for (const Json& item : value) items.push_back(item.dump());
+  text += fmt::format("[{}]", fmt::join(items, ", "));
+}
+
+void append_mapping(std::string& text, const Json& mapping, int indent) {
+  for (const auto& [key, value] : mapping.items()) {
+    text += fmt::format("{:{}}{}:", "", indent, key);
+    if (value.is_object() && !value.empty()) {
+      text += "\n";
+      append_mapping(text, value, indent + 2);
+      continue;
+    }
+    text += " ";
+    append_scalar(text, value);
+    text += "\n";
+  }
+}
+
+}  // namespace
+
+void check_trtllm_role(const PlanFile& plan, const RolePlan& role) {
+  check_trtllm_shape(plan, role);
+  check_trtllm_layout(plan, role);
+  check_trtllm_experts(plan, role);
+  check_trtllm_batching(plan, role);
+}
+
+LaunchCommand trtllm_launch(const NodeLaunch& node, const std::string& model_path) {
+  const RolePlan& role = *node.role;
+  LaunchCommand command;
+  if (!node.devices.empty())
+    command.set_environment("CUDA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(node.devices, ",")));
+  command.program = {"trtllm-serve", model_path};
+  command.add("--backend", "pytorch");
+  add_parallelism(command, role.layout);
+  add_batching(command, role);
+  command.add(kTrtllmOptionsFlag, extra_options(role).dump());
+  command.notes.emplace_back(
+      "the KV cache takes trtllm-serve's default share of the memory left after the weights: the plan's "
+      "memory_fraction_static counts the weights in, so it is not that fraction");
+  return command;
+}
+
+std::string trtllm_options_yaml(const Json& options) {
+  std::string text;
+  append_mapping(text, options, 0);
+  return text;
+}
+
+std::string trtllm_options_file_name(const NodeLaunch& node) {
+  std::string name = node.script_name();
+  return name.substr(0, name.size() - 3) + ".yaml";
+}
+
+}  // namespace moeplan::exporting

@@ -1,0 +1,35 @@
+#pragma once
+// The TensorRT-LLM launch of one node: `trtllm-serve MODEL` with the PyTorch backend, its parallel sizes
+// and batch limits on the command line, and the rest in the extra-options YAML file the command points to
+// ([trtllm-serve-source], [trtllm-llm-args]). What the server cannot express is refused before anything
+// is written.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "export/engine_version.hpp"
+#include "export/launch_command.hpp"
+#include "export/node_assignment.hpp"
+#include "export/plan_file.hpp"
+
+namespace moeplan::exporting {
+
+// The flag that names the extra-options file. The writer puts the options there as JSON text; the
+// exporter checks them against the flag table, then moves them into the YAML file.
+inline constexpr const char* kTrtllmOptionsFlag = "--extra_llm_api_options";
+
+// Throws InputError (refusal.hpp) on the first thing of `role` trtllm-serve has no setting for: several
+// nodes, prefill/decode roles, attention TP inside attention DP, O/QKV-projection, dense or LM-head splits
+// apart from attention, fused shared experts, redundant experts, DeepEP dispatch, two-batch overlap, a KV
+// block size, or an EAGLE draft.
+void check_trtllm_role(const PlanFile& plan, const RolePlan& role);
+
+// The role must have passed check_trtllm_role. --host and --port are endpoints.hpp's.
+LaunchCommand trtllm_launch(const NodeLaunch& node, const std::string& model_path);
+
+// The extra options as a YAML document: block mappings, flow lists of scalars, JSON-quoted strings.
+std::string trtllm_options_yaml(const nlohmann::json& options);
+
+// "aggregated-0-node0.yaml": the options file beside the node's script.
+std::string trtllm_options_file_name(const NodeLaunch& node);
+
+}  // namespace moeplan::exporting

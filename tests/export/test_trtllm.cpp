@@ -1,0 +1,160 @@
+// TensorRT-LLM launches, written by hand from [trtllm-serve-source] (the trtllm-serve options) and
+// [trtllm-llm-args] (the keys of the extra-options file), and the plans trtllm-serve cannot run as planned.
+#include <fstream>
+#include <iterator>
+
+#include "export/exporter.hpp"
+#include "export/trtllm.hpp"
+#include "export_fixtures.hpp"
+
+using namespace moeplan::exporting;
+using export_test::contains;
+using export_test::node_of;
+using export_test::plan_document;
+using export_test::plan_from;
+using Tokens = std::vector<std::string>;
+
+namespace {
+
+// plans[1] of the tp8 plan (TP8, no fused shared expert), turned into attention DP8 with EP8, an FP8 KV cache,
+// three MTP draft tokens, listed graph sizes, prompts longer than a forward pass and no prefix cache.
+nlohmann::json attention_dp_document() {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  nlohmann::json& role = document["plans"][1]["roles"][0];
+  role["layout"]["tp"] = 1;
+  role["layout"]["dp"] = 8;
+  role["layout"]["ep"] = 8;
+  role["layout"]["dense_tp"] = 1;
+  role["layout"]["lm_head_tp"] = 1;
+  role["max_batch_per_dp_rank"] = 32;
+  role["kv_cache_dtype"] = "fp8_e4m3";
+  role["max_context"] = 16384;
+  role["speculative"] = {{"method", "mtp"}, {"draft_tokens", 3}};
+  role["graph_batch_sizes"] = {1, 2, 4, 8, 16, 32};
+  role["cuda_graph_max_batch"] = 32;
+  role["prefix_caching"] = false;
+  return document;
+}
+
+LaunchCommand launch_of(const nlohmann::json& document, std::size_t plan_index) {
+  const PlanFile plan = plan_from(document);
+  check_trtllm_role(plan, plan.plans[plan_index].roles[0]);
+  return trtllm_launch(node_of(plan, 0, 0, plan_index), "deepseek-ai/DeepSeek-V3");
+}
+
+std::string refused_key(const nlohmann::json& document, std::size_t plan_index = 1) {
+  return export_test::refused_role_key(
+      document, 0, plan_index, [](const PlanFile& plan, const RolePlan& role) { check_trtllm_role(plan, role); });
+}
+
+ExportRequest request_at(const std::string& version) {
+  ExportRequest request;
+  request.engine = Engine::trtllm;
+  request.version = parse_engine_version(version, "test");
+  request.plan_index = 1;
+  request.model_path = "deepseek-ai/DeepSeek-V3";
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("attention DP on trtllm: tp_size counts every GPU, the options carry DP, MTP, graphs and the KV cache") {
+  const LaunchCommand command = launch_of(attention_dp_document(), 1);
+  // tp_size is the GPUs of the stage, 1 x 8; the batch and token limits are per rank, so per DP rank.
+  const Tokens expected = {"trtllm-serve",
+                           "deepseek-ai/DeepSeek-V3",
+                           "--backend",
+                           "pytorch",
+                           "--tp_size",
+                           "8",
+                           "--pp_size",
+                           "1",
+                           "--ep_size",
+                           "8",
+                           "--max_batch_size",
+                           "32",
+                           "--max_num_tokens",
+                           "8192",
+                           "--max_seq_len",
+                           "16384",
+                           "--extra_llm_api_options",
+                           command.value_of(kTrtllmOptionsFlag).value()};
+  CHECK(export_test::tokens(command) == expected);
+  // Keys in name order (the JSON object is sorted); 16384 > 8192 asks for chunked prefill; the listed graph
+  // sizes go as they are; fp8 is the KV dtype; block reuse off is the prefix cache off.
+  const std::string yaml =
+      "cuda_graph_config:\n"
+      "  batch_sizes: [1, 2, 4, 8, 16, 32]\n"
+      "enable_attention_dp: true\n"
+      "enable_chunked_prefill: true\n"
+      "kv_cache_config:\n"
+      "  dtype: \"fp8\"\n"
+      "  enable_block_reuse: false\n"
+      "speculative_config:\n"
+      "  decoding_type: \"MTP\"\n"
+      "  num_nextn_predict_layers: 3\n";
+  CHECK(trtllm_options_yaml(nlohmann::json::parse(*command.value_of(kTrtllmOptionsFlag))) == yaml);
+}
+
+TEST_CASE("CUDA graphs off are a null cuda_graph_config, not a missing one (the engine's default captures)") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  document["plans"][1]["roles"][0]["cuda_graph_max_batch"] = 0;
+  const LaunchCommand command = launch_of(document, 1);
+  CHECK(trtllm_options_yaml(nlohmann::json::parse(*command.value_of(kTrtllmOptionsFlag))) ==
+        "cuda_graph_config: null\nkv_cache_config:\n  enable_block_reuse: true\n");
+}
+
+TEST_CASE("what trtllm-serve has no setting for is refused, naming the plan key") {
+  nlohmann::json document = plan_document("deepseek-v3-tp8-h200.json");
+  CHECK(refused_key(document, 0) == "layout.fused_shared");
+  CHECK(refused_key(document, 1).empty());
+  const auto refused_with = [&](const std::string& pointer, const nlohmann::json& value) {
+    nlohmann::json edited = document;
+    edited["plans"][1]["roles"][0][nlohmann::json::json_pointer(pointer)] = value;
+    return refused_key(edited);
+  };
+  nlohmann::json mixed = document;  // TP4 inside DP2 on the 8 GPUs: attention TP inside attention DP
+  mixed["plans"][1]["roles"][0]["layout"]["tp"] = 4;
+  mixed["plans"][1]["roles"][0]["layout"]["dp"] = 2;
+  mixed["plans"][1]["roles"][0]["layout"]["dense_tp"] = 4;
+  mixed["plans"][1]["roles"][0]["layout"]["lm_head_tp"] = 4;
+  CHECK(refused_key(mixed) == "layout.tp");
+  CHECK(refused_with("/layout/otp", 2) == "layout.otp");
+  CHECK(refused_with("/layout/dense_tp", 4) == "layout.dense_tp");
+  CHECK(refused_with("/layout/redundant", 32) == "layout.redundant");
+  CHECK(refused_with("/dispatch", "deepep_low_latency") == "dispatch");
+  CHECK(refused_with("/two_batch_overlap", true) == "two_batch_overlap");
+  CHECK(refused_with("/kv_block_tokens", 64) == "kv_block_tokens");
+  CHECK(refused_with("/speculative", {{"method", "eagle3"}, {"draft_tokens", 3}, {"draft_model", "m"}}) ==
+        "speculative.method");
+  // [doc-003]'s PD plan: prefill and decode roles.
+  CHECK(refused_key(plan_document("deepseek-v3-pd-h100.json"), 0) == "role");
+}
+
+TEST_CASE("an export writes the options beside the script, refuses an unlisted release and writes nothing") {
+  const PlanFile plan = plan_from(plan_document("deepseek-v3-tp8-h200.json"));
+  const ExportResult result = export_plan(plan, request_at("1.2.0rc6"));
+  std::vector<std::string> names;
+  for (const OutputFile& file : result.files) names.push_back(file.name);
+  CHECK(names == std::vector<std::string>{"deployment.json", "aggregated-0-node0.sh", "aggregated-0-node0.yaml"});
+  CHECK(contains(result.files[1].contents, "    --extra_llm_api_options aggregated-0-node0.yaml \\\n"));
+  CHECK(contains(result.files[1].contents, "cd \"$(dirname \"$0\")\"\n"));
+  // main is not in the table: the refusal names the newest listed release.
+  const std::string refusal = export_test::refusal_of([&] { export_plan(plan, request_at("main")); }).message;
+  CHECK(contains(refusal, "the nearest release that runs it is --engine-version 1.2.0rc6"));
+  ExportRequest ascend = request_at("1.2.0rc6");
+  ascend.plan_index = 0;
+  const PlanFile npu = plan_from(plan_document("qwen3-235b-pd-otp4-910b.json"));
+  CHECK(export_test::refusal_of([&] { export_plan(npu, ascend); }).key == "scenario.gpu");
+}
+
+TEST_CASE("[trtllm-serve-source] tp8 plan on 1.2.0rc6 matches the hand-written script and options file") {
+  const PlanFile plan = read_plan_file(export_test::data_path("plans/deepseek-v3-tp8-h200.json"));
+  const ExportResult result = export_plan(plan, request_at("1.2.0rc6"));
+  const auto text = [](const std::string& name) {
+    std::ifstream stream(export_test::data_path("export/deepseek-v3-tp8-trtllm/" + name));
+    return std::string(std::istreambuf_iterator<char>(stream), {});
+  };
+  CHECK(result.files[1].contents == text("aggregated-0-node0.sh"));
+  CHECK(result.files[2].contents == text("aggregated-0-node0.yaml"));
+}
