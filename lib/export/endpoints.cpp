@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "export/trtllm.hpp"
+
 namespace moeplan::exporting {
 
 namespace {
@@ -100,6 +104,29 @@ LaunchCommand vllm_proxy(Engine engine, const std::vector<NodeLaunch>& nodes) {
   return command;
 }
 
+// [trtllm-disaggregated]: `trtllm-serve disaggregated -c FILE`, the file naming the router's host and port
+// and each role's instances as host:port. The exporter checks the configuration as JSON, then writes it
+// to router.yaml.
+nlohmann::json trtllm_servers(const std::vector<NodeLaunch>& nodes, RoleKind kind) {
+  std::vector<std::string> urls;
+  for (const NodeLaunch& node : nodes) {
+    if (node.role->role == kind && heads_instance(node))
+      urls.push_back(fmt::format("{}:{}", node.host, http_port(Engine::trtllm, node)));
+  }
+  return {{"num_instances", urls.size()}, {"urls", urls}};
+}
+
+LaunchCommand trtllm_router(const std::vector<NodeLaunch>& nodes) {
+  LaunchCommand command;
+  command.program = {"trtllm-serve", "disaggregated"};
+  const nlohmann::json config = {{"hostname", "0.0.0.0"},
+                                 {"port", router_port(Engine::trtllm)},
+                                 {"context_servers", trtllm_servers(nodes, RoleKind::prefill)},
+                                 {"generation_servers", trtllm_servers(nodes, RoleKind::decode)}};
+  command.add(kTrtllmRouterConfigFlag, config.dump());
+  return command;
+}
+
 }  // namespace
 
 std::int64_t http_port(Engine engine, const NodeLaunch& node) {
@@ -127,6 +154,7 @@ std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<Node
     if (heads_instance(node)) ++instances;
   }
   if (engine == Engine::sglang && (disaggregated || instances > 1)) return sglang_router(nodes, disaggregated);
+  if (engine == Engine::trtllm && disaggregated) return trtllm_router(nodes);
   if (engine != Engine::sglang && disaggregated) return vllm_proxy(engine, nodes);
   return std::nullopt;
 }

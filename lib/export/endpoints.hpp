@@ -15,8 +15,8 @@ namespace moeplan::exporting {
 
 // The HTTP port of the node's server: SGLang 30000, vLLM and TensorRT-LLM 8000, plus the node's slot on a shared node.
 std::int64_t http_port(Engine engine, const NodeLaunch& node);
-// The port the router or proxy listens on: 8000 for SGLang's router, 9000 for vLLM's proxy (beside
-// vLLM servers on 8000).
+// The port the router or proxy listens on: 8000 for SGLang's router, 9000 for vLLM's proxy and the
+// TensorRT-LLM router (beside servers on 8000).
 std::int64_t router_port(Engine engine);
 
 // Adds --host, --port and the PD wiring of `node` to its engine command. `connector` is the vLLM KV
@@ -24,8 +24,9 @@ std::int64_t router_port(Engine engine);
 void add_endpoints(LaunchCommand& command, Engine engine, const NodeLaunch& node, bool on_ascend,
                    const std::string& connector);
 
-// The router (SGLang) or proxy (vLLM, vllm-ascend) in front of the instances, or nullopt when the
-// deployment is one aggregated instance or aggregated vLLM (which has no router of its own).
+// The router (SGLang, `trtllm-serve disaggregated`) or proxy (vLLM, vllm-ascend) in front of the instances,
+// or nullopt when the deployment is one aggregated instance, or aggregated vLLM or TensorRT-LLM (which have
+// no router of their own).
 std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<NodeLaunch>& nodes);
 
 }  // namespace moeplan::exporting

@@ -265,12 +265,12 @@ std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& versi
                      refusal.problem.reason, nearest));
 }
 
-// A TensorRT-LLM command carries its extra options as JSON (checked as such); the script names the YAML
-// file beside it instead, and the file follows the script.
-std::optional<OutputFile> move_options_to_file(LaunchCommand& command, const NodeLaunch& node) {
+// A TensorRT-LLM command carries its extra options (the router its configuration) as JSON, checked as
+// such; the script names the YAML file `name` beside it instead, and the file follows the script.
+std::optional<OutputFile> move_options_to_file(LaunchCommand& command, const std::string& name) {
+  if (command.program.empty() || command.program.front() != "trtllm-serve") return std::nullopt;
   for (Argument& argument : command.arguments) {
-    if (argument.flag != kTrtllmOptionsFlag) continue;
-    const std::string name = trtllm_options_file_name(node);
+    if (argument.flag != kTrtllmOptionsFlag && argument.flag != kTrtllmRouterConfigFlag) continue;
     const std::string yaml = trtllm_options_yaml(nlohmann::json::parse(argument.values.front()));
     argument.values = {name};
     command.reads_output_files = true;
@@ -279,14 +279,23 @@ std::optional<OutputFile> move_options_to_file(LaunchCommand& command, const Nod
   return std::nullopt;
 }
 
+// Every checked command's options moved into their files (scripts and manifest then name the files).
+std::vector<OutputFile> move_option_files(Launches& launches) {
+  std::vector<OutputFile> files;
+  for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
+    const std::string name = trtllm_options_file_name(launches.nodes[index]);
+    if (auto file = move_options_to_file(launches.commands[index], name)) files.push_back(std::move(*file));
+  }
+  if (!launches.router) return files;
+  if (auto file = move_options_to_file(*launches.router, "router.yaml")) files.push_back(std::move(*file));
+  return files;
+}
+
 void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
   for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
     const NodeLaunch& node = launches.nodes[index];
     const std::string comment = comment_text(script_comment(plan, node, request)) + "\n# " + checked_comment(request);
-    LaunchCommand command = launches.commands[index];
-    const std::optional<OutputFile> options = move_options_to_file(command, node);
-    result.files.push_back({node.script_name(), render_script(command, comment), true});
-    if (options) result.files.push_back(*options);
+    result.files.push_back({node.script_name(), render_script(launches.commands[index], comment), true});
   }
   if (launches.router) {
     const std::string comment =
@@ -325,15 +334,17 @@ ExportResult export_plan(const PlanFile& plan, const ExportRequest& request) {
   check_roles(plan, deployment, request);
   const std::map<RoleKind, std::string> files = placement_files(deployment, request);
   const std::map<RoleKind, ExpertPlacement> placements = read_placements(plan, deployment, files, request.engine);
-  const Launches launches = build_launches(plan, deployment, request, placements);
+  Launches launches = build_launches(plan, deployment, request, placements);
   if (const auto refusal = first_table_problem(plan, launches, request))
     refuse_for_table(plan, deployment, request, placements, *refusal);
+  const std::vector<OutputFile> option_files = move_option_files(launches);
   ExportResult result;
   result.nodes = launches.nodes;
   result.files.push_back(
       {"deployment.json", deployment_json(plan, request.plan_index, result.nodes, files).dump(2) + "\n", false});
   add_scripts(result, plan, launches, request);
   add_manifest(result, plan, launches, request);
+  result.files.insert(result.files.end(), option_files.begin(), option_files.end());
   for (const auto& [role, placement] : placements) {
     result.files.push_back(
         {expert_location_file_name(role), sglang_expert_location(placement, plan.model).dump() + "\n", false});

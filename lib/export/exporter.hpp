@@ -42,7 +42,8 @@ struct OutputFile {
 struct ExportResult {
   std::vector<NodeLaunch> nodes;  // point into the PlanFile, which must outlive the result
   // deployment.json first, then one script per node, router.sh (PD, or several SGLang instances),
-  // lws.yaml (plans over several nodes), then engine files.
+  // lws.yaml (plans over several nodes), then engine files (TensorRT-LLM options files, one per script and
+  // router.yaml, then SGLang expert locations).
   std::vector<OutputFile> files;
 };
 

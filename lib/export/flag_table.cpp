@@ -260,7 +260,9 @@ class Checker {
     for (const auto& [key, value] : object.items()) {
       const std::string path = prefix.empty() ? key : fmt::format("{}.{}", prefix, key);
       const std::string subject = fmt::format("{} {}", flag, path);
-      const auto [item, item_at] = find_item(engine_, fmt::format("{}:{}", flag, path), version_);
+      // The flag's own entry holds its keys, in the engine's entries or a router program's section.
+      const Json* item = key_in(entry, path);
+      const EngineVersion& item_at = at;
       if (!item) {
         problem(subject, fmt::format("{} does not read {} key {}", release(), flag, path));
         continue;
@@ -284,7 +286,8 @@ class Checker {
                       (type == "string" && value.is_string()) ||
                       (type == "int-text" &&
                        (value.is_number_integer() || (value.is_string() && is_integer(value.get<std::string>())))) ||
-                      (type == "int-array" && value.is_array()) || (type == "choice" && value.is_string());
+                      (type == "int-array" && value.is_array()) || (type == "string-array" && value.is_array()) ||
+                      (type == "choice" && value.is_string());
     if (!fits) {
       problem(flag + " " + path, fmt::format("{} key {} takes {}, got {}", flag, path, type, value.dump()));
       return;

@@ -12,8 +12,6 @@ namespace {
 using Json = nlohmann::json;
 
 void check_trtllm_shape(const PlanFile& plan, const RolePlan& role) {
-  if (role.role != RoleKind::aggregated)
-    refuse(plan, role, "role", "aggregated for trtllm (this export writes no disaggregated trtllm-serve deployment)");
   // [trtllm-serve-source]: one trtllm-serve process spans several nodes only under MPI or Slurm.
   if (role.nodes > 1)
     refuse(plan, role, "nodes", "1 for trtllm (an instance over several nodes is started by MPI, not written here)");
@@ -66,6 +64,14 @@ Json kv_cache_options(const RolePlan& role) {
   return options;
 }
 
+// [trtllm-disaggregated]: both roles move the KV cache through the cache transceiver (DEFAULT: the
+// engine's own backend); a context server runs without the overlap scheduler, which it does not support.
+void add_disaggregation(Json& options, const RolePlan& role) {
+  if (role.role == RoleKind::aggregated) return;
+  options["cache_transceiver_config"] = {{"backend", "DEFAULT"}};
+  if (role.role == RoleKind::prefill) options["disable_overlap_scheduler"] = true;
+}
+
 Json extra_options(const RolePlan& role) {
   Json options = Json::object();
   if (role.layout.dp > 1) options["enable_attention_dp"] = true;
@@ -73,6 +79,7 @@ Json extra_options(const RolePlan& role) {
   if (role.max_context > role.chunked_prefill_tokens) options["enable_chunked_prefill"] = true;
   options["cuda_graph_config"] = cuda_graph_options(role);
   options["kv_cache_config"] = kv_cache_options(role);
+  add_disaggregation(options, role);
   if (role.speculative)
     options["speculative_config"] = {{"decoding_type", "MTP"},
                                      {"num_nextn_predict_layers", role.speculative->draft_tokens}};

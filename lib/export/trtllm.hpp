@@ -13,12 +13,14 @@
 
 namespace moeplan::exporting {
 
-// The flag that names the extra-options file. The writer puts the options there as JSON text; the
-// exporter checks them against the flag table, then moves them into the YAML file.
+// The flags that name a server's extra-options file and the `trtllm-serve disaggregated` router's
+// configuration file. The writers put the contents there as JSON text; the exporter checks them against
+// the flag table, then moves them into the YAML file.
 inline constexpr const char* kTrtllmOptionsFlag = "--extra_llm_api_options";
+inline constexpr const char* kTrtllmRouterConfigFlag = "-c";
 
 // Throws InputError (refusal.hpp) on the first thing of `role` trtllm-serve has no setting for: several
-// nodes, prefill/decode roles, attention TP inside attention DP, O/QKV-projection, dense or LM-head splits
+// nodes, attention TP inside attention DP, O/QKV-projection, dense or LM-head splits
 // apart from attention, fused shared experts, redundant experts, DeepEP dispatch, two-batch overlap, a KV
 // block size, or an EAGLE draft.
 void check_trtllm_role(const PlanFile& plan, const RolePlan& role);

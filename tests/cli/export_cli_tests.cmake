@@ -81,5 +81,5 @@ expect_failure(export-missing-plan 2 "no-such-plan.json: expected an existing, r
                export --plan ${plans}/no-such-plan.json --engine sglang --out ${out})
 expect_failure(export-trtllm-fused 2 "plans[0].roles[0].layout.fused_shared: expected 0 for trtllm" ${out}
                export --plan ${plans}/deepseek-v3-tp8-h200.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})
-expect_failure(export-trtllm-pd 2 "plans[0].roles[0].role: expected aggregated for trtllm" ${out}
+expect_failure(export-trtllm-pd 2 "plans[0].roles[0].nodes: expected 1 for trtllm" ${out}
                export --plan ${plans}/deepseek-v3-pd-h100.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})

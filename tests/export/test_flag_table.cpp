@@ -173,6 +173,17 @@ std::vector<Variant> variants() {
   role["speculative"] = {{"method", "mtp"}, {"draft_tokens", 2}};
   role["graph_batch_sizes"] = {1, 2, 4, 8};
   role["cuda_graph_max_batch"] = 8;
+  nlohmann::json one_node_pd = plan_document("deepseek-v3-pd-h100.json");
+  for (nlohmann::json& pd_role : one_node_pd["plans"][0]["roles"]) {
+    pd_role["nodes"] = 1;
+    pd_role["gpus"] = 8;
+    for (const auto& [key, value] : std::map<std::string, int>{
+             {"tp", 1}, {"dp", 8}, {"ep", 8}, {"redundant", 0}, {"nodes", 1}, {"dense_tp", 1}, {"lm_head_tp", 1}})
+      pd_role["layout"][key] = value;
+    pd_role["dispatch"] = "standard";
+    pd_role["two_batch_overlap"] = false;
+    pd_role["max_running_requests"] = 8 * pd_role["max_batch_per_dp_rank"].get<int>();
+  }
   nlohmann::json& prefill = shared_prefill["plans"][0]["roles"][0];
   prefill["gpus"] = 8;
   prefill["instances"] = 2;
@@ -185,6 +196,7 @@ std::vector<Variant> variants() {
            plan_document("deepseek-v3-tp8-h200.json"),
            {Engine::sglang, Engine::vllm, Engine::trtllm}},
           {"deepseek-v3 attention DP8 with MTP", attention_dp, {Engine::trtllm}},
+          {"deepseek-v3 PD, one node a role", one_node_pd, {Engine::trtllm}},
           {"qwen3-235b-pd-otp4-910b", plan_document("qwen3-235b-pd-otp4-910b.json"), {Engine::vllm_ascend}},
           {"qwen3-235b-rl-otp4-910b", plan_document("qwen3-235b-rl-otp4-910b.json"), {Engine::vllm_ascend}},
           {"qwen3 PD without OTP", ascend_sglang, {Engine::sglang, Engine::vllm_ascend}},
@@ -204,18 +216,27 @@ const OutputFile* file_in(const ExportResult& result, const std::string& name) {
   return nullptr;
 }
 
-// A TensorRT-LLM script names its options file: the command the table judges carries the file's keys, and
-// the stored table must list every key for the release.
+// The stored entry of a TensorRT-LLM file flag: the router's in its program section, a server's in the entries.
+const nlohmann::json* stored_file_flag(const LaunchCommand& command, const std::string& flag) {
+  const nlohmann::json& document = table_document("trtllm");
+  if (std::find(command.program.begin(), command.program.end(), "disaggregated") == command.program.end())
+    return entry_named(document.at("entries"), flag);
+  return entry_named(document.at("programs")[0].at("entries"), flag);
+}
+
+// A TensorRT-LLM script names its options file (the router its configuration file): the command the table
+// judges carries the file's keys, and the stored table must list every key for the release.
 void read_options_back(const ExportRequest& request, const ExportResult& result, LaunchCommand& command) {
   for (Argument& argument : command.arguments) {
-    if (argument.flag != "--extra_llm_api_options") continue;
+    if (argument.flag != "--extra_llm_api_options" && argument.flag != "-c") continue;
     const OutputFile* file = file_in(result, argument.values.front());
     REQUIRE_MESSAGE(file, argument.values.front());
     const nlohmann::json options = read_options_yaml(file->contents);
     argument.values = {options.dump()};
     std::vector<std::string> paths;
     key_paths(options, "", paths);
-    const auto* entry = entry_named(table_document("trtllm").at("entries"), "--extra_llm_api_options");
+    const auto* entry = stored_file_flag(command, argument.flag);
+    REQUIRE(entry);
     for (const std::string& path : paths) {
       const auto* key = entry_named(entry->at("keys"), path);
       CHECK_MESSAGE((key && covers(key->at("spans")[0], request.version)), path);
@@ -302,11 +323,14 @@ TEST_CASE("every script of every listed release passes its flag table") {
   CHECK(ascend.exported_at.at("qwen3-235b-pd-otp4-910b") ==
         listed_from(Engine::vllm_ascend, release_candidate(0, 10, 2, 1)));
   // trtllm.json gives every flag and key it lists the same span, 1.0.0rc3 to 1.2.0rc6: the attention-DP plan
-  // exports at each listed release; the PD plan (prefill and decode roles) and the tp8 plan's fused shared
+  // exports at each listed release; the PD plan (instances over several nodes) and the tp8 plan's fused shared
   // expert at none.
   CHECK(trtllm.exported_at.at("deepseek-v3 attention DP8 with MTP") ==
         listed_from(Engine::trtllm, release_candidate(1, 0, 0, 3)));
   CHECK_FALSE(trtllm.exported_at.contains("deepseek-v3-pd-h100"));
+  // The one-node PD plan needs the cache transceiver, listed from 1.2.0rc2.
+  CHECK(trtllm.exported_at.at("deepseek-v3 PD, one node a role") ==
+        listed_from(Engine::trtllm, release_candidate(1, 2, 0, 2)));
   CHECK_FALSE(trtllm.exported_at.contains("deepseek-v3-tp8-h200"));
 }
 

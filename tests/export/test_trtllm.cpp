@@ -2,6 +2,7 @@
 // [trtllm-llm-args] (the keys of the extra-options file), and the plans trtllm-serve cannot run as planned.
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "export/exporter.hpp"
 #include "export/trtllm.hpp"
@@ -45,6 +46,31 @@ LaunchCommand launch_of(const nlohmann::json& document, std::size_t plan_index) 
 std::string refused_key(const nlohmann::json& document, std::size_t plan_index = 1) {
   return export_test::refused_role_key(
       document, 0, plan_index, [](const PlanFile& plan, const RolePlan& role) { check_trtllm_role(plan, role); });
+}
+
+// [doc-003]'s PD plan with each role on one node of 8 GPUs: attention DP8 with EP8, standard dispatch, no
+// redundant experts and no two-batch overlap.
+nlohmann::json one_node_pd_document() {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  for (nlohmann::json& role : document["plans"][0]["roles"]) {
+    role["nodes"] = 1;
+    role["gpus"] = 8;
+    for (const auto& [key, value] : std::map<std::string, int>{
+             {"tp", 1}, {"dp", 8}, {"ep", 8}, {"redundant", 0}, {"nodes", 1}, {"dense_tp", 1}, {"lm_head_tp", 1}})
+      role["layout"][key] = value;
+    role["dispatch"] = "standard";
+    role["two_batch_overlap"] = false;
+    role["max_running_requests"] = 8 * role["max_batch_per_dp_rank"].get<int>();
+  }
+  return document;
+}
+
+const OutputFile& file_named(const ExportResult& result, const std::string& name) {
+  for (const OutputFile& file : result.files) {
+    if (file.name == name) return file;
+  }
+  FAIL("no file " << name);
+  return result.files.front();
 }
 
 ExportRequest request_at(const std::string& version) {
@@ -127,8 +153,8 @@ TEST_CASE("what trtllm-serve has no setting for is refused, naming the plan key"
   CHECK(refused_with("/kv_block_tokens", 64) == "kv_block_tokens");
   CHECK(refused_with("/speculative", {{"method", "eagle3"}, {"draft_tokens", 3}, {"draft_model", "m"}}) ==
         "speculative.method");
-  // [doc-003]'s PD plan: prefill and decode roles.
-  CHECK(refused_key(plan_document("deepseek-v3-pd-h100.json"), 0) == "role");
+  // [doc-003]'s PD plan: a prefill instance over 4 nodes.
+  CHECK(refused_key(plan_document("deepseek-v3-pd-h100.json"), 0) == "nodes");
 }
 
 TEST_CASE("an export writes the options beside the script, refuses an unlisted release and writes nothing") {
@@ -157,4 +183,32 @@ TEST_CASE("[trtllm-serve-source] tp8 plan on 1.2.0rc6 matches the hand-written s
   };
   CHECK(result.files[1].contents == text("aggregated-0-node0.sh"));
   CHECK(result.files[2].contents == text("aggregated-0-node0.yaml"));
+}
+
+TEST_CASE("[trtllm-disaggregated] PD on one node each: the router file lists both servers, the roles move KV") {
+  ExportRequest request = request_at("1.2.0rc6");
+  request.plan_index = 0;
+  const ExportResult result = export_plan(plan_from(one_node_pd_document()), request);
+  // Prefill on node0 and decode on node1, each the first server of its node (port 8000); the router on 9000
+  // (beside servers on 8000); keys in name order.
+  CHECK(file_named(result, "router.yaml").contents ==
+        "context_servers:\n  num_instances: 1\n  urls: [\"node0:8000\"]\n"
+        "generation_servers:\n  num_instances: 1\n  urls: [\"node1:8000\"]\n"
+        "hostname: \"0.0.0.0\"\nport: 9000\n");
+  CHECK(contains(file_named(result, "router.sh").contents, "exec trtllm-serve disaggregated \\\n    -c router.yaml\n"));
+  // The prefill role: no graphs (cuda_graph_max_batch 0), the transceiver, no overlap scheduler, attention DP.
+  CHECK(file_named(result, "prefill-0-node0.yaml").contents ==
+        "cache_transceiver_config:\n  backend: \"DEFAULT\"\ncuda_graph_config: null\ndisable_overlap_scheduler: true\n"
+        "enable_attention_dp: true\nkv_cache_config:\n  enable_block_reuse: true\n");
+  CHECK_FALSE(contains(file_named(result, "decode-0-node0.yaml").contents, "disable_overlap_scheduler"));
+  // Two nodes: the manifest runs the scripts' commands, naming the options files, not their JSON.
+  const std::string manifest = file_named(result, "lws.yaml").contents;
+  CHECK(contains(manifest, "--extra_llm_api_options decode-0-node0.yaml"));
+  CHECK_FALSE(contains(manifest, "cache_transceiver_config"));
+  // The table has the transceiver from 1.2.0rc2 only.
+  request.version = release(1, 1, 0);
+  const std::string refusal =
+      export_test::refusal_of([&] { export_plan(plan_from(one_node_pd_document()), request); }).message;
+  CHECK(contains(refusal, "cache_transceiver_config"));
+  CHECK(contains(refusal, "the nearest release that runs it is --engine-version 1.2.0rc2"));
 }
