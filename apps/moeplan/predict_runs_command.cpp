@@ -1,6 +1,7 @@
 // moeplan predict-runs: mean TTFT and TPOT for every measured serving run of a CSV, with the error
 // against the measurement per partition (model x GPU x engine x mode) and overall.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -67,9 +68,11 @@ void run(const PredictOptions& options) {
   const predict::ErrorTable errors = predict::error_table(runs, predictions);
   const std::int64_t predicted = errors.overall().tpot.count;
   fmt::print(
-      "{} runs read from {}: {} predicted against their measurement, {} without a prediction (reasons in {})\n\n{}",
+      "{} runs read from {}: {} predicted against their measurement, {} without a prediction (reasons in {})\n"
+      "engine profiles{}:\n  {}\n\n{}",
       runs.size(), options.runs, predicted, runs.size() - static_cast<std::size_t>(predicted), options.out,
-      error_report(errors));
+      options.held_out_folds > 0 ? " (refitted on each fold's training runs)" : "",
+      fmt::join(predictor.profiles().describe(), "\n  "), error_report(errors));
 }
 
 }  // namespace

@@ -26,12 +26,33 @@ EngineProfile default_engine_profile(const std::string& engine) {
 }
 
 ProfileSet ProfileSet::load_folder(const std::string& folder) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw InputError(folder, "--engines", "a folder of engine profiles (<engine>.json, as engines/ ships)");
+  }
   std::map<std::string, EngineProfile> profiles;
   for (const char* engine : {"sglang", "vllm", "trtllm"}) {
     const std::string file = engine_profile_path(folder, engine);
     if (std::filesystem::exists(file)) profiles.emplace(engine, read_engine_profile(file));
   }
-  return ProfileSet(std::move(profiles));
+  ProfileSet set(std::move(profiles));
+  set.folder_ = folder;
+  return set;
+}
+
+std::vector<std::string> ProfileSet::describe() const {
+  std::vector<std::string> lines;
+  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+    const auto found = profiles_.find(engine);
+    if (found == profiles_.end()) {
+      lines.push_back(std::string(engine) + ": no profile in " + folder_ + ", the unfitted defaults");
+    } else if (!found->second.fitted) {
+      lines.push_back(std::string(engine) + ": " + engine_profile_path(folder_, engine) + ", never fitted");
+    } else {
+      lines.push_back(std::string(engine) + ": " + engine_profile_path(folder_, engine) + ", " + found->second.source);
+    }
+  }
+  return lines;
 }
 
 ProfileSet::ProfileSet(std::map<std::string, EngineProfile> profiles) : profiles_(std::move(profiles)) {}

@@ -33,9 +33,13 @@ class ProfileSet {
   static ProfileSet load_folder(const std::string& folder);
   explicit ProfileSet(std::map<std::string, EngineProfile> profiles);
   const EngineProfile& get(const std::string& engine);
+  // One line per engine: the file its profile came from and how it was fitted, or that the engine
+  // falls back to its unfitted defaults.
+  std::vector<std::string> describe() const;
 
  private:
   std::map<std::string, EngineProfile> profiles_;
+  std::string folder_ = "(none)";
 };
 
 class Predictor {

@@ -103,6 +103,15 @@ Model with_run_formats(Model model, DType gemm, DType moe) {
   return model;
 }
 
+Model with_padded_expert_slices(Model model, std::int64_t moe_tp) {
+  const std::int64_t group = scale_columns(model.weights.experts, model.weights.block);
+  if (group <= 0 || moe_tp < 1 || model.moe.num_experts == 0) return model;
+  const std::int64_t alignment = 2 * group;
+  const std::int64_t slice = (model.moe.intermediate_size + moe_tp - 1) / moe_tp;
+  model.moe.intermediate_size = (slice + alignment - 1) / alignment * alignment * moe_tp;
+  return model;
+}
+
 std::optional<Layout> layout_for_shape(const WorkerShape& shape, const Model& model, const Hardware& hardware,
                                        bool dense_over_group, std::string& reason) {
   if (shape.pp > 1) {
@@ -112,8 +121,9 @@ std::optional<Layout> layout_for_shape(const WorkerShape& shape, const Model& mo
   Layout layout;
   layout.tp = shape.tp;
   layout.dp = shape.attention_dp;
-  layout.ep = model.moe.num_experts > 0 ? shape.moe_ep : 1;
-  if (layout.world() != shape.moe_tp * shape.moe_ep || layout.world() % layout.ep != 0) {
+  const bool has_experts = model.moe.num_experts > 0;
+  layout.ep = has_experts ? shape.moe_ep : 1;
+  if (has_experts && (layout.world() != shape.moe_tp * shape.moe_ep || layout.world() % layout.ep != 0)) {
     reason = "a worker shape whose MoE group (" + shape_label(shape) + ") does not cover its ranks";
     return std::nullopt;
   }
@@ -160,6 +170,7 @@ Resolved resolve_run(const MeasuredRun& run, const ModelCatalog& catalog) {
   const bool dense_over_group = run.engine == "sglang";
   std::string reason;
   const WorkerShape& main_shape = run.disaggregated ? run.decode : run.worker;
+  deployment.model = with_padded_expert_slices(deployment.model, main_shape.moe_tp);
   const auto worker = layout_for_shape(main_shape, deployment.model, deployment.hardware, dense_over_group, reason);
   if (!worker) return {std::nullopt, reason};
   deployment.worker = *worker;
@@ -167,6 +178,7 @@ Resolved resolve_run(const MeasuredRun& run, const ModelCatalog& catalog) {
   if (run.disaggregated) {
     if (run.prefill.workers < 1 || run.decode.workers < 1)
       return {std::nullopt, "a disaggregated run without worker counts"};
+    deployment.model = with_padded_expert_slices(deployment.model, run.prefill.moe_tp);
     const auto prefill = layout_for_shape(run.prefill, deployment.model, deployment.hardware, dense_over_group, reason);
     if (!prefill) return {std::nullopt, "prefill " + reason};
     deployment.prefill = *prefill;

@@ -54,6 +54,12 @@ std::optional<DType> format_for_label(const std::string& label);
 // MXFP4 experts: the run's label names the activation path there).
 Model with_run_formats(Model model, DType gemm, DType moe);
 
+// The model as an engine loads it for expert TP `moe_tp`: a block-scaled 4-bit expert (MXFP4, NVFP4,
+// INT4) has each TP slice of its intermediate size padded up to a multiple of two scale groups, as
+// vLLM's MXFP4 MoE method does to hold unevenly sharded tensors [vllm-mxfp4-padding]; the padded
+// rows are read and multiplied like real ones. Other formats come back unchanged.
+Model with_padded_expert_slices(Model model, std::int64_t moe_tp);
+
 // The moeplan layout of a row's worker shape on `hardware`; engine-specific spans (SGLang keeps the
 // dense FFN and the LM head tensor-parallel over the whole DP group) applied by `dense_over_group`.
 std::optional<Layout> layout_for_shape(const WorkerShape& shape, const Model& model, const Hardware& hardware,

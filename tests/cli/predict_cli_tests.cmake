@@ -5,7 +5,7 @@ file(REMOVE_RECURSE ${predict_dir})
 file(MAKE_DIRECTORY ${predict_dir})
 set(runs ${SOURCE_DIR}/tests/data/runs/hand_written_runs.csv)
 
-expect_success(predict-runs "3 runs read" predict-runs --runs ${runs} --out ${predict_dir}/predictions.csv
+expect_success(predict-runs "/engines/sglang.json, fit-engine over" predict-runs --runs ${runs} --out ${predict_dir}/predictions.csv
                --models ${models} --engines ${SOURCE_DIR}/engines)
 file(READ ${predict_dir}/predictions.csv predictions)
 foreach(reason "no model YAML with hf_id someone/Unknown-Model" "no GPU preset for system tpu_v5")
@@ -16,5 +16,8 @@ foreach(reason "no model YAML with hf_id someone/Unknown-Model" "no GPU preset f
 endforeach()
 expect_failure(predict-runs-out-is-input 2 "--out: expected a file other than --runs" ${predict_dir}/none.csv
                predict-runs --runs ${runs} --out ${runs} --models ${models})
+expect_failure(predict-runs-no-engines-folder 2 "--engines: expected a folder of engine profiles"
+               ${predict_dir}/no-engines.csv predict-runs --runs ${runs} --out ${predict_dir}/no-engines.csv
+               --models ${models} --engines ${predict_dir}/absent)
 expect_failure(fit-engine-too-few 2 "at least 8 predictable sglang runs" ${predict_dir}/profile.json
                fit-engine --runs ${runs} --engine sglang --out ${predict_dir}/profile.json --models ${models})

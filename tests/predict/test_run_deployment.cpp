@@ -65,3 +65,34 @@ TEST_CASE("a worker shape becomes a layout, or a reason") {
   CHECK_FALSE(moeplan::predict::layout_for_shape(shape, model, hardware, true, reason).has_value());
   CHECK(reason.find("pipeline") != std::string::npos);
 }
+
+TEST_CASE("a dense model's worker shape needs no MoE group") {
+  const auto catalog = shipped_models();
+  const moeplan::Model& model = *catalog.find("meta-llama/Llama-3.1-70B");
+  const moeplan::Hardware hardware = moeplan::hardware_preset("H100-SXM", "test", "gpu");
+  std::string reason;
+  // Rows of dense models record moe tp 1 and moe ep 1 beside tp 4: no MoE group to cover the ranks.
+  const moeplan::predict::WorkerShape shape{4, 1, 1, 1, 1, 0, 1};
+  const auto layout = moeplan::predict::layout_for_shape(shape, model, hardware, false, reason);
+  REQUIRE_MESSAGE(layout.has_value(), reason);
+  CHECK(layout->tp == 4);
+  CHECK(layout->ep == 1);
+}
+
+TEST_CASE("4-bit expert slices are padded to two scale groups, others left alone") {
+  moeplan::Model model;
+  model.moe.num_experts = 128;
+  model.moe.intermediate_size = 2880;  // gpt-oss-120b
+  model.weights.experts = moeplan::DType::mxfp4;
+  // MXFP4 groups of 32: slices padded to multiples of 64. 2880 / 8 = 360 -> 384, x 8 = 3072.
+  CHECK(moeplan::predict::with_padded_expert_slices(model, 8).moe.intermediate_size == 3072);
+  // 2880 / 4 = 720 -> 768, x 4 = 3072; 2880 = 45 x 64 is whole at expert TP 1.
+  CHECK(moeplan::predict::with_padded_expert_slices(model, 4).moe.intermediate_size == 3072);
+  CHECK(moeplan::predict::with_padded_expert_slices(model, 1).moe.intermediate_size == 2880);
+  // NVFP4 groups of 16: multiples of 32. 720 -> 736, x 4 = 2944.
+  model.weights.experts = moeplan::DType::nvfp4;
+  CHECK(moeplan::predict::with_padded_expert_slices(model, 4).moe.intermediate_size == 2944);
+  // FP8 has no per-row scale groups: unchanged.
+  model.weights.experts = moeplan::DType::fp8_e4m3;
+  CHECK(moeplan::predict::with_padded_expert_slices(model, 8).moe.intermediate_size == 2880);
+}
