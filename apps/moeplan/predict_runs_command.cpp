@@ -9,6 +9,7 @@
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
 #include "predict/run_report.hpp"
+#include "predict/version_spread.hpp"
 #include "table.hpp"
 
 namespace moeplan::cli {
@@ -44,6 +45,14 @@ std::string error_report(const predict::ErrorTable& errors) {
   return table.render();
 }
 
+std::string spread_line(const predict::VersionSpread& spread) {
+  if (spread.pairs == 0) return "no deployment measured at one load under two engine versions";
+  return fmt::format(
+      "the same deployment at the same load under two engine versions ({} pairs): TPOT {:.1f} % apart, TTFT "
+      "{:.1f} % (medians)",
+      spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
+}
+
 void check_paths(const PredictOptions& options) {
   if (same_file(options.out, options.runs)) {
     throw InputError("command line", "--out",
@@ -69,10 +78,11 @@ void run(const PredictOptions& options) {
   const std::int64_t predicted = errors.overall().tpot.count;
   fmt::print(
       "{} runs read from {}: {} predicted against their measurement, {} without a prediction (reasons in {})\n"
-      "engine profiles{}:\n  {}\n\n{}",
+      "engine profiles{}:\n  {}\n{}\n\n{}",
       runs.size(), options.runs, predicted, runs.size() - static_cast<std::size_t>(predicted), options.out,
       options.held_out_folds > 0 ? " (refitted on each fold's training runs)" : "",
-      fmt::join(predictor.profiles().describe(), "\n  "), error_report(errors));
+      fmt::join(predictor.profiles().describe(), "\n  "), spread_line(predict::version_spread(runs)),
+      error_report(errors));
 }
 
 }  // namespace

@@ -138,12 +138,19 @@ std::string shape_key(const WorkerShape& shape) {
 
 // A deployment at all its concurrencies: everything but the load and the measurements.
 std::string sweep_key(const MeasuredRun& run) {
-  std::string key = run.engine + "|" + run.engine_version + "|" + run.hf_id + "|" + run.system + "|" +
-                    std::to_string(run.input_tokens) + "x" + std::to_string(run.output_tokens) + "|" + run.gemm_format +
-                    "/" + run.moe_format + "|";
+  return run.engine + "|" + run.engine_version + "|" + deployment_without_engine(run);
+}
+
+}  // namespace
+
+std::string deployment_without_engine(const MeasuredRun& run) {
+  std::string key = run.hf_id + "|" + run.system + "|" + std::to_string(run.input_tokens) + "x" +
+                    std::to_string(run.output_tokens) + "|" + run.gemm_format + "/" + run.moe_format + "|";
   if (!run.disaggregated) return key + shape_key(run.worker);
   return key + "P" + shape_key(run.prefill) + "D" + shape_key(run.decode);
 }
+
+namespace {
 
 MeasuredRun read_run(const Row& row, std::int64_t line) {
   MeasuredRun run;

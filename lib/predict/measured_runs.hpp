@@ -41,6 +41,10 @@ struct MeasuredRun {
   std::string sweep;  // the deployment this row belongs to, at all its concurrencies
 };
 
+// The deployment a run measured, without the engine and its version: model, GPU, lengths, formats
+// and worker shapes (the load and the measurements left out).
+std::string deployment_without_engine(const MeasuredRun& run);
+
 // Reads a measured-runs CSV. A missing column, a non-numeric size or time, or a repeated id is an
 // InputError naming the file and "line N: column".
 std::vector<MeasuredRun> read_measured_runs(const std::string& file);

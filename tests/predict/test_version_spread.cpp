@@ -1,0 +1,50 @@
+// Measurements of one deployment at one load under two engine versions.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "predict/version_spread.hpp"
+
+namespace {
+
+moeplan::predict::MeasuredRun run_at(const std::string& version, std::int64_t concurrency, double tpot, double ttft) {
+  moeplan::predict::MeasuredRun run;
+  run.engine = "vllm";
+  run.engine_version = version;
+  run.hf_id = "Qwen/Qwen3-32B";
+  run.system = "h100_sxm";
+  run.input_tokens = 1000;
+  run.output_tokens = 500;
+  run.concurrency = concurrency;
+  run.tpot_ms = tpot;
+  run.ttft_ms = ttft;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("pairs are the same deployment and load under different versions") {
+  const std::vector<moeplan::predict::MeasuredRun> runs = {
+      run_at("0.12.0", 8, 10.0, 100.0),
+      run_at("0.15.1", 8, 12.0, 150.0),   // against 0.12.0: TPOT 12/10 - 1 = 20 %, TTFT 50 %
+      run_at("0.15.1", 8, 11.0, 100.0),   // against 0.12.0: 10 %, 0 %; against the other 0.15.1: no pair
+      run_at("0.16.0", 16, 30.0, 300.0),  // another load: no partner
+  };
+  const auto spread = moeplan::predict::version_spread(runs);
+  CHECK(spread.pairs == 2);
+  CHECK(spread.tpot_median_percent == doctest::Approx(15.0));  // median of 20 and 10
+  CHECK(spread.ttft_median_percent == doctest::Approx(25.0));  // median of 50 and 0
+}
+
+TEST_CASE("another engine, GPU or layout makes no pair") {
+  auto other_engine = run_at("1.0.0", 8, 20.0, 200.0);
+  other_engine.engine = "trtllm";
+  auto other_gpu = run_at("0.16.0", 8, 20.0, 200.0);
+  other_gpu.system = "h200_sxm";
+  auto other_layout = run_at("0.17.0", 8, 20.0, 200.0);
+  other_layout.worker.tp = 4;
+  const std::vector<moeplan::predict::MeasuredRun> runs = {run_at("0.12.0", 8, 10.0, 100.0), other_engine, other_gpu,
+                                                           other_layout};
+  CHECK(moeplan::predict::version_spread(runs).pairs == 0);
+}
