@@ -68,6 +68,30 @@ std::string closest_rejections(SearchResult result) {
   return text + rejection_summary(result);
 }
 
+predict::EngineProfile load_profile(const PlanOptions& options, const Scenario& scenario) {
+  return predict::scenario_profile(options.steps.engines, scenario.engine.name);
+}
+
+std::vector<predict::LoadEstimate> plans_at_load(const PlanOptions& options, const Model& model,
+                                                 const Scenario& scenario, const SearchResult& result) {
+  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, load_profile(options, scenario));
+}
+
+nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
+                                 const std::vector<predict::LoadEstimate>& estimates) {
+  nlohmann::json plans = nlohmann::json::array();
+  for (std::size_t index = 0; index < estimates.size(); ++index) {
+    const predict::LoadEstimate& estimate = estimates[index];
+    plans.push_back({{"layout", layout_label(candidates[index].layout)},
+                     {"in_flight", estimate.in_flight},
+                     {"ttft_ms", estimate.ttft_ms},
+                     {"tpot_ms", estimate.tpot_ms},
+                     {"sustained", estimate.sustained},
+                     {"requests_per_second_within_slo", estimate.capacity_rate}});
+  }
+  return plans;
+}
+
 void run(const PlanOptions& options) {
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
@@ -88,6 +112,7 @@ void run(const PlanOptions& options) {
   const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
+  json["offered_load"] = offered_load_json(result.aggregated, plans_at_load(options, model, scenario, result));
   write_json_output(options.json, json);
   if (!report_html.empty()) write_file_atomically(options.report, report_html);
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
@@ -98,6 +123,10 @@ void run(const PlanOptions& options) {
     fmt::print(
         "\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}",
         aggregated_table(result.aggregated, options.top));
+  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result);
+  if (!at_load.empty())
+    fmt::print("\n{}{}", offered_load_heading(scenario, load_profile(options, scenario)),
+               offered_load_table(result.aggregated, at_load, band));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,

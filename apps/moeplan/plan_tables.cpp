@@ -111,6 +111,28 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
   return table.render();
 }
 
+std::string offered_load_table(const std::vector<Candidate>& candidates,
+                               const std::vector<predict::LoadEstimate>& estimates, const predict::ErrorBand& band) {
+  Table table({"#", "layout", "in flight", fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent),
+               fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent), "requests/s within the SLOs"});
+  for (std::size_t index = 0; index < estimates.size(); ++index) {
+    const predict::LoadEstimate& estimate = estimates[index];
+    table.add_row({std::to_string(index + 1), layout_label(candidates[index].layout),
+                   estimate.sustained ? fmt::format("{:.1f}", estimate.in_flight) : "unbounded",
+                   fmt::format("{:.2f}", estimate.tpot_ms), fmt::format("{:.2f}", estimate.ttft_ms),
+                   fmt::format("{:.3g}", estimate.capacity_rate)});
+  }
+  return table.render();
+}
+
+std::string offered_load_heading(const Scenario& scenario, const predict::EngineProfile& profile) {
+  const Workload& workload = scenario.workload;
+  const std::string load = workload.request_rate ? fmt::format("{:g} requests/s", *workload.request_rate)
+                                                 : fmt::format("{} requests in flight", *workload.concurrency);
+  return fmt::format("the same plans at the offered load ({}), as a benchmark would measure them; engine {} ({})\n",
+                     load, profile.engine, profile.source);
+}
+
 // The decoding roles again with the scenario's draft, whose weights and KV change the memory.
 std::string speculative_text(const ServingContext& context, const Layout& layout) {
   const Scenario& scenario = context.scenario;

@@ -4,11 +4,18 @@
 #include <vector>
 
 #include "plan/search.hpp"
+#include "predict/engine_profile.hpp"
+#include "predict/offered_load.hpp"
 
 namespace moeplan::cli {
 
 std::string aggregated_table(const std::vector<Candidate>& candidates, std::size_t top);
 std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std::size_t top);
+// The top aggregated plans at the scenario's offered load (estimates run parallel to candidates), with
+// the band of the profile that priced them.
+std::string offered_load_table(const std::vector<Candidate>& candidates,
+                               const std::vector<predict::LoadEstimate>& estimates, const predict::ErrorBand& band);
+std::string offered_load_heading(const Scenario& scenario, const predict::EngineProfile& profile);
 std::string explain_layout(const Model& model, const Scenario& scenario, const StepModel& steps,
                            const ExpertLoadImbalance* measured_loads, const Layout& layout);
 

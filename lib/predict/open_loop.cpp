@@ -10,8 +10,14 @@ namespace {
 constexpr double kMostConcurrency = 1 << 20;
 constexpr int kBisections = 50;
 
-LoopPrediction closed_loop_at(MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
-                              const EngineProfile& profile, double concurrency) {
+double lifetime(const LoopPrediction& loop, double output_tokens) {
+  return loop.ttft + (output_tokens - 1.0) * loop.tpot;
+}
+
+}  // namespace
+
+LoopPrediction predict_at_concurrency(MeasuredRun run, const Deployment& deployment, const StepModel& steps,
+                                      const EngineProfile& profile, double concurrency) {
   run.concurrency = std::max<std::int64_t>(1, std::llround(concurrency));
   WorkerShape& shape = run.disaggregated ? run.decode : run.worker;
   shape.batch = 0;
@@ -20,19 +26,13 @@ LoopPrediction closed_loop_at(MeasuredRun& run, const Deployment& deployment, co
                              static_cast<double>(run.output_tokens));
 }
 
-double lifetime(const LoopPrediction& loop, double output_tokens) {
-  return loop.ttft + (output_tokens - 1.0) * loop.tpot;
-}
-
-}  // namespace
-
 // Bisection on the concurrency c: the rate keeps rate x L(c) requests in flight, and L grows with c, so
 // rate x L(c) - c changes sign once where the loop is consistent.
 OpenLoopPrediction predict_open_loop(MeasuredRun run, const Deployment& deployment, const StepModel& steps,
                                      const EngineProfile& profile, double rate) {
   const double output = static_cast<double>(run.output_tokens);
   const auto excess = [&](double concurrency) {
-    return rate * lifetime(closed_loop_at(run, deployment, steps, profile, concurrency), output) - concurrency;
+    return rate * lifetime(predict_at_concurrency(run, deployment, steps, profile, concurrency), output) - concurrency;
   };
   OpenLoopPrediction prediction;
   double low = 1.0, high = kMostConcurrency;
@@ -43,7 +43,7 @@ OpenLoopPrediction predict_open_loop(MeasuredRun run, const Deployment& deployme
     (excess(middle) > 0 ? low : high) = middle;
   }
   prediction.concurrency = high;
-  prediction.loop = closed_loop_at(run, deployment, steps, profile, high);
+  prediction.loop = predict_at_concurrency(run, deployment, steps, profile, high);
   return prediction;
 }
 

@@ -14,6 +14,11 @@ struct OpenLoopPrediction {
   bool sustained = true;  // false: the rate outruns the deployment, the queue grows without bound
 };
 
+// The closed loop at `concurrency` requests in flight: `run` gives the engine, lengths and worker shape
+// (its concurrency and batch are replaced).
+LoopPrediction predict_at_concurrency(MeasuredRun run, const Deployment& deployment, const StepModel& steps,
+                                      const EngineProfile& profile, double concurrency);
+
 // `run` gives the engine, lengths and worker shape (its concurrency and batch are replaced); `rate` in
 // requests per second.
 OpenLoopPrediction predict_open_loop(MeasuredRun run, const Deployment& deployment, const StepModel& steps,

@@ -1,0 +1,120 @@
+#include "predict/offered_load.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "predict/open_loop.hpp"
+#include "predict/predictor.hpp"
+#include "predict/run_costs.hpp"
+
+namespace moeplan::predict {
+
+namespace {
+
+constexpr double kLowestRate = 1e-3;  // requests/s: about one request in flight
+constexpr double kHighestRate = 1e7;  // requests/s: beyond any layout
+constexpr double kCapacityTolerance = 0.01;
+
+bool within(std::optional<double> slo, double seconds) { return !slo || seconds <= *slo; }
+
+bool meets_slo(const OpenLoopPrediction& prediction, const OfferedLoad& load) {
+  return prediction.sustained && prediction.concurrency <= load.most_in_flight &&
+         within(load.ttft_slo, prediction.loop.ttft) && within(load.tpot_slo, prediction.loop.tpot);
+}
+
+LoadEstimate estimate_from(const LoopPrediction& loop, double in_flight, bool sustained) {
+  return {in_flight, loop.ttft * 1e3, loop.tpot * 1e3, sustained, 0.0};
+}
+
+}  // namespace
+
+MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, std::int64_t output_tokens,
+                        const Layout& layout) {
+  MeasuredRun run;
+  run.engine = engine;
+  run.input_tokens = input_tokens;
+  run.output_tokens = output_tokens;
+  run.worker = {layout.tp, layout.pp, layout.dp, layout.moe_tp(), layout.ep, 0, 1};
+  return run;
+}
+
+EngineProfile scenario_profile(const std::string& folder, const std::string& engine) {
+  const std::string name = engine.empty() ? "sglang" : engine;
+  const std::string file = engine_profile_path(folder, name);
+  std::error_code error;
+  if (!engine.empty() && std::filesystem::is_regular_file(file, error)) return read_engine_profile(file);
+  EngineProfile profile = default_engine_profile(name);
+  profile.source = engine.empty() ? "the scenario names no engine: SGLang's unfitted defaults"
+                                  : "no profile " + file + ": the engine's unfitted defaults";
+  return profile;
+}
+
+LoadEstimate estimate_at_load(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
+                              const EngineProfile& profile, const OfferedLoad& load) {
+  LoadEstimate estimate;
+  if (load.request_rate) {
+    const OpenLoopPrediction open = predict_open_loop(run, deployment, steps, profile, *load.request_rate);
+    estimate = estimate_from(open.loop, open.concurrency, open.sustained);
+  } else if (load.concurrency) {
+    const double in_flight = static_cast<double>(*load.concurrency);
+    estimate = estimate_from(predict_at_concurrency(run, deployment, steps, profile, in_flight), in_flight, true);
+  }
+  estimate.sustained = estimate.sustained && estimate.in_flight <= load.most_in_flight;
+  estimate.capacity_rate = capacity_under_slo(run, deployment, steps, profile, load);
+  return estimate;
+}
+
+// Doubling from the lowest rate until the SLOs break, then bisection on the logarithm of the rate.
+double capacity_under_slo(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
+                          const EngineProfile& profile, const OfferedLoad& load) {
+  const auto meets = [&](double rate) {
+    return meets_slo(predict_open_loop(run, deployment, steps, profile, rate), load);
+  };
+  if (!meets(kLowestRate)) return 0.0;
+  double low = kLowestRate, high = 1.0;
+  while (high < kHighestRate && meets(high)) {
+    low = high;
+    high *= 2.0;
+  }
+  while (high - low > kCapacityTolerance * low) {
+    const double middle = std::sqrt(low * high);
+    (meets(middle) ? low : high) = middle;
+  }
+  return low;
+}
+
+OfferedLoad offered_load(const Scenario& scenario) {
+  return {scenario.workload.request_rate, scenario.workload.concurrency, scenario.slo.ttft, scenario.slo.tpot};
+}
+
+std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
+                                          const std::vector<PlannedLayout>& layouts, const EngineProfile& profile) {
+  const Hardware& hardware = scenario.cluster.hardware;
+  const StepModel steps(model, hardware, roofline_efficiency());
+  std::vector<LoadEstimate> estimates;
+  for (const PlannedLayout& planned : layouts) {
+    OfferedLoad load = offered_load(scenario);
+    load.most_in_flight = static_cast<double>(planned.most_in_flight);
+    const Deployment deployment{model, hardware, planned.layout, planned.layout, hardware.name};
+    const MeasuredRun run =
+        planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens, planned.layout);
+    estimates.push_back(estimate_at_load(run, deployment, steps, profile, load));
+  }
+  return estimates;
+}
+
+std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
+                                             const std::vector<Candidate>& candidates, std::size_t top,
+                                             const EngineProfile& profile) {
+  const OfferedLoad load = offered_load(scenario);
+  if (!load.request_rate && !load.concurrency) return {};
+  std::vector<PlannedLayout> layouts;
+  for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
+    const Candidate& candidate = candidates[index];
+    layouts.push_back({candidate.layout, candidate.serving.batch * candidate.layout.dp});
+  }
+  return layouts_at_load(model, scenario, layouts, profile);
+}
+
+}  // namespace moeplan::predict

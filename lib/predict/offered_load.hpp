@@ -1,0 +1,73 @@
+#pragma once
+// What a benchmark would measure on a planned aggregated layout at the scenario's offered load (a
+// request rate, or a number of requests kept in flight), and the most requests per second the layout
+// serves within the SLOs: the closed- and open-loop models of docs/prediction.md with an engine profile.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost/step_time.hpp"
+#include "plan/search.hpp"
+#include "predict/engine_profile.hpp"
+#include "predict/measured_runs.hpp"
+#include "predict/run_deployment.hpp"
+#include "spec/layout.hpp"
+#include "spec/scenario.hpp"
+
+namespace moeplan::predict {
+
+struct OfferedLoad {
+  std::optional<double> request_rate;        // requests/s (Poisson arrivals)
+  std::optional<std::int64_t> concurrency;   // requests kept in flight (a closed loop)
+  std::optional<double> ttft_slo, tpot_slo;  // s
+  double most_in_flight = 1e300;             // sequences the layout's memory holds at once
+};
+
+struct LoadEstimate {
+  double in_flight = 0;      // requests in flight at the offered load
+  double ttft_ms = 0;        // the benchmark's mean TTFT
+  double tpot_ms = 0;        // the benchmark's mean TPOT
+  bool sustained = true;     // false: more in flight than the memory holds, or a queue without bound
+  double capacity_rate = 0;  // requests/s served within both SLOs (an absent SLO does not bind); 0: none
+};
+
+// The run a plan's aggregated `layout` serves: `engine`, fixed lengths, and the worker shape
+// (tp, attention DP, expert TP x EP, pipeline stages).
+MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, std::int64_t output_tokens,
+                        const Layout& layout);
+
+// The profile a scenario's engine gets from `folder` (<engine>.json), or the engine's unfitted defaults
+// (SGLang's when the scenario names none).
+EngineProfile scenario_profile(const std::string& folder, const std::string& engine);
+
+// `steps` prices at the roofline (predict::roofline_efficiency()), which the profiles were fitted on.
+LoadEstimate estimate_at_load(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
+                              const EngineProfile& profile, const OfferedLoad& load);
+
+// The largest request rate whose open-loop TTFT and TPOT stay within the SLOs with no more requests in
+// flight than the memory holds, to 1 %; 0 when a single request misses them.
+double capacity_under_slo(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
+                          const EngineProfile& profile, const OfferedLoad& load);
+
+// The load and SLOs a scenario offers; neither a rate nor a concurrency when its workload gives none.
+OfferedLoad offered_load(const Scenario& scenario);
+
+// An aggregated layout of a plan and the sequences its memory holds at once (batch per DP rank x DP).
+struct PlannedLayout {
+  Layout layout;
+  std::int64_t most_in_flight = 0;
+};
+
+// Each of `layouts` (on the scenario's cluster) at the scenario's offered load, in order, with the
+// profile of the scenario's engine. `model` is the served model.
+std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
+                                          const std::vector<PlannedLayout>& layouts, const EngineProfile& profile);
+
+// The first `top` aggregated candidates of a search at the scenario's offered load, each holding at most
+// its batch per DP rank x DP sequences; none when the scenario offers neither a rate nor a concurrency.
+std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
+                                             const std::vector<Candidate>& candidates, std::size_t top,
+                                             const EngineProfile& profile);
+
+}  // namespace moeplan::predict
