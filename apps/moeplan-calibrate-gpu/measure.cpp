@@ -142,6 +142,7 @@ SweepResult measure_and_fit(const CalibrateOptions& options) {
   const bool writer = processes.rank() == 0;
   calib::Calibration measured;
   measured.command = command_line(options);
+  measured.build = calib::this_build();
   measured.model = calib::model_signature(model);
   const calib::SweepPlan plan = calib::sweep_plan(model, gpus, options.quick);
   ProgressReporter progress;

@@ -20,6 +20,8 @@ StepModel step_model(const StepModelInput& input, const Model& model, const Scen
     return StepModel(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
   }
   const calib::Calibration file = calib::read_calibration(input.calibration);
+  const std::string stale = calib::build_mismatch(file.build, input.calibration);
+  if (!stale.empty()) fmt::print(stderr, "warning: {}\n", stale);
   if (!input.force) {
     calib::check_model_matches(file, model, input.calibration);
     calib::check_device_matches(file, scenario.cluster.hardware, input.calibration);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "calib/build_record.hpp"
 
 #include "calib/measurement.hpp"
 #include "calib/moe_fit.hpp"
@@ -85,9 +86,10 @@ struct FittedPoint {
 };
 
 struct Calibration {
-  std::string command;      // what produced the file
-  std::string measured_on;  // "4x NVIDIA H200"
-  bool complete = true;     // false when the sweep was interrupted: the file holds what was measured
+  std::string command;               // what produced the file
+  std::string measured_on;           // "4x NVIDIA H200"
+  bool complete = true;              // false when the sweep was interrupted: the file holds what was measured
+  std::optional<BuildRecord> build;  // the build that measured it; none in files that predate the record
   ModelSignature model;
   DeviceRecord device;
   std::vector<Measurement> measurements;

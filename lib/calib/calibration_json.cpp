@@ -1,5 +1,8 @@
 #include "calib/calibration_json.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -187,6 +190,22 @@ std::optional<double> read_error(const JsonFields& fields, const std::string& ke
   return fields.non_negative(key);
 }
 
+json build_json(const std::optional<BuildRecord>& build) {
+  if (!build) return nullptr;
+  return {{"moeplan_version", build->version}, {"kernels_sha256", build->kernels}};
+}
+
+// The optional build record: absent or null in files written before calibrations recorded one.
+std::optional<BuildRecord> read_build(const JsonFields& fields) {
+  if (!fields.has("build") || fields.is_null("build")) return std::nullopt;
+  const JsonFields build = fields.object("build");
+  const std::string kernels = build.text("kernels_sha256");
+  const bool hexadecimal =
+      std::all_of(kernels.begin(), kernels.end(), [](unsigned char c) { return std::isxdigit(c); });
+  if (kernels.size() != 64 || !hexadecimal) build.fail("kernels_sha256", "64 hexadecimal digits (a SHA-256)");
+  return BuildRecord{build.text("moeplan_version"), kernels};
+}
+
 }  // namespace
 
 nlohmann::json calibration_to_json(const Calibration& calibration) {
@@ -197,6 +216,7 @@ nlohmann::json calibration_to_json(const Calibration& calibration) {
           {"command", calibration.command},
           {"measured_on", calibration.measured_on},
           {"complete", calibration.complete},
+          {"build", build_json(calibration.build)},
           {"model", signature_json(calibration.model)},
           {"device", device_json(calibration.device)},
           {"measurements", measurements},
@@ -225,6 +245,7 @@ Calibration calibration_from_json(const nlohmann::json& document, const std::str
   calibration.command = fields.text("command");
   calibration.measured_on = fields.text("measured_on");
   calibration.complete = fields.flag("complete");
+  calibration.build = read_build(fields);
   calibration.model = read_signature(fields.object("model"));
   calibration.device = read_device(fields.object("device"));
   const json& measurements = fields.array("measurements");
