@@ -76,7 +76,7 @@ void add_calibrate_command(CLI::App& app) {
                       "the GPU preset this node holds, checked before measuring: calibrate measures CUDA GPUs only");
   command->footer(
       "Example:\n  moeplan calibrate --model models/deepseek-v3.yaml --gpus 4 --out calibration-h200.json\n"
-      "  moeplan calibrate --from validation/data/calibration_4xh200.json --report calibration.html\n"
+      "  moeplan calibrate --from validation/data/calibration_2xh200.json --report calibration.html\n"
       "  mpirun -np 16 moeplan calibrate --model models/deepseek-v3.yaml --out calibration-2x8.json\n"
       "Measuring runs moeplan-calibrate-gpu, built beside moeplan where CUDA and NCCL are found.\n"
       "Under mpirun (a build with MPI) each process drives one GPU and the first one writes the file.\n"

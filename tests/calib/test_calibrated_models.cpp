@@ -53,7 +53,7 @@ TEST_CASE("plan-deploy prices the MoE stages as the fit predicts them, from a co
   // (calib/moe_fit.cpp) for every measured fused layer; they differ only in how routing is drawn
   // (distinct top-k picks per token in the sweep, independent rows in the cost model).
   calib::Calibration calibration =
-      calib::read_calibration(std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/calibration_4xh200.json");
+      calib::read_calibration(std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/calibration_2xh200.json");
   calib::fit_calibration(calibration);
   const Hardware reference = calib::reference_hardware(calibration);
   const ComputeModel compute(reference, calib::calibrated_models(calibration, reference, "test").efficiency);

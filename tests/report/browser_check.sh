@@ -27,7 +27,7 @@ echo "== writing the reports"
 "$moeplan" --quiet simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml \
   --layout dp=16,ep=16 --compare dp=16,ep=16,otp=4 --report "$work/simulate.html"
 # A real 4 x H200 calibration, re-fitted: no GPU needed.
-"$moeplan" --quiet calibrate --from validation/data/calibration_4xh200.json --report "$work/calibrate.html"
+"$moeplan" --quiet calibrate --from validation/data/calibration_2xh200.json --report "$work/calibrate.html"
 
 run_browser() {
   timeout 40 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
