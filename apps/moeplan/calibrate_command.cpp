@@ -12,6 +12,7 @@
 #include "calibrate_options.hpp"
 #include "commands.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "spec/hardware.hpp"
 
 namespace moeplan::cli {
@@ -38,15 +39,22 @@ void check_measurable(const std::string& gpu) {
 
 // Re-fits a calibration file: no GPU needed, so it works in every build.
 void refit(const std::string& from, const CalibrateOptions& options) {
+  OutputSet outputs;
+  outputs.add_input("--from", from);
+  add_output_if_given(outputs, "--out", options.out);
+  add_output_if_given(outputs, "--report", options.report);
   calib::Calibration calibration = calib::read_calibration(from);
   try {
     calib::fit_calibration(calibration);
   } catch (const std::invalid_argument& error) {  // well-formed measurements that a curve cannot be fitted to
     throw InputError(from, "measurements", fmt::format("points a fit can use ({})", error.what()));
   }
-  const std::string html = report_html(options.report, calibration);
-  if (!options.out.empty()) calib::write_calibration(options.out, calibration);
-  finish(options.out, options.report, calibration, html);
+  if (!options.out.empty()) outputs.set_contents("--out", calib::calibration_text(calibration));
+  if (!options.report.empty()) outputs.set_contents("--report", report_html(options.report, calibration));
+  outputs.write_temporaries();
+  finish(options.out, options.report, calibration, "");
+  if (!options.report.empty()) fmt::print("wrote {}\n", options.report);
+  commit_outputs(outputs);
 }
 
 // A bad option or model file is reported here, by every build, before the GPU executable is looked for.

@@ -7,39 +7,28 @@
 
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "report/calibration_report.hpp"
 #include "report/calibration_report_input.hpp"
 #include "report/calibration_summary.hpp"
 
 namespace moeplan::cli {
 
-namespace {
-
-void check_distinct(const std::string& key, const std::string& path, const std::string& other_key,
-                    const std::string& other) {
-  if (same_file(path, other)) {
-    throw InputError("command line", key,
-                     fmt::format("a file other than {} ({}), which it would overwrite", other_key, other));
-  }
-}
-
-}  // namespace
-
 void add_measuring_options(CLI::App& command, CalibrateOptions& options) {
   add_model_options(command, options.model);
-  command.add_option("--out", options.out, "calibration JSON to write");
+  add_output_option(command, "--out", options.out, "calibration JSON to write");
   command.add_option("--gpus", options.gpus, "GPUs to use (default: all visible)")->check(CLI::PositiveNumber);
   command.add_flag("--quick", options.quick, "a short sweep (under a minute)");
-  command.add_option("--report", options.report, "also write an HTML report: measured against fitted, held-out error");
+  add_output_option(command, "--report", options.report,
+                    "also write an HTML report: measured against fitted, held-out error");
 }
 
 Model checked_model(const CalibrateOptions& options) {
   if (options.out.empty()) throw InputError("command line", "--out", "the calibration JSON to write (or --from FILE)");
-  check_distinct("--out", options.out, "--model", options.model.model_file);
-  check_distinct("--out", options.out, "--hf-config", options.model.hf_config_file);
-  check_distinct("--report", options.report, "--out", options.out);
-  check_distinct("--report", options.report, "--model", options.model.model_file);
-  check_distinct("--report", options.report, "--hf-config", options.model.hf_config_file);
+  OutputSet outputs;  // checked only: the measuring run writes them
+  add_model_inputs(outputs, options.model);
+  add_output_if_given(outputs, "--out", options.out);
+  add_output_if_given(outputs, "--report", options.report);
   return load_model(options.model);
 }
 

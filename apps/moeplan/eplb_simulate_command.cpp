@@ -9,6 +9,7 @@
 #include "eplb/routing_study.hpp"
 #include "eplb/routing_study_inputs.hpp"
 #include "inputs.hpp"
+#include "outputs.hpp"
 #include "table.hpp"
 
 namespace moeplan::cli {
@@ -59,18 +60,27 @@ std::string utilisation_table(const std::vector<eplb::RoutingStudyRow>& rows) {
 }
 
 void run(const SimulateOptions& options) {
+  OutputSet outputs;
+  outputs.add_input("--loads", options.request.loads);
+  add_model_inputs(outputs, options.model);
+  add_output_if_given(outputs, "--json", options.json);
   const auto inputs =
       eplb::read_routing_study_inputs(options.request, model_if_given(options.model), options.study.layers);
   const auto& routing = inputs.routing;
   const auto rows = eplb::run_routing_study(inputs.log, routing, options.study);
   nlohmann::json json_rows = nlohmann::json::array();
   for (const auto& row : rows) json_rows.push_back(row_json(row));
-  write_json_output(options.json, {{"utilisation", json_rows}, {"tokens_per_gpu", options.study.tokens_per_gpu}});
+  if (!options.json.empty()) {
+    outputs.set_contents(
+        "--json", json_text({{"utilisation", json_rows}, {"tokens_per_gpu", options.study.tokens_per_gpu}}, "--json"));
+  }
+  outputs.write_temporaries();
   fmt::print(
       "GPU utilisation (mean / max tokens per GPU [doc-003]) with grouped top-{} routing over {} of {} groups, "
       "{} tokens per GPU per batch, {} batches x {} layers; slowdown = max / mean\n\n{}",
       routing.experts_per_token, routing.topk_groups, routing.groups, options.study.tokens_per_gpu,
       options.study.batches, eplb::sampled_layer_count(inputs.log, options.study), utilisation_table(rows));
+  commit_outputs(outputs);
 }
 
 // An option shown with its default and held to `check`.
@@ -120,7 +130,7 @@ void add_eplb_simulate_command(CLI::App& app) {
   add_model_options(*command, options->model);
   add_routing_options(*command, options->request);
   add_study_options(*command, options->study);
-  command->add_option("--json", options->json, "also write the table as JSON");
+  add_output_option(*command, "--json", options->json, "also write the table as JSON");
   command->footer(
       "Example:\n  moeplan eplb-simulate --model models/deepseek-v3.yaml --sigma 1.0 --tokens-per-gpu 256 "
       "--json utilisation.json");

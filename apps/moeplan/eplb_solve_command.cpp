@@ -12,8 +12,8 @@
 #include "eplb/solve.hpp"
 #include "eplb/solve_inputs.hpp"
 #include "inputs.hpp"
-#include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "report/eplb_report.hpp"
 #include "table.hpp"
 #include "terminal_reporter.hpp"
@@ -205,16 +205,30 @@ void print_solution(const SolveOptions& options, const Solution& solution) {
              options.sglang_out.empty() ? "" : " and " + options.sglang_out);
 }
 
+// --out, --sglang-out, --json and --report, checked against the inputs and each other before any work.
+void add_outputs(OutputSet& files, const SolveOptions& options) {
+  files.add_input("--loads", options.request.loads);
+  files.add_input("--previous", options.previous);
+  add_model_inputs(files, options.model);
+  add_output_if_given(files, "--out", options.out);
+  add_output_if_given(files, "--sglang-out", options.sglang_out);
+  add_output_if_given(files, "--json", options.json);
+  add_output_if_given(files, "--report", options.report);
+}
+
 void run(const SolveOptions& options) {
+  OutputSet files;
+  add_outputs(files, options);
   TerminalReporter reporter;
   const auto solution = solve(options, reporter);
   const auto outputs = render_outputs(options, solution);
-  // Everything is computed: only now touch the file system.
-  write_file_atomically(options.out, outputs.placement);
-  if (!outputs.sglang.empty()) write_file_atomically(options.sglang_out, outputs.sglang);
-  write_json_output(options.json, outputs.summary);
-  if (!outputs.report_html.empty()) write_file_atomically(options.report, outputs.report_html);
+  files.set_contents("--out", outputs.placement);
+  if (!outputs.sglang.empty()) files.set_contents("--sglang-out", outputs.sglang);
+  if (!options.json.empty()) files.set_contents("--json", json_text(outputs.summary, "--json"));
+  if (!outputs.report_html.empty()) files.set_contents("--report", outputs.report_html);
+  files.write_temporaries();
   print_solution(options, solution);
+  commit_outputs(files);
 }
 
 void add_placement_options(CLI::App& command, SolveOptions& options) {
@@ -256,13 +270,13 @@ void add_placement_options(CLI::App& command, SolveOptions& options) {
 }
 
 void add_output_options(CLI::App& command, SolveOptions& options) {
-  command
-      .add_option("--out", options.out, "placement JSON: phy2log, log2phy, logcnt, balancedness, max/bound, baseline")
+  add_output_option(command, "--out", options.out,
+                    "placement JSON: phy2log, log2phy, logcnt, balancedness, max/bound, baseline")
       ->required();
-  command.add_option("--sglang-out", options.sglang_out, "also write SGLang's --init-expert-location file");
-  command.add_option("--json", options.json, "also write the summary as JSON");
-  command.add_option("--report", options.report,
-                     "also write an HTML report: GPU load heatmaps, balancedness, hottest replicas");
+  add_output_option(command, "--sglang-out", options.sglang_out, "also write SGLang's --init-expert-location file");
+  add_output_option(command, "--json", options.json, "also write the summary as JSON");
+  add_output_option(command, "--report", options.report,
+                    "also write an HTML report: GPU load heatmaps, balancedness, hottest replicas");
 }
 
 }  // namespace

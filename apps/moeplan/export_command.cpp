@@ -7,7 +7,8 @@
 #include "commands.hpp"
 #include "export/exporter.hpp"
 #include "export/plan_reader.hpp"
-#include "io/atomic_file.hpp"
+#include "export/previous_export.hpp"
+#include "outputs.hpp"
 #include "table.hpp"
 
 namespace moeplan::cli {
@@ -65,26 +66,32 @@ std::string summary(const PlanFile& plan, const ExportRequest& request, const Ex
   return text + table.render() + fmt::format("\nwrote {} files to {}\n", result.files.size(), out);
 }
 
-void write_outputs(const ExportResult& result, const std::filesystem::path& out) {
-  std::filesystem::create_directories(out);
-  for (const OutputFile& file : result.files) {
-    write_file_atomically(out / file.name, file.contents);
-    if (file.executable) {
-      std::filesystem::permissions(
-          out / file.name,
-          std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
-          std::filesystem::perm_options::add);
-    }
-  }
+std::vector<DirectoryEntry> directory_entries(const ExportResult& result) {
+  std::vector<DirectoryEntry> entries;
+  for (const OutputFile& file : result.files) entries.push_back({file.name, file.contents, file.executable});
+  return entries;
+}
+
+// The plan, every placement file and the output directory, checked before any work: the directory
+// must hold no input and be new, empty, or an earlier export.
+void add_outputs(OutputSet& outputs, const ExportOptions& options) {
+  outputs.add_input("--plan", options.plan);
+  for (const std::string& placement : options.placements)
+    outputs.add_input("--placement", parse_placement_choice(placement).file);
+  outputs.add_directory("--out", options.out, holds_only_export_files);
 }
 
 void run(const ExportOptions& options) {
+  OutputSet outputs;
+  add_outputs(outputs, options);
   const PlanFile plan = read_plan_file(options.plan);
   const ExportRequest request = request_from(options);
   // Every file is computed before the first is written: a refused plan leaves nothing behind.
   const ExportResult result = export_plan(plan, request);
-  write_outputs(result, options.out);
+  outputs.set_entries("--out", directory_entries(result));
+  outputs.write_temporaries();
   fmt::print("{}", summary(plan, request, result, options.out));
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -124,7 +131,9 @@ void add_export_command(CLI::App& app) {
       "vLLM KV connector of disaggregated roles (default: NixlConnector; MooncakeConnectorV1 on Ascend)");
   command->add_option("--image", options->image,
                       "container image of lws.yaml (default: the engine's published image for the release)");
-  command->add_option("--out", options->out, "output directory (created if missing)")->required();
+  add_output_option(*command, "--out", options->out,
+                    "output directory: a new path, an empty directory or an earlier export, replaced whole")
+      ->required();
   command->footer(
       "Example:\n  moeplan export --plan plan.json --engine sglang --engine-version 0.5.4 "
       "--placement decode=placement.json "

@@ -7,6 +7,7 @@
 #include "cost/memory.hpp"
 #include "inputs.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "table.hpp"
 
 namespace moeplan::cli {
@@ -62,8 +63,12 @@ std::string render(const Model& model, const Scenario& scenario, const MemoryPla
 }
 
 void run(const MemoryOptions& options) {
+  OutputSet outputs;
+  add_model_inputs(outputs, options.model);
+  add_output_if_given(outputs, "--json", options.json);
   const Model model = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  add_scenario_inputs(outputs, options.scenario, scenario);
   const Layout layout = parse_layout(options.layout, "--layout");
   validate_layout(layout, model, "--layout");
   const std::int64_t context = options.context > 0 ? options.context : scenario.workload.longest_request();
@@ -77,8 +82,10 @@ void run(const MemoryOptions& options) {
                     gib(plan.weights.total()), gib(plan.overheads.total()), gib(plan.usable_bytes),
                     scenario.cluster.hardware.name, layout_label(layout)));
   }
-  write_json_output(options.json, memory_json(plan));
+  if (!options.json.empty()) outputs.set_contents("--json", json_text(memory_json(plan), "--json"));
+  outputs.write_temporaries();
   fmt::print("{}", render(model, scenario, plan));
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -97,7 +104,7 @@ void add_memory_command(CLI::App& app) {
       ->add_option("--context", options->context,
                    "context length for the sequence count (default: the scenario's longest request, input + output)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-  command->add_option("--json", options->json, "also write the breakdown as JSON");
+  add_output_option(*command, "--json", options->json, "also write the breakdown as JSON");
   command->footer(
       "Example:\n  moeplan memory --model models/qwen3-235b-a22b.yaml --layout dp=16,tp=1,otp=4,ep=16 "
       "--scenario scenarios/qwen3-235b-rl-910b.yaml --json memory.json");

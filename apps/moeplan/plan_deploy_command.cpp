@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "eplb/load_log.hpp"
 #include "inputs.hpp"
-#include "io/atomic_file.hpp"
+#include "outputs.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/search.hpp"
 #include "plan_tables.hpp"
@@ -92,9 +92,22 @@ nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
   return plans;
 }
 
+// --json and --report, checked against the inputs and each other before any work.
+void add_outputs(OutputSet& outputs, const PlanOptions& options) {
+  add_model_inputs(outputs, options.model);
+  outputs.add_input("--scenario", options.scenario.scenario_file);
+  outputs.add_input("--calibration", options.steps.calibration);
+  outputs.add_input("--loads", options.loads);
+  add_output_if_given(outputs, "--json", options.json);
+  add_output_if_given(outputs, "--report", options.report);
+}
+
 void run(const PlanOptions& options) {
+  OutputSet outputs;
+  add_outputs(outputs, options);
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  add_scenario_inputs(outputs, options.scenario, scenario);
   const Model model = served_model(loaded, scenario);
   const StepModel steps = step_model(options.steps, model, scenario);
   const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
@@ -113,8 +126,9 @@ void run(const PlanOptions& options) {
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
   json["offered_load"] = offered_load_json(result.aggregated, plans_at_load(options, model, scenario, result));
-  write_json_output(options.json, json);
-  if (!report_html.empty()) write_file_atomically(options.report, report_html);
+  if (!options.json.empty()) outputs.set_contents("--json", json_text(json, "--json"));
+  if (!report_html.empty()) outputs.set_contents("--report", report_html);
+  outputs.write_temporaries();
   fmt::print("{} on {} x {} {} ({} GPUs), scenario {}\n", model.name, scenario.cluster.nodes,
              scenario.cluster.gpus_per_node, scenario.cluster.hardware.name, scenario.cluster.gpus(), scenario.name);
   fmt::print("workload: {}; {}; expert load: {}\n", scenario.workload.lengths_label(), result.estimates,
@@ -139,6 +153,7 @@ void run(const PlanOptions& options) {
   fmt::print("\n{}", error_band_line(band));
   fmt::print("evaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
              result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -152,9 +167,9 @@ void add_plan_deploy_command(CLI::App& app) {
   command->add_option("--top", options->top, "how many plans to print and write")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  command->add_option("--json", options->json, "also write the plan as JSON");
-  command->add_option("--report", options->report,
-                      "also write an HTML report: Pareto front, memory, step split, rejections");
+  add_output_option(*command, "--json", options->json, "also write the plan as JSON");
+  add_output_option(*command, "--report", options->report,
+                    "also write an HTML report: Pareto front, memory, step split, rejections");
   add_step_model_options(*command, options->steps);
   command
       ->add_option("--loads", options->loads,

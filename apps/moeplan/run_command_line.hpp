@@ -1,6 +1,7 @@
 #pragma once
 // How every moeplan executable ends: parse and run, then turn what was thrown into a message on stderr
-// and the exit code (0 done, 1 internal error, 2 bad input, a command's own code otherwise).
+// and the exit code (0 done, 1 internal error, 2 bad input, a command's own code otherwise). A closed
+// standard stream or a standard output that cannot be written is bad input too.
 #include <CLI/CLI.hpp>
 
 namespace moeplan::cli {
@@ -8,5 +9,9 @@ namespace moeplan::cli {
 constexpr int kBadInputExit = 2;
 
 int run_command_line(CLI::App& app, int argc, char** argv);
+
+// Flushes the standard output; throws InputError when anything printed could not be written (a full
+// disk, /dev/full, a closed pipe).
+void check_standard_output();
 
 }  // namespace moeplan::cli

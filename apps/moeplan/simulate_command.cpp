@@ -7,8 +7,8 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
-#include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "report/simulation_report.hpp"
 #include "sim/output.hpp"
 #include "sim/simulation.hpp"
@@ -71,9 +71,22 @@ sim::SimulationResult simulate(const ServingContext& context, const SimulateOpti
   return sim::simulate_disaggregated(context, prefill, decode, settings);
 }
 
+// --csv, --json and --report, checked against the inputs and each other before any work.
+void add_outputs(OutputSet& outputs, const SimulateOptions& options) {
+  add_model_inputs(outputs, options.model);
+  outputs.add_input("--scenario", options.scenario.scenario_file);
+  outputs.add_input("--calibration", options.steps.calibration);
+  add_output_if_given(outputs, "--csv", options.csv);
+  add_output_if_given(outputs, "--json", options.json);
+  add_output_if_given(outputs, "--report", options.report);
+}
+
 void run(const SimulateOptions& options) {
+  OutputSet outputs;
+  add_outputs(outputs, options);
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
+  add_scenario_inputs(outputs, options.scenario, scenario);
   const Model model = served_model(loaded, scenario);
   const StepModel steps = step_model(options.steps, model, scenario);
   const ServingContext context{model, scenario, steps, SkewModel{}};
@@ -92,7 +105,7 @@ void run(const SimulateOptions& options) {
   }
   const std::string report_html =
       options.report.empty() ? "" : report::simulation_report_html({model.name, scenario.name, estimates, runs});
-  if (!options.csv.empty()) write_file_atomically(options.csv, sim::simulation_csv(result));
+  if (!options.csv.empty()) outputs.set_contents("--csv", sim::simulation_csv(result));
   nlohmann::json json = sim::simulation_json(result);
   json["schema_version"] = 1;
   json["model"] = model.name;
@@ -101,8 +114,9 @@ void run(const SimulateOptions& options) {
   json["estimates"] = estimates;
   const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
   json["error_band"] = error_band_json(band, scenario);
-  write_json_output(options.json, json);
-  if (!report_html.empty()) write_file_atomically(options.report, report_html);
+  if (!options.json.empty()) outputs.set_contents("--json", json_text(json, "--json"));
+  if (!report_html.empty()) outputs.set_contents("--report", report_html);
+  outputs.write_temporaries();
   const Workload& workload = scenario.workload;
   fmt::print("{} on {} x {} {}, scenario {}\n", model.name, scenario.cluster.nodes, scenario.cluster.gpus_per_node,
              scenario.cluster.hardware.name, scenario.name);
@@ -116,6 +130,7 @@ void run(const SimulateOptions& options) {
   for (std::size_t index = 1; index < runs.size(); ++index) {
     fmt::print("\ncompared with --layout {}:\n{}", runs[index].label, simulation_summary_text(runs[index].result));
   }
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -161,14 +176,15 @@ void add_simulate_command(CLI::App& app) {
                    "exactly with the same seed")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
-  command->add_option("--csv", options->csv, "also write the time series as CSV");
-  command->add_option("--json", options->json, "also write the summary and the time series as JSON");
+  add_output_option(*command, "--csv", options->csv, "also write the time series as CSV");
+  add_output_option(*command, "--json", options->json, "also write the summary and the time series as JSON");
   command
       ->add_option("--compare", options->compare,
                    "also simulate these layouts (same pools otherwise) and draw them in one report, e.g. OTP1 "
                    "against OTP4 [doc-004]")
       ->excludes(prefill);
-  command->add_option("--report", options->report, "also write an HTML report: throughput, batch and KV use over time");
+  add_output_option(*command, "--report", options->report,
+                    "also write an HTML report: throughput, batch and KV use over time");
   add_step_model_options(*command, options->steps);
   command->footer(
       "Example:\n  moeplan simulate --model models/qwen3-235b-a22b.yaml --scenario scenarios/qwen3-235b-rl-910b.yaml "

@@ -293,10 +293,14 @@ void require_finite(const json& value, const std::string& path) {
 
 }  // namespace
 
-void write_calibration(const std::filesystem::path& file, const Calibration& calibration) {
+std::string calibration_text(const Calibration& calibration) {
   const json document = calibration_to_json(calibration);
   require_finite(document, "");
-  write_file_atomically(file, document.dump(1) + "\n");
+  return document.dump(1) + "\n";
+}
+
+void write_calibration(const std::filesystem::path& file, const Calibration& calibration) {
+  write_file_atomically(file, calibration_text(calibration));
 }
 
 }  // namespace moeplan::calib

@@ -19,5 +19,7 @@ Calibration read_calibration(const std::filesystem::path& file);
 // Written to a temporary name and renamed into place; a non-finite number anywhere in it (JSON has none)
 // throws std::runtime_error naming its path, and nothing is written.
 void write_calibration(const std::filesystem::path& file, const Calibration& calibration);
+// The text write_calibration writes; throws as it does.
+std::string calibration_text(const Calibration& calibration);
 
 }  // namespace moeplan::calib

@@ -109,7 +109,8 @@ run_case() {
   prepare_directory
   local setup
   for setup in "${setups[@]}"; do
-    (cd "$case_dir" && bash -c "$setup") || fail "setup failed: $setup"
+    setup=${setup//\{moeplan\}/$moeplan}
+    (cd "$case_dir" && bash -c "$setup" >/dev/null) || fail "setup failed: $setup"
   done
   command=${command//\{file\}/$input}
   command=${command//\{out\}/out}
@@ -117,7 +118,7 @@ run_case() {
   eval "arguments=($command)"
   local before after code
   before=$(snapshot)
-  run_moeplan
+  run_moeplan 2>/dev/null  # the shell's own "Terminated" when a case ends by a signal
   code=$?
   after=$(snapshot)
   local stderr

@@ -1,0 +1,67 @@
+#include "io/utf8_text.hpp"
+
+#include <fmt/format.h>
+
+namespace moeplan {
+
+namespace {
+
+// The length of the UTF-8 sequence `lead` starts, 0 when no sequence starts with it.
+std::size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5U) == 0x6) return 2;
+  if ((lead >> 4U) == 0xe) return 3;
+  if ((lead >> 3U) == 0x1e) return 4;
+  return 0;
+}
+
+std::string child_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+}  // namespace
+
+bool valid_utf8(std::string_view text) {
+  std::size_t index = 0;
+  while (index < text.size()) {
+    const std::size_t length = sequence_length(static_cast<unsigned char>(text[index]));
+    if (length == 0 || index + length > text.size()) return false;
+    for (std::size_t next = 1; next < length; ++next) {
+      if ((static_cast<unsigned char>(text[index + next]) >> 6U) != 0x2) return false;
+    }
+    index += length;
+  }
+  return true;
+}
+
+std::string printable(std::string_view text) {
+  std::string shown;
+  for (const char character : text) {
+    const auto byte = static_cast<unsigned char>(character);
+    shown += byte >= 0x20 && byte < 0x7f ? std::string(1, character) : fmt::format("\\x{:02x}", byte);
+  }
+  return shown;
+}
+
+std::optional<std::string> first_non_utf8_key(const nlohmann::json& json) {
+  std::vector<std::pair<const nlohmann::json*, std::string>> pending = {{&json, ""}};
+  while (!pending.empty()) {
+    const auto [value, path] = pending.back();
+    pending.pop_back();
+    if (value->is_string() && !valid_utf8(value->get_ref<const std::string&>())) return path.empty() ? "<top>" : path;
+    if (value->is_array()) {
+      for (std::size_t index = 0; index < value->size(); ++index) {
+        pending.emplace_back(&(*value)[index], fmt::format("{}[{}]", path, index));
+      }
+    }
+    if (value->is_object()) {
+      for (const auto& [key, child] : value->items()) {
+        if (!valid_utf8(key)) return child_path(path, printable(key));
+        pending.emplace_back(&child, child_path(path, key));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace moeplan

@@ -1,0 +1,21 @@
+#pragma once
+// Text that has to be UTF-8 (JSON holds nothing else) and text shown back in a message.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace moeplan {
+
+// Whether `text` is well-formed UTF-8 (no stray continuation byte, no truncated sequence).
+bool valid_utf8(std::string_view text);
+
+// `text` as a message may echo it: bytes outside printable ASCII written as \xNN.
+std::string printable(std::string_view text);
+
+// The key path ("model.file", "runs[2].label") of the first string in `json`, key or value, that is not
+// UTF-8; nullopt when every one is.
+std::optional<std::string> first_non_utf8_key(const nlohmann::json& json);
+
+}  // namespace moeplan
