@@ -13,6 +13,7 @@
 #include "export/lws_manifest.hpp"
 #include "export/placement_file.hpp"
 #include "export/refusal.hpp"
+#include "export/script_values.hpp"
 #include "export/sglang.hpp"
 #include "export/sglang_rules.hpp"
 #include "export/trtllm.hpp"
@@ -294,12 +295,12 @@ std::vector<OutputFile> move_option_files(Launches& launches) {
 void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
   for (std::size_t index = 0; index < launches.nodes.size(); ++index) {
     const NodeLaunch& node = launches.nodes[index];
-    const std::string comment = comment_text(script_comment(plan, node, request)) + "\n# " + checked_comment(request);
+    const std::string comment = comment_text(script_comment(plan, node, request)) + "\n" + checked_comment(request);
     result.files.push_back({node.script_name(), render_script(launches.commands[index], comment), true});
   }
   if (launches.router) {
     const std::string comment =
-        fmt::format("{} router for {} {}, on any host that reaches every server\n# {}", comment_text(plan.model.name),
+        fmt::format("{} router for {} {}, on any host that reaches every server\n{}", comment_text(plan.model.name),
                     engine_name(request.engine), request.version.text(), checked_comment(request));
     result.files.push_back({"router.sh", render_script(*launches.router, comment), true});
   }
@@ -325,6 +326,7 @@ PlacementChoice parse_placement_choice(const std::string& text) {
 }
 
 ExportResult export_plan(const PlanFile& plan, const ExportRequest& request) {
+  check_request_values(request, plan);
   if (request.plan_index >= plan.plans.size()) {
     throw InputError(
         kCommandLine, "--plan-index",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 #include <string_view>
 
 namespace moeplan::exporting {
@@ -28,6 +29,15 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
+std::string environment_name(const std::string& name) {
+  const bool valid = !name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) == 0 &&
+                     std::all_of(name.begin(), name.end(), [](char character) {
+                       return std::isalnum(static_cast<unsigned char>(character)) != 0 || character == '_';
+                     });
+  if (!valid) throw std::invalid_argument("an environment variable named '" + comment_text(name) + "'");
+  return name;
+}
+
 std::string memory_fraction_text(double fraction) {
   return fmt::format("{}", std::floor(fraction * 1000 + 1e-9) / 1000);
 }
@@ -41,17 +51,32 @@ std::string comment_text(const std::string& text) {
   return safe;
 }
 
+namespace {
+
+// "# LINE\n" for every line of `comment`: whatever a line holds, it stays a comment.
+std::string comment_lines(const std::string& comment) {
+  std::string lines;
+  std::size_t start = 0;
+  for (std::size_t end = comment.find('\n'); end != std::string::npos; end = comment.find('\n', start)) {
+    lines += fmt::format("# {}\n", comment_text(comment.substr(start, end - start)));
+    start = end + 1;
+  }
+  return lines + fmt::format("# {}\n", comment_text(comment.substr(start)));
+}
+
+}  // namespace
+
 std::string render_script(const LaunchCommand& command, const std::string& comment) {
-  std::string script = fmt::format("#!/bin/sh\n# {}\n", comment);
+  std::string script = "#!/bin/sh\n" + comment_lines(comment);
   for (const std::string& note : command.notes) script += fmt::format("# note: {}\n", comment_text(note));
   // The command names files that sit beside the script (an expert-location file).
   if (command.reads_output_files) script += "cd \"$(dirname \"$0\")\"\n";
   for (const auto& [name, value] : command.environment)
-    script += fmt::format("export {}={}\n", name, shell_quote(value));
+    script += fmt::format("export {}={}\n", environment_name(name), shell_quote(value));
   script += "exec";
   for (const std::string& token : command.program) script += fmt::format(" {}", shell_quote(token));
   for (const Argument& argument : command.arguments) {
-    script += fmt::format(" \\\n    {}", argument.flag);
+    script += fmt::format(" \\\n    {}", shell_quote(argument.flag));
     for (const std::string& value : argument.values) script += fmt::format(" {}", shell_quote(value));
   }
   return script + "\n";

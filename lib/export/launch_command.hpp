@@ -37,16 +37,19 @@ struct LaunchCommand {
 // Single-quotes `text` unless it consists of characters the shell never interprets.
 std::string shell_quote(const std::string& text);
 
+// `name` when it is a shell variable name ([A-Za-z_][A-Za-z0-9_]*); throws std::invalid_argument otherwise.
+std::string environment_name(const std::string& name);
+
 // A memory fraction rounded down to 0.001, so the engine never takes more than the plan allows.
 std::string memory_fraction_text(double fraction);
 
-// #!/bin/sh, a comment line, a line per note, the environment, then `exec` of the command, one argument
-// per line.
 // A comment line's text with every control byte written as \xNN, so no value can end the comment.
 std::string comment_text(const std::string& text);
 
-// `comment` may span lines ("\n# " between them); a value placed in it goes through comment_text first.
-// Notes are single lines and are escaped here.
+// #!/bin/sh, a comment line per line of `comment` ("# " before each, control bytes as \xNN, so whatever
+// it holds stays a comment), a line per note, the environment, then `exec` of the command, one argument
+// per line. A value placed in a comment goes through comment_text first, so it keeps to its line; every
+// program token, flag and value is shell-quoted.
 std::string render_script(const LaunchCommand& command, const std::string& comment);
 
 }  // namespace moeplan::exporting
