@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "eplb/load_log_readers.hpp"
@@ -26,7 +28,10 @@ std::vector<TokenCount> LoadLog::layer_total(std::int64_t layer) const {
 LoadLog read_load_log(const std::filesystem::path& file, const LoadReadOptions& options) {
   std::ifstream stream(file, std::ios::binary);
   if (!stream) throw InputError(file.string(), "", "a readable load-log file");
-  if (file.extension() == ".csv") return detail::stream_load_log_csv(stream, file.string());
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char character) { return static_cast<char>(std::tolower(character)); });
+  if (extension == ".csv") return detail::stream_load_log_csv(stream, file.string());
   return detail::load_log_from(detail::stream_load_json(stream, file.string()), file.string(), options);
 }
 

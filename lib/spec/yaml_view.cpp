@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 
 #include "io/input_error.hpp"
 
@@ -13,9 +16,13 @@ YamlView::YamlView(const YAML::Node& node, std::string file, std::string path)
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) {
+    throw InputError(file.string(), "", fmt::format("a file it may read ({})", std::strerror(errno)));
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
+    root = YAML::Load(stream);
   } catch (const YAML::Exception& error) {
     throw InputError(file.string(), "",
                      fmt::format("well-formed YAML ({} at line {}, column {})", error.msg, error.mark.line + 1,
