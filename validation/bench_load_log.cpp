@@ -1,4 +1,4 @@
-// moeplan-bench-load-log [BYTES] [json|csv]: reads a large expert-load log (default 1 GiB of JSON,
+// moeplan-bench-load-log [BYTES] [json|csv]: reads a large expert-load log (default 64 MiB of JSON,
 // DeepSeek-V3's 58 x 256 shape over as many windows as it takes; or CSV lines over as many layers of
 // 16384 experts as it takes) and prints the time and the peak memory, to show the readers stream:
 // peak memory stays near the counts (8 bytes each), not text plus a tree.
@@ -66,7 +66,7 @@ double peak_mebibytes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::uintmax_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::uintmax_t{1} << 30);
+  const std::uintmax_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::uintmax_t{64} << 20);
   const bool csv = argc > 2 && std::string(argv[2]) == "csv";
   const std::string path =
       (std::filesystem::temp_directory_path() / (csv ? "moeplan-bench-load-log.csv" : "moeplan-bench-load-log.json"))

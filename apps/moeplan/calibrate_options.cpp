@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "inputs.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
 #include "outputs.hpp"
@@ -17,7 +18,7 @@ namespace moeplan::cli {
 void add_measuring_options(CLI::App& command, CalibrateOptions& options) {
   add_model_options(command, options.model);
   add_output_option(command, "--out", options.out, "calibration JSON to write");
-  command.add_option("--gpus", options.gpus, "GPUs to use (default: all visible)")->check(CLI::PositiveNumber);
+  command.add_option("--gpus", options.gpus, "GPUs to use (default: all visible)")->check(integer_in(1, 4096));
   command.add_flag("--quick", options.quick, "a short sweep (under a minute)");
   add_output_option(command, "--report", options.report,
                     "also write an HTML report: measured against fitted, held-out error");

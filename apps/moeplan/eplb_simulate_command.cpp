@@ -11,6 +11,7 @@
 #include "inputs.hpp"
 #include "outputs.hpp"
 #include "table.hpp"
+#include "terminal_reporter.hpp"
 
 namespace moeplan::cli {
 
@@ -67,7 +68,8 @@ void run(const SimulateOptions& options) {
   const auto inputs =
       eplb::read_routing_study_inputs(options.request, model_if_given(options.model), options.study.layers);
   const auto& routing = inputs.routing;
-  const auto rows = eplb::run_routing_study(inputs.log, routing, options.study);
+  TerminalReporter reporter;
+  const auto rows = eplb::run_routing_study(inputs.log, routing, options.study, reporter);
   nlohmann::json json_rows = nlohmann::json::array();
   for (const auto& row : rows) json_rows.push_back(row_json(row));
   if (!options.json.empty()) {

@@ -290,7 +290,7 @@ void add_eplb_solve_command(CLI::App& app) {
   auto* max_moves =
       command
           ->add_option("--max-moves", options->max_moves, "with --previous: at most this many slot changes per layer")
-          ->check(CLI::NonNegativeNumber);
+          ->check(integer_in(0, 1 << 20));
   auto* target = command
                      ->add_option("--target-balancedness", options->target_balancedness,
                                   "with --previous: stop moving once a layer reaches this balancedness")

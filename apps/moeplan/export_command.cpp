@@ -124,7 +124,7 @@ void add_export_command(CLI::App& app) {
   command
       ->add_option("--eplb-rebalance-iterations", options->eplb_rebalance_iterations,
                    "SGLang online EPLB period for roles with redundant experts; 0 = static placement only")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in(0, 1 << 30))
       ->capture_default_str();
   command->add_option(
       "--kv-connector", options->kv_connector,

@@ -25,6 +25,19 @@ CLI::Validator finite_in(double minimum, double maximum) {
       expectation);
 }
 
+CLI::Validator integer_in(std::int64_t minimum, std::int64_t maximum) {
+  const std::string expectation = fmt::format("an integer in [{}, {}]", minimum, maximum);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || value < minimum || value > maximum) {
+          return "expected " + expectation + ", got " + echoed(text);
+        }
+        return {};
+      },
+      expectation);
+}
+
 void add_model_options(CLI::App& command, ModelInput& input) {
   auto* model = command.add_option("--model", input.model_file, "model YAML (see models/)");
   auto* hf = command.add_option("--hf-config", input.hf_config_file, "a Hugging Face config.json instead of --model");

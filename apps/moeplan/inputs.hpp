@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "spec/model.hpp"
@@ -24,6 +25,8 @@ struct ScenarioInput {
 // A real number in [minimum, maximum]: CLI::Range and CLI::PositiveNumber let NaN through, since
 // every comparison with it is false.
 CLI::Validator finite_in(double minimum, double maximum);
+// A whole number in [minimum, maximum]; a refusal reads "expected an integer in [1, 65536], got 0".
+CLI::Validator integer_in(std::int64_t minimum, std::int64_t maximum);
 
 void add_model_options(CLI::App& command, ModelInput& input);
 void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required);

@@ -5,6 +5,7 @@
 #include "calibrate_handoff.hpp"
 #include "commands.hpp"
 #include "completion.hpp"
+#include "interrupt.hpp"
 #include "run_command_line.hpp"
 #include "terminal.hpp"
 
@@ -34,5 +35,6 @@ int main(int argc, char** argv) {
   moeplan::cli::add_predict_runs_command(app);
   moeplan::cli::add_fit_engine_command(app);
   moeplan::cli::add_completion_command(app);
+  moeplan::cli::install_interrupt_handler();
   return moeplan::cli::run_command_line(app, argc, argv);
 }

@@ -166,7 +166,7 @@ void add_plan_deploy_command(CLI::App& app) {
   add_scenario_options(*command, options->scenario, true);
   command->add_option("--top", options->top, "how many plans to print and write")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, 1 << 16));
   add_output_option(*command, "--json", options->json, "also write the plan as JSON");
   add_output_option(*command, "--report", options->report,
                     "also write an HTML report: Pareto front, memory, step split, rejections");
@@ -176,7 +176,7 @@ void add_plan_deploy_command(CLI::App& app) {
                    "expert-load log (eplb-solve's formats): EP imbalance from solved placements, not the skew model")
       ->check(CLI::ExistingFile);
   command->add_option("--simulate", options->simulate, "re-rank the top N aggregated plans by simulated throughput")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, 1000));
   command->add_option("--explain", options->explain, "explain one layout term by term, e.g. \"tp=1,dp=8,ep=8\"");
   command->footer(
       "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml "

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::cli {
@@ -66,6 +67,9 @@ int parse_and_run(CLI::App& app, int argc, char** argv) {
   } catch (const InputError& error) {
     std::fprintf(stderr, "moeplan: error: %s\n", error.what());
     return kBadInputExit;
+  } catch (const Cancelled&) {
+    std::fprintf(stderr, "moeplan: interrupted; nothing was written\n");
+    return kInterruptedExitCode;
   } catch (const std::exception& error) {
     return report_unexpected(error);
   }

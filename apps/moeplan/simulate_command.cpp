@@ -150,16 +150,16 @@ void add_simulate_command(CLI::App& app) {
                                       "simulate prefill/decode disaggregation with this prefill pool layout");
   command->add_option("--prefill-instances", options->prefill_instances, "prefill pool instances")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in(1, 4096))
       ->needs(prefill);
   command->add_option("--decode-instances", options->decode_instances, "decode pool instances")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in(1, 4096))
       ->needs(prefill);
   command
       ->add_option("--max-batch", options->max_batch,
                    "running sequences per DP rank (default: the scenario's memory.max_batch)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, 1 << 20));
   command
       ->add_option("--graph-sizes", options->graph_sizes,
                    "decode batch sizes with a captured graph, e.g. 24,48 (default: the scenario's "

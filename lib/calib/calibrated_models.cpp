@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
 #include "io/input_error.hpp"
 
 namespace moeplan::calib {
@@ -9,6 +13,28 @@ namespace {
 
 // The GPU a preset names: its name up to the first '-' ("H100-SXM" -> "H100").
 std::string gpu_token(const std::string& preset_name) { return preset_name.substr(0, preset_name.find('-')); }
+
+// The words of a device name, split at blanks, dashes and underscores, upper-cased: "NVIDIA H200" ->
+// {"NVIDIA", "H200"}.
+std::vector<std::string> name_words(const std::string& name) {
+  std::vector<std::string> words(1);
+  for (const char character : name) {
+    if (character == ' ' || character == '-' || character == '_') {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(character)));
+    }
+  }
+  return words;
+}
+
+// True when the device name holds the preset's GPU as a whole word: "NVIDIA H200" is an H200 and not
+// an H20, which a substring match would also have found in it.
+bool device_is(const std::string& device_name, const std::string& preset_name) {
+  const std::vector<std::string> wanted = name_words(gpu_token(preset_name));
+  const std::vector<std::string> words = name_words(device_name);
+  return std::find(words.begin(), words.end(), wanted.front()) != words.end();
+}
 
 void check_field(const std::string& file, const std::string& key, std::int64_t measured, std::int64_t model,
                  const std::string& measured_for) {
@@ -50,7 +76,7 @@ ExpertPathCosts expert_path_costs(const MoeFit& fit, double memory_scale, double
 
 std::optional<Hardware> preset_for_device(const std::string& device_name) {
   for (const std::string& name : hardware_preset_names()) {
-    if (device_name.find(gpu_token(name)) != std::string::npos) return hardware_preset(name, "", "");
+    if (device_is(device_name, name)) return hardware_preset(name, "", "");
   }
   return std::nullopt;
 }
@@ -108,7 +134,7 @@ void check_model_matches(const Calibration& calibration, const Model& model, con
 }
 
 void check_device_matches(const Calibration& calibration, const Hardware& hardware, const std::string& file) {
-  if (calibration.device.name.find(gpu_token(hardware.name)) != std::string::npos) return;
+  if (device_is(calibration.device.name, hardware.name)) return;
   throw InputError(file, "device.name",
                    fmt::format("a {} as the scenario's cluster has, got '{}'; pass --force to use it anyway",
                                hardware.name, calibration.device.name));

@@ -1,8 +1,9 @@
 #include "calib/calibration_json.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -179,6 +180,10 @@ Measurement read_measurement(const JsonFields& fields, int devices) {
   measurement.seconds = measured_seconds(fields, "seconds");
   measurement.min_seconds = measured_seconds(fields, "min_seconds");
   measurement.max_seconds = measured_seconds(fields, "max_seconds");
+  if (measurement.min_seconds > measurement.seconds || measurement.seconds > measurement.max_seconds) {
+    fields.fail("min_seconds", fmt::format("min_seconds <= seconds <= max_seconds, got {} <= {} <= {}",
+                                           measurement.min_seconds, measurement.seconds, measurement.max_seconds));
+  }
   const JsonFields stages = fields.object("stages");
   for (const auto& [name, value] : stages.node().items()) measurement.stages[name] = measured_seconds(stages, name);
   check_family_fields(fields, measurement);
@@ -248,7 +253,8 @@ Calibration calibration_from_json(const nlohmann::json& document, const std::str
   calibration.build = read_build(fields);
   calibration.model = read_signature(fields.object("model"));
   calibration.device = read_device(fields.object("device"));
-  const json& measurements = fields.array("measurements");
+  // Coefficients are fitted from the measurements: a file without any cannot stand behind them.
+  const json& measurements = fields.non_empty_array("measurements");
   for (std::size_t index = 0; index < measurements.size(); ++index) {
     calibration.measurements.push_back(
         read_measurement(fields.element(measurements[index], index, "measurements"), calibration.device.count));

@@ -125,8 +125,11 @@ std::optional<PathAdjustment> read_adjustment(const JsonFields& otp, const std::
                         fields.non_negative("gemm_compute_scale")};
 }
 
+// A fitted stage: a fixed time in [0, 1 s] (a negative one would make small batches cost less than
+// nothing) and a time per token in [0, 1 s].
 StageLine read_line(const JsonFields& fields) {
-  return {fields.number("fixed_seconds"), fields.non_negative("per_token_seconds")};
+  return {fields.number("fixed_seconds", 0, kLongestFloorSeconds),
+          fields.number("per_token_seconds", 0, kLongestFloorSeconds)};
 }
 
 CollectiveFit read_curve(const JsonFields& fields) {
@@ -142,7 +145,7 @@ CollectiveFit read_curve(const JsonFields& fields) {
   fit.curve.ranks = fields.integer("ranks", 2, kMostCalibrationUnits);
   fit.curve.floor_time = fields.positive("floor_seconds");
   fit.curve.floor_until = fields.positive("floor_until_wire_bytes");
-  fit.curve.line_latency = fields.number("line_latency_seconds");
+  fit.curve.line_latency = fields.number("line_latency_seconds", 0, kLongestFloorSeconds);
   fit.curve.bus_bandwidth = fields.positive("bus_bandwidth_bytes_per_second");
   fit.curve.line_from = fields.positive("line_from_wire_bytes");
   if (fit.curve.line_from < fit.curve.floor_until)

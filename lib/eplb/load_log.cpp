@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "eplb/load_log_readers.hpp"
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::eplb {
@@ -28,6 +29,7 @@ std::vector<TokenCount> LoadLog::layer_total(std::int64_t layer) const {
 LoadLog read_load_log(const std::filesystem::path& file, const LoadReadOptions& options) {
   std::ifstream stream(file, std::ios::binary);
   if (!stream) throw InputError(file.string(), "", "a readable load-log file");
+  check_input_size(file.string(), kLargestDataFile);
   std::string extension = file.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char character) { return static_cast<char>(std::tolower(character)); });
@@ -48,6 +50,13 @@ std::int64_t CountList::elements(std::size_t level, std::size_t index) const {
 
 void check_matrix(const CountList& list, std::size_t level, std::size_t first_list, std::int64_t rows,
                   std::int64_t experts, const std::string& file, const std::string& key) {
+  // Counts nested deeper than [layer][expert] would be counted as rows, and their extra level dropped.
+  if (list.ragged || list.leaf_level != static_cast<int>(level) + 2) {
+    throw InputError(file, key,
+                     fmt::format("[layer][expert] token counts, nested {} lists deep{}", level + 2,
+                                 list.ragged ? ", got counts at several depths"
+                                             : fmt::format(", got counts {} deep", list.leaf_level)));
+  }
   if (list.elements(level, first_list) != rows) {
     throw InputError(file, key, fmt::format("a list of {} layer rows", rows));
   }
@@ -61,6 +70,10 @@ void check_matrix(const CountList& list, std::size_t level, std::size_t first_li
 
 // [sglang-expert-distribution]: an SGLang dump carries "logical_count"; ours carries "loads" or "windows".
 LoadLog load_log_from(StreamedLoadJson document, const std::string& file, const LoadReadOptions& options) {
+  const bool ours = document.lists["loads"].present || document.lists["windows"].present;
+  if (ours && document.lists["logical_count"].present) {
+    throw InputError(file, "logical_count", "either SGLang's logical_count or our loads/windows, not both");
+  }
   if (document.lists["logical_count"].present) return load_log_from_sglang_json(std::move(document), file, options);
   return load_log_from_our_json(std::move(document), file);
 }

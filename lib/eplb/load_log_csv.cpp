@@ -8,6 +8,7 @@
 
 #include "eplb/load_log.hpp"
 #include "eplb/load_log_readers.hpp"
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 #include "io/text_fields.hpp"
 
@@ -21,7 +22,7 @@ std::int64_t integer_field(const std::string& field, std::int64_t limit, const s
                            const std::string& key) {
   std::int64_t value = 0;
   if (!parse_integer_field(field, value) || value < 0 || value > limit) {
-    throw InputError(file, key, fmt::format("an integer in [0, {}], got '{}'", limit, trimmed(field)));
+    throw InputError(file, key, fmt::format("an integer in [0, {}], got '{}'", limit, echoed(trimmed(field))));
   }
   return value;
 }
@@ -34,12 +35,13 @@ namespace detail {
 class DenseCounts {
  public:
   // False when the cell was already filled.
-  bool add(std::int64_t layer, std::int64_t expert, TokenCount count, const std::string& file) {
+  bool add(std::int64_t layer, std::int64_t expert, TokenCount count, const std::string& file,
+           const std::string& where) {
     layers_ = std::max(layers_, layer + 1);
     experts_ = std::max(experts_, expert + 1);
-    if (layers_ * experts_ > (std::int64_t{1} << 26)) {
-      throw InputError(file, "", fmt::format("at most 2^26 (layer, expert) pairs, got {} x {}", layers_, experts_));
-    }
+    // A few sparse lines can name a huge dense table ("8191,8191,1"): its size is checked before it grows.
+    check_budget(file, where, static_cast<double>(layers_) * static_cast<double>(experts_), kMostLoadCells,
+                 "dense (layer, expert) cells");
     if (rows_.size() <= static_cast<std::size_t>(layer)) rows_.resize(static_cast<std::size_t>(layer + 1));
     auto& row = rows_[static_cast<std::size_t>(layer)];
     if (row.size() <= static_cast<std::size_t>(expert)) row.resize(static_cast<std::size_t>(expert + 1), -1);
@@ -87,7 +89,7 @@ LoadLog stream_load_log_csv(std::istream& lines, const std::string& file) {
     const auto layer = integer_field(fields[0], kMaxIndex, file, where + " layer");
     const auto expert = integer_field(fields[1], kMaxIndex, file, where + " expert");
     const auto count = integer_field(fields[2], kMaxTokenCount, file, where + " count");
-    if (!counts.add(layer, expert, count, file)) {
+    if (!counts.add(layer, expert, count, file, where)) {
       throw InputError(file, where, fmt::format("one line per (layer, expert); ({}, {}) appears twice", layer, expert));
     }
   }

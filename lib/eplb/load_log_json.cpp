@@ -13,7 +13,7 @@ std::int64_t positive_integer(const nlohmann::json& scalars, const char* key, co
   if (!scalars.contains(key)) throw InputError(file, key, "a positive integer (the key is missing)");
   const auto& value = scalars.at(key);
   if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > (1 << 20)) {
-    throw InputError(file, key, fmt::format("a positive integer up to 2^20, got {}", value.dump()));
+    throw InputError(file, key, fmt::format("a positive integer up to 2^20, got {}", echoed(value.dump())));
   }
   return value.get<std::int64_t>();
 }
@@ -32,6 +32,9 @@ LoadLog load_log_from_our_json(StreamedLoadJson document, const std::string& fil
     }
   }
   CountList& windows = document.lists["windows"];
+  if (windows.present && document.lists["loads"].present) {
+    throw InputError(file, "windows", "either loads (one window) or windows, not both");
+  }
   if (windows.present) {
     log.num_windows = windows.elements(0, 0);
     if (log.num_windows < 1) throw InputError(file, "windows", "a non-empty list of [layers][experts] matrices");

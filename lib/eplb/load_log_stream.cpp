@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <set>
 
 #include "eplb/load_log_readers.hpp"
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::eplb::detail {
@@ -72,8 +74,11 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
     if (inside_list()) positions_.pop_back();
     return true;
   }
+  // A top-level key written twice would leave one of its values unread: refused.
   bool key(string_t& value) override {
-    if (depth_ == 1) key_ = value;
+    if (depth_ != 1) return true;
+    if (!seen_keys_.insert(value).second) throw InputError(file_, value, "each key once (this one is written twice)");
+    key_ = value;
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
@@ -94,7 +99,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
     if (inside_list()) {
       next_element();
       throw InputError(file_, index_path(key_, positions_),
-                       fmt::format("a token count (a number), got {}", value.dump()));
+                       fmt::format("a token count (a number), got {}", echoed(value.dump())));
     }
     if (depth_ == 1) {
       result_.scalars[key_] = value;
@@ -118,11 +123,14 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
       if (!std::isfinite(number) || number < 0 || number != std::floor(number) ||
           number > static_cast<double>(kMaxTokenCount)) {
         throw InputError(file_, index_path(key_, positions_),
-                         fmt::format("a whole token count in [0, 2^40], got {}", value.dump()));
+                         fmt::format("a whole token count in [0, 2^40], got {}", echoed(value.dump())));
       }
     } else if (number < 0 || number > static_cast<double>(kMaxTokenCount)) {
       throw InputError(file_, index_path(key_, positions_),
-                       fmt::format("a token count in [0, 2^40], got {}", value.dump()));
+                       fmt::format("a token count in [0, 2^40], got {}", echoed(value.dump())));
+    }
+    if (static_cast<std::int64_t>(counts.leaves.size()) >= kMostLoadCells) {
+      check_budget(file_, key_, static_cast<double>(counts.leaves.size()) + 1, kMostLoadCells, "token counts");
     }
     counts.leaves.push_back(static_cast<TokenCount>(number));
     return true;
@@ -134,6 +142,7 @@ class LoadJsonCollector final : public nlohmann::json_sax<nlohmann::json> {
   CountList* list_ = nullptr;  // the count list of key_, once its array has opened
   int depth_ = 0;
   std::vector<std::int64_t> positions_;
+  std::set<std::string> seen_keys_;  // the top-level keys met so far
 };
 
 }  // namespace

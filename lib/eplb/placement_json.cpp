@@ -13,7 +13,9 @@
 #include <span>
 #include <sstream>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/json_fields.hpp"
 
 namespace moeplan::eplb {
 
@@ -173,16 +175,37 @@ std::size_t integer_maps_chars(const Placement& placement, std::int64_t width) {
   return integers * (digits + 1) + 2 * lists;
 }
 
-SlotRow row_from_json(const nlohmann::json& value, const std::string& file, const std::string& key) {
+// An id is checked against the experts before it is narrowed, so the message shows the id as written.
+SlotRow row_from_json(const nlohmann::json& value, const std::string& file, const std::string& key,
+                      std::int64_t experts) {
   if (!value.is_array()) throw InputError(file, key, "a list of expert ids");
   SlotRow row;
   for (const auto& expert : value) {
-    if (!expert.is_number_integer())
-      throw InputError(file, key, fmt::format("integer expert ids, got {}", expert.dump()));
-    row.push_back(static_cast<std::int32_t>(
-        std::clamp<std::int64_t>(expert.get<std::int64_t>(), -1, std::numeric_limits<std::int32_t>::max())));
+    if (!expert.is_number_integer() || expert.get<std::int64_t>() < 0 || expert.get<std::int64_t>() >= experts) {
+      throw InputError(file, key, fmt::format("expert ids in [0, {}), got {}", experts, echoed(expert.dump())));
+    }
+    row.push_back(static_cast<std::int32_t>(expert.get<std::int64_t>()));
   }
   return row;
+}
+
+// "1 node, 8 GPUs, 288 slots"
+std::string shape_text(std::int64_t nodes, std::int64_t gpus, std::int64_t slots) {
+  return fmt::format("{} node{}, {} GPUs, {} slots", nodes, nodes == 1 ? "" : "s", gpus, slots);
+}
+
+// Our placement files record the shape they were solved for: a previous placement must be for this one.
+void check_previous_shape(const nlohmann::json& root, const DeploymentShape& shape, const std::string& file) {
+  if (!root.contains("shape")) return;
+  const JsonFields recorded = JsonFields(root, file, "").object("shape");
+  const std::int64_t nodes = recorded.integer("nodes", 1);
+  const std::int64_t gpus = recorded.integer("gpus", 1);
+  const std::int64_t slots = recorded.integer("slots", 1);
+  const char* key = gpus != shape.gpus ? "shape.gpus" : nodes != shape.nodes ? "shape.nodes" : "shape.slots";
+  if (nodes == shape.nodes && gpus == shape.gpus && slots == shape.slots) return;
+  throw InputError(file, key,
+                   fmt::format("a placement for this solve's {}, got one solved for {}",
+                               shape_text(shape.nodes, shape.gpus, shape.slots), shape_text(nodes, gpus, slots)));
 }
 
 }  // namespace
@@ -237,11 +260,12 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
   const auto name = file.string();
   std::ifstream stream(file, std::ios::binary);
   if (!stream) throw InputError(name, "", "a readable placement file");
+  check_input_size(name, kLargestDataFile);
   std::stringstream buffer;
   buffer << stream.rdbuf();
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(buffer.str());
+    root = nlohmann::json::parse(buffer.str(), refuse_duplicate_keys(name));
   } catch (const nlohmann::json::exception& error) {  // parse errors and out-of-range numbers alike
     throw InputError(name, "", fmt::format("valid JSON ({})", error.what()));
   }
@@ -249,6 +273,7 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
   const char* key = sglang ? "physical_to_logical_map" : "phy2log";
   if (!root.is_object() || !root.contains(key))
     throw InputError(name, "phy2log", "a [layers][slots] list (the key is missing)");
+  if (!sglang) check_previous_shape(root, shape, name);
   const auto& rows = root.at(key);
   const auto skipped = sglang ? dense_layers : 0;
   if (skipped < 0)
@@ -262,7 +287,7 @@ Placement read_placement_json(const std::filesystem::path& file, const Deploymen
   Placement placement{shape, {}};
   for (auto layer = skipped; layer < skipped + layers; ++layer) {
     placement.physical_to_logical.push_back(
-        row_from_json(rows[static_cast<std::size_t>(layer)], name, fmt::format("{}[{}]", key, layer)));
+        row_from_json(rows[static_cast<std::size_t>(layer)], name, fmt::format("{}[{}]", key, layer), shape.experts));
   }
   validate_placement(placement, name);
   return placement;

@@ -8,6 +8,8 @@
 #include "eplb/metrics.hpp"
 #include "eplb/solve.hpp"
 #include "eplb/synthetic_loads.hpp"
+#include "io/budgets.hpp"
+#include "io/cancellation.hpp"
 
 namespace moeplan::eplb {
 
@@ -84,9 +86,24 @@ std::int64_t sampled_layer_count(const LoadLog& log, const RoutingStudyOptions& 
 
 double moe_slowdown(double utilisation) { return 1 / utilisation; }
 
+double routing_study_draws(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options) {
+  double gpus = 0;
+  for (const auto ep : options.ep_sizes) gpus += static_cast<double>(ep);
+  return static_cast<double>(sampled_layer_count(log, options)) * static_cast<double>(options.batches) * gpus *
+         static_cast<double>(options.tokens_per_gpu) * static_cast<double>(routing.experts_per_token);
+}
+
+void check_routing_study_budget(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options) {
+  check_budget("command line", "--batches", routing_study_draws(log, routing, options), kMostRoutingDraws,
+               "expert draws (layers x batches x the EP sizes' GPUs x tokens per GPU x top-k)");
+}
+
 std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
-                                               const RoutingStudyOptions& options) {
+                                               const RoutingStudyOptions& options, Reporter& reporter) {
+  check_routing_study_budget(log, routing, options);
   const auto experts = log.num_experts;
+  double done = 0;
+  const double draws = routing_study_draws(log, routing, options);
   const auto sampled_layers = sampled_layer_count(log, options);
   std::vector<RoutingStudyRow> rows;
   for (const auto ep : options.ep_sizes) {
@@ -100,6 +117,9 @@ std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const Routing
     double sums[4] = {0, 0, 0, 0};
     std::uint64_t state = options.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(ep);
     for (std::int64_t index = 0; index < sampled_layers; ++index) {
+      stop_if_cancelled();
+      reporter.progress("sampling batches", done / draws);
+      done += static_cast<double>(options.batches * options.tokens_per_gpu * ep * routing.experts_per_token);
       const auto layer = index * log.num_layers / sampled_layers;
       const auto counts = log.layer_total(layer);
       const double total = static_cast<double>(std::accumulate(counts.begin(), counts.end(), TokenCount{0}));
@@ -125,7 +145,14 @@ std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const Routing
     row.eplb_redundant = sums[3] / samples;
     rows.push_back(row);
   }
+  reporter.progress("sampling batches", 1.0);
   return rows;
+}
+
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
+                                               const RoutingStudyOptions& options) {
+  SilentReporter reporter;
+  return run_routing_study(log, routing, options, reporter);
 }
 
 }  // namespace moeplan::eplb

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/reporter.hpp"
+
 #include "eplb/load_log.hpp"
 
 namespace moeplan::eplb {
@@ -39,8 +41,17 @@ struct RoutingStudyRow {
 // Placements are solved on the log's counts; batches are sampled from the same counts as
 // popularity, so sampling noise at small batches per GPU shows as it does in serving. `log`
 // [windows][layers][experts] (windows summed).
+// Refuses up front a study past kMostRoutingDraws; reports progress per layer sampled and stops with
+// Cancelled once cancellation is requested.
+std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
+                                               const RoutingStudyOptions& options, Reporter& reporter);
 std::vector<RoutingStudyRow> run_routing_study(const LoadLog& log, const RoutingModel& routing,
                                                const RoutingStudyOptions& options);
+
+// The expert draws the study makes: layers sampled x batches x the EP sizes' GPUs summed x tokens per
+// GPU x top-k; check_routing_study_budget refuses more than kMostRoutingDraws, naming --batches.
+double routing_study_draws(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options);
+void check_routing_study_budget(const LoadLog& log, const RoutingModel& routing, const RoutingStudyOptions& options);
 
 // The MoE layers the study samples: options.layers, at most the log's layers.
 std::int64_t sampled_layer_count(const LoadLog& log, const RoutingStudyOptions& options);

@@ -8,6 +8,7 @@
 #include "eplb/lower_bound.hpp"
 #include "eplb/metrics.hpp"
 #include "eplb/policies.hpp"
+#include "io/cancellation.hpp"
 
 namespace moeplan::eplb {
 
@@ -70,6 +71,7 @@ Placement place_all_layers(const LoadLog& log, const DeploymentShape& shape, Pol
   for_each_layer(
       log.num_layers,
       [&](std::int64_t layer) {
+        stop_if_cancelled();
         placement.physical_to_logical[static_cast<std::size_t>(layer)] =
             place_one_layer(log, layer, shape, policy, objective);
       },

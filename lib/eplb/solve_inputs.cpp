@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::eplb {
@@ -30,6 +31,17 @@ void check_log_fits_model(const LoadLog& log, const Model& model) {
   }
 }
 
+void check_solve_budget(const LoadLog& log, const DeploymentShape& shape) {
+  const double layers = static_cast<double>(log.num_layers);
+  const double slots = static_cast<double>(shape.slots);
+  check_budget("command line", "--slots", layers * slots, static_cast<double>(kMostPlacementCells),
+               "placement cells (MoE layers x slots)");
+  // Placing one layer grew about 6-fold per doubling of the slots (58 DeepSeek-V3 layers: 1.3 s at 1024
+  // slots, 7.6 s at 2048), so the steps are counted as slots^3.
+  check_budget("command line", "--slots", static_cast<double>(log.num_windows) * layers * slots * slots * slots,
+               kMostSolveWork, "solver steps (windows x MoE layers x slots^3)");
+}
+
 SolveInputs read_solve_inputs(const SolveRequest& request, const std::optional<Model>& model) {
   if (model) require_moe(*model, "expert placement");
   SolveInputs inputs;
@@ -39,6 +51,7 @@ SolveInputs read_solve_inputs(const SolveRequest& request, const std::optional<M
   inputs.shape = {request.nodes, request.gpus, request.slots, inputs.log.num_experts,
                   expert_group_count(request.groups, model, inputs.log)};
   validate_shape(inputs.shape, "command line");
+  check_solve_budget(inputs.log, inputs.shape);
   return inputs;
 }
 

@@ -40,6 +40,10 @@ std::int64_t expert_group_count(std::int64_t requested, const std::optional<Mode
 // log's file and "num_experts" or "num_layers".
 void check_log_fits_model(const LoadLog& log, const Model& model);
 
+// Refuses, naming --slots, a solve past kMostPlacementCells (MoE layers x slots held) or kMostSolveWork
+// (windows x MoE layers x slots^3, the solver's steps) before any layer is placed.
+void check_solve_budget(const LoadLog& log, const DeploymentShape& shape);
+
 // Reads the load log (an engine dump's dense rows dropped by the dense-layer count), checks it
 // against the model, and builds and validates the shape (validate_shape, on "command line").
 SolveInputs read_solve_inputs(const SolveRequest& request, const std::optional<Model>& model);

@@ -18,6 +18,7 @@
 #include "export/sglang_rules.hpp"
 #include "export/trtllm.hpp"
 #include "export/vllm_ascend.hpp"
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::exporting {
@@ -315,6 +316,18 @@ void add_manifest(ExportResult& result, const PlanFile& plan, const Launches& la
       {"lws.yaml", lws_manifest(request.engine, plan, launches.nodes, launches.commands, image), false});
 }
 
+// One launch script per node of every instance, and deployment.json: counted before any is rendered.
+void check_file_budget(const PlanFile& plan, const DeploymentPlan& deployment) {
+  double files = 1;
+  const RolePlan* largest = &deployment.roles.front();
+  for (const RolePlan& role : deployment.roles) {
+    files += static_cast<double>(role.instances) * static_cast<double>(role.nodes);
+    if (role.instances * role.nodes > largest->instances * largest->nodes) largest = &role;
+  }
+  check_budget(plan.file, largest->key + ".instances", files, static_cast<double>(kMostExportFiles),
+               "files to write (a launch script per node of each instance)");
+}
+
 }  // namespace
 
 PlacementChoice parse_placement_choice(const std::string& text) {
@@ -334,6 +347,7 @@ ExportResult export_plan(const PlanFile& plan, const ExportRequest& request) {
   }
   const DeploymentPlan& deployment = plan.plans[request.plan_index];
   check_roles(plan, deployment, request);
+  check_file_budget(plan, deployment);
   const std::map<RoleKind, std::string> files = placement_files(deployment, request);
   const std::map<RoleKind, ExpertPlacement> placements = read_placements(plan, deployment, files, request.engine);
   Launches launches = build_launches(plan, deployment, request, placements);

@@ -13,6 +13,7 @@ namespace moeplan::exporting {
 struct ExpertPlacement {
   std::string file;
   std::vector<std::vector<std::int64_t>> physical_to_logical;  // [MoE layers][physical slots]
+  std::int64_t gpus = 0;  // the GPUs it was solved for (eplb-solve's shape.gpus); 0 when the file does not say
 };
 
 // Reads "phy2log" (other keys are ignored); throws InputError naming the file and the row.

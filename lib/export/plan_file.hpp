@@ -29,6 +29,8 @@ struct PlanModel {
   std::int64_t num_experts = 0;
   std::int64_t shared_experts = 0;
   std::string weight_dtype;
+  std::int64_t num_heads = 0;     // attention heads; 0 in plans written before they were recorded
+  std::int64_t num_kv_heads = 0;  // KV heads (the heads again for MLA); 0 likewise
 
   std::int64_t moe_layers() const { return num_layers - dense_layers; }
 };

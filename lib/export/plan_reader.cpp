@@ -41,6 +41,10 @@ PlanModel parse_model(const JsonFields& root) {
   model.dense_layers =
       fields.integer("dense_layers", 0, model.num_experts == 0 ? model.num_layers : model.num_layers - 1);
   model.shared_experts = fields.integer("shared_experts", 0, kMaxCount);
+  if (fields.has("num_heads")) model.num_heads = fields.integer("num_heads", 1, kMaxCount);
+  if (fields.has("num_kv_heads")) {
+    model.num_kv_heads = fields.integer("num_kv_heads", 1, model.num_heads > 0 ? model.num_heads : kMaxCount);
+  }
   return model;
 }
 
@@ -72,6 +76,28 @@ Layout parse_layout_object(const JsonFields& role) {
   layout.pp = fields.has("pp") ? fields.integer("pp", 1, kMaxCount) : 1;
   layout.nodes = fields.integer("nodes", 1, kMaxCount);
   return layout;
+}
+
+// A layout that splits the attention heads unevenly cannot run: the same rules as the layout's own
+// check against the model (spec/layout.cpp), on the heads the plan records.
+void check_heads_split(const PlanModel& model, const RolePlan& role, const std::string& file) {
+  if (model.num_heads == 0) return;
+  const Layout& layout = role.layout;
+  const auto require_divides = [&](std::int64_t degree, const char* key) {
+    if (model.num_heads % degree == 0) return;
+    throw InputError(
+        file, role.key + ".layout." + key,
+        fmt::format("a value dividing the {} attention heads of {}, got {}", model.num_heads, model.name, degree));
+  };
+  require_divides(layout.tp, "tp");
+  require_divides(layout.otp, "otp");
+  require_divides(layout.qkvtp, "qkvtp");
+  const std::int64_t kv_heads = model.num_kv_heads;
+  if (kv_heads > 0 && layout.tp > 1 && kv_heads % layout.tp != 0 && layout.tp % kv_heads != 0) {
+    throw InputError(
+        file, role.key + ".layout.tp",
+        fmt::format("a divisor or multiple of the {} KV heads of {}, got {}", kv_heads, model.name, layout.tp));
+  }
 }
 
 // The role's GPUs, nodes and layout must describe the same instance.
@@ -217,6 +243,7 @@ PlanFile parse_plan(const nlohmann::json& document, const std::string& file) {
   const nlohmann::json& plans = root.non_empty_array("plans");
   for (std::size_t index = 0; index < plans.size(); ++index) {
     plan.plans.push_back(parse_deployment(plans[index], plan.scenario, file, fmt::format("plans[{}]", index)));
+    for (const RolePlan& role : plan.plans.back().roles) check_heads_split(plan.model, role, file);
   }
   return plan;
 }

@@ -2,6 +2,7 @@
 // An error in something the user gave us: names the file, the key and what was expected.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace moeplan {
 
@@ -18,5 +19,9 @@ class InputError : public std::runtime_error {
   std::string key_;
   std::string expectation_;
 };
+
+// A value from the input as an error message echoes it: at most 80 characters (kLongestEchoedToken),
+// a longer one cut with "..." and its full length, so a 1 GB token never lands in a message.
+std::string echoed(std::string_view token);
 
 }  // namespace moeplan

@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <set>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan {
@@ -22,7 +25,7 @@ void JsonFields::fail(const std::string& key, const std::string& expectation) co
 }
 
 void JsonFields::fail_found(const std::string& key, const std::string& expectation, const nlohmann::json& found) const {
-  fail(key, fmt::format("{}, got {}", expectation, found.dump()));
+  fail(key, fmt::format("{}, got {}", expectation, echoed(found.dump())));
 }
 
 const nlohmann::json& JsonFields::value(const std::string& key, const std::string& expectation) const {
@@ -117,10 +120,68 @@ bool JsonFields::flag(const std::string& key) const {
   return found.get<bool>();
 }
 
+namespace {
+
+// The objects and arrays open at a point of the parse, with each object's keys so far and each array's
+// next index, to name a repeated key by its full path.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+
+  bool on_event(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start || event == Event::array_start) {
+      levels_.push_back({event == Event::object_start, {}, child_path(), "", 0});
+    } else if (event == Event::key) {
+      add_key(parsed.get<std::string>());
+    } else {
+      if (event != Event::value) levels_.pop_back();
+      if (!levels_.empty() && !levels_.back().object) ++levels_.back().next_index;
+    }
+    return true;
+  }
+
+ private:
+  struct Level {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string path;
+    std::string last_key;
+    std::int64_t next_index = 0;
+  };
+
+  std::string child_path() const {
+    if (levels_.empty()) return "";
+    const Level& parent = levels_.back();
+    if (!parent.object) return fmt::format("{}[{}]", parent.path, parent.next_index);
+    return parent.path.empty() ? parent.last_key : parent.path + "." + parent.last_key;
+  }
+
+  void add_key(const std::string& key) {
+    Level& level = levels_.back();
+    level.last_key = key;
+    if (level.keys.insert(key).second) return;
+    throw InputError(file_, child_path(), "each key once (this one is written twice)");
+  }
+
+  std::string file_;
+  std::vector<Level> levels_;
+};
+
+}  // namespace
+
+nlohmann::json::parser_callback_t refuse_duplicate_keys(const std::string& file) {
+  auto check = std::make_shared<DuplicateKeyCheck>(file);
+  return [check](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return check->on_event(event, parsed);
+  };
+}
+
 nlohmann::json read_json_file(const std::string& file) {
   std::ifstream stream(file);
   if (!stream) throw InputError(file, "", "an existing, readable file");
-  nlohmann::json document = nlohmann::json::parse(stream, nullptr, false);
+  check_input_size(file, kLargestDocument);
+  nlohmann::json document = nlohmann::json::parse(stream, refuse_duplicate_keys(file), false);
   if (document.is_discarded()) throw InputError(file, "", "well-formed JSON");
   return document;
 }

@@ -51,7 +51,12 @@ class JsonFields {
   std::string path_;
 };
 
-// Reads a JSON document; a missing file or malformed JSON is an InputError naming the file.
+// Reads a JSON document; a missing file, one past kLargestDocument, malformed JSON or a key written twice in
+// one object is an InputError naming the file.
 nlohmann::json read_json_file(const std::string& file);
+
+// A parse callback that refuses a key written twice in one object (nlohmann would keep the last value
+// silently), naming its key path; pass it to nlohmann::json::parse.
+nlohmann::json::parser_callback_t refuse_duplicate_keys(const std::string& file);
 
 }  // namespace moeplan

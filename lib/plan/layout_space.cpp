@@ -1,6 +1,11 @@
 #include "plan/layout_space.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "io/budgets.hpp"
+#include "io/input_error.hpp"
 
 namespace moeplan {
 
@@ -51,6 +56,13 @@ void add_expert_variants(const Model& model, const Scenario& scenario, Layout ba
         base.ep = ep;
         base.redundant = redundant;
         base.fused_shared = fused_shared;
+        // Every layout is evaluated for each role: the list is capped before it grows past the budget.
+        if (static_cast<std::int64_t>(layouts.size()) >= kMostSearchCandidates) {
+          throw InputError(scenario.file, "search",
+                           fmt::format("at most {} layouts to evaluate (docs/budgets.md), got more: name fewer "
+                                       "search.instance_gpus, tp, ep, redundant or fused_shared values",
+                                       kMostSearchCandidates));
+        }
         layouts.push_back(base);
       }
     }
@@ -85,12 +97,17 @@ void add_stage_layouts(const Model& model, const Scenario& scenario, std::int64_
 
 }  // namespace
 
+// Pairs (d, value / d) up to the square root, so a cluster of 2^30 GPUs takes 2^15 trials, not 2^30.
 std::vector<std::int64_t> divisors(std::int64_t value) {
-  std::vector<std::int64_t> result;
-  for (std::int64_t candidate = 1; candidate <= value; ++candidate) {
-    if (value % candidate == 0) result.push_back(candidate);
+  std::vector<std::int64_t> small;
+  std::vector<std::int64_t> large;
+  for (std::int64_t candidate = 1; candidate <= value / candidate; ++candidate) {
+    if (value % candidate != 0) continue;
+    small.push_back(candidate);
+    if (candidate != value / candidate) large.push_back(value / candidate);
   }
-  return result;
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
 }
 
 std::vector<Layout> enumerate_layouts(const Model& model, const Scenario& scenario) {

@@ -41,6 +41,8 @@ nlohmann::json model_json(const Model& model) {
                          {"dense_layers", model.dense_layers},
                          {"num_experts", model.moe.num_experts},
                          {"shared_experts", model.moe.shared_experts},
+                         {"num_heads", model.attention.num_heads},
+                         {"num_kv_heads", model.attention.num_kv_heads},
                          {"weight_dtype", dtype_name(model.weights.experts)}};
   // export's default --model-path; absent when the model file names no Hugging Face id.
   if (!model.hf_id.empty()) json["hf_id"] = model.hf_id;

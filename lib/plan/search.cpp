@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 #include "plan/disaggregation.hpp"
 #include "plan/layout_space.hpp"
@@ -125,6 +126,7 @@ SearchResult search_layouts(const Model& model, const Scenario& scenario, const 
                                                  : "skew model (no expert-load log given)";
   const std::vector<Layout> layouts = enumerate_layouts(model, scenario);
   for (std::size_t index = 0; index < layouts.size(); ++index) {
+    stop_if_cancelled();
     const Layout& layout = layouts[index];
     if (scenario.search.aggregated) keep(evaluate_layout(context, layout, Role::aggregated), result.aggregated, result);
     if (scenario.search.disaggregated) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <queue>
 
+#include "io/budgets.hpp"
+#include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 #include "plan/search.hpp"
 #include "sim/engine.hpp"
@@ -81,24 +83,37 @@ class Simulation {
   double last_finish_ = 0;
 };
 
-// Bounds a run to the end at about a minute of one core (5000 x 32K output tokens take under a second).
-constexpr double kMaxOutputTokensToTheEnd = 1e10;
+// The requests a run sends: all of them, or with a --duration and a request rate those sent by its end.
+double requests_sent(const Workload& workload, const SimulationOptions& options) {
+  const auto all = static_cast<double>(workload.num_requests);
+  if (options.duration <= 0 || !workload.request_rate) return all;
+  return std::min(all, options.duration * *workload.request_rate + 1);
+}
 
-void check_bounded(const Scenario& scenario, const SimulationOptions& options) {
+// Refuses, before any step, a run past the budgets: kMostSimulatedSeconds of --duration, kMostInstances
+// engines a pool, and kMostSimulatedTokens output tokens (5000 x 32K output tokens take under a second).
+void check_bounded(const Scenario& scenario, const std::vector<PoolSpec>& pools, const SimulationOptions& options) {
   const Workload& workload = scenario.workload;
-  const double tokens = static_cast<double>(workload.num_requests) * static_cast<double>(workload.output_tokens);
-  if (options.duration <= 0 && tokens > kMaxOutputTokensToTheEnd) {
+  check_budget("command line", "--duration", options.duration, kMostSimulatedSeconds, "simulated seconds");
+  for (std::size_t index = 0; index < pools.size(); ++index) {
+    const char* key = pools.size() == 1 ? "instances" : index == 0 ? "--prefill-instances" : "--decode-instances";
+    check_budget("command line", key, static_cast<double>(pools[index].instances), static_cast<double>(kMostInstances),
+                 "engine instances in a pool");
+  }
+  const double tokens = requests_sent(workload, options) * static_cast<double>(workload.output_tokens);
+  if (tokens > kMostSimulatedTokens) {
     throw InputError(scenario.file, "workload.num_requests",
-                     fmt::format("a workload of at most 1e10 output tokens to simulate to its end (or a --duration), "
-                                 "got {} requests x {} tokens",
-                                 workload.num_requests, workload.output_tokens));
+                     fmt::format("a workload of at most {:.15g} output tokens to simulate (docs/budgets.md), got {} "
+                                 "requests x {} tokens",
+                                 kMostSimulatedTokens, static_cast<std::int64_t>(requests_sent(workload, options)),
+                                 workload.output_tokens));
   }
 }
 
 Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec>& pools,
                        const SimulationOptions& options)
     : context_(context), options_(options), source_(context.scenario.workload, options.seed) {
-  check_bounded(context.scenario, options);
+  check_bounded(context.scenario, pools, options);
   const MemorySettings settings = memory_settings(context.scenario, options);
   for (const PoolSpec& spec : pools) {
     Pool pool{{}, {}, TimeSeries(kFirstInterval, options.series_points), 0};
@@ -200,7 +215,8 @@ void Simulation::record(Pool& pool, const EngineStep& step) {
 SimulationResult Simulation::run() {
   const double limit = options_.duration > 0 ? options_.duration : kNever;
   bool stopped = false;
-  while (completed_ < source_.total()) {
+  for (std::int64_t event = 0; completed_ < source_.total(); ++event) {
+    if (event % 4096 == 0) stop_if_cancelled();
     const auto [pool, engine] = earliest_busy_engine();
     const double engine_time = engine ? engine->clock() : kNever;
     const double send_time = source_.next_send_time();

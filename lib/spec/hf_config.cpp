@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/json_fields.hpp"
 #include "spec/shape_limits.hpp"
 
 namespace moeplan {
@@ -23,35 +25,42 @@ class ConfigView {
 
   bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
 
-  std::int64_t integer(const char* key, std::int64_t minimum = 1) const {
+  // The integer at `key`, in [minimum, maximum]; the same bounds as the model YAML's reader.
+  std::int64_t integer(const char* key, std::int64_t minimum = 1, std::int64_t maximum = kMostModelWidth) const {
     if (!has(key)) throw InputError(file_, key_path(key), "an integer (the key is missing)");
     const nlohmann::json& value = json_[key];
-    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum ||
-        value.get<std::int64_t>() > kMostModelWidth) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > maximum) {
       throw InputError(file_, key_path(key),
-                       fmt::format("an integer in [{}, {}], got {}", minimum, kMostModelWidth, value.dump()));
+                       fmt::format("an integer in [{}, {}], got {}", minimum, maximum, echoed(value.dump())));
     }
     return value.get<std::int64_t>();
   }
-  std::int64_t integer_or(const char* key, std::int64_t fallback, std::int64_t minimum = 1) const {
-    return has(key) ? integer(key, minimum) : fallback;
+  // A count (heads, experts, layers): at most kMostModelCount.
+  std::int64_t count(const char* key, std::int64_t minimum = 1) const { return integer(key, minimum, kMostModelCount); }
+  std::int64_t integer_or(const char* key, std::int64_t fallback, std::int64_t minimum = 1,
+                          std::int64_t maximum = kMostModelWidth) const {
+    return has(key) ? integer(key, minimum, maximum) : fallback;
+  }
+  std::int64_t count_or(const char* key, std::int64_t fallback, std::int64_t minimum = 1) const {
+    return has(key) ? count(key, minimum) : fallback;
   }
   double number_or(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const nlohmann::json& value = json_[key];
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0) {
-      throw InputError(file_, key_path(key), fmt::format("a positive finite number, got {}", value.dump()));
+      throw InputError(file_, key_path(key), fmt::format("a positive finite number, got {}", echoed(value.dump())));
     }
     return value.get<double>();
   }
   bool flag_or(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!json_[key].is_boolean()) throw InputError(file_, key_path(key), "true or false, got " + json_[key].dump());
+    if (!json_[key].is_boolean())
+      throw InputError(file_, key_path(key), "true or false, got " + echoed(json_[key].dump()));
     return json_[key].get<bool>();
   }
   std::string text_or(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    if (!json_[key].is_string()) throw InputError(file_, key_path(key), "a string, got " + json_[key].dump());
+    if (!json_[key].is_string()) throw InputError(file_, key_path(key), "a string, got " + echoed(json_[key].dump()));
     return json_[key].get<std::string>();
   }
   const nlohmann::json& raw(const char* key) const { return json_[key]; }
@@ -60,14 +69,15 @@ class ConfigView {
 
   // The object at `key`, read with keys named below it.
   ConfigView object(const char* key) const {
-    if (!json_[key].is_object()) throw InputError(file_, key_path(key), "a JSON object, got " + json_[key].dump());
+    if (!json_[key].is_object())
+      throw InputError(file_, key_path(key), "a JSON object, got " + echoed(json_[key].dump()));
     return ConfigView(json_[key], file_, key_path(key));
   }
   // A list of `count` integers in [1, kMostModelWidth].
   std::vector<std::int64_t> integers(const char* key, std::size_t count) const {
     const nlohmann::json& value = json_[key];
     const std::string expectation =
-        fmt::format("a list of {} integers in [1, {}], got {}", count, kMostModelWidth, value.dump());
+        fmt::format("a list of {} integers in [1, {}], got {}", count, kMostModelWidth, echoed(value.dump()));
     if (!value.is_array() || value.size() != count) throw InputError(file_, key_path(key), expectation);
     std::vector<std::int64_t> numbers;
     for (const nlohmann::json& element : value) {
@@ -88,8 +98,9 @@ class ConfigView {
 nlohmann::json parse_json_file(const std::filesystem::path& file) {
   std::ifstream stream(file);
   if (!stream) throw InputError(file.string(), "", "an existing, readable file");
+  check_input_size(file.string(), kLargestDocument);
   try {
-    nlohmann::json json = nlohmann::json::parse(stream);
+    nlohmann::json json = nlohmann::json::parse(stream, refuse_duplicate_keys(file.string()));
     if (!json.is_object()) throw InputError(file.string(), "", "a JSON object at the top level");
     return json;
   } catch (const nlohmann::json::exception& error) {  // parse errors and out-of-range numbers alike
@@ -105,7 +116,7 @@ bool per_head_qk_norm(const std::string& model_type) {
 // DeepSeek sparse attention (deepseek_v32, glm_moe_dsa): the indexer's heads, head width and top-k.
 void read_indexer(const ConfigView& config, Attention& attention) {
   if (!config.has("index_topk")) return;
-  attention.indexer.heads = config.integer("index_n_heads");
+  attention.indexer.heads = config.count("index_n_heads");
   attention.indexer.head_dim = config.integer("index_head_dim");
   attention.indexer.topk = config.integer("index_topk");
 }
@@ -136,8 +147,8 @@ void read_linear_attention(const ConfigView& config, Model& model) {
     const std::int64_t interval = config.integer_or("full_attention_interval", 4);
     linear.layers = model.num_layers - model.num_layers / interval;
   }
-  linear.key_heads = config.integer("linear_num_key_heads");
-  linear.value_heads = config.integer("linear_num_value_heads");
+  linear.key_heads = config.count("linear_num_key_heads");
+  linear.value_heads = config.count("linear_num_value_heads");
   linear.key_head_dim = config.integer("linear_key_head_dim");
   linear.value_head_dim = config.integer("linear_value_head_dim");
   linear.conv_kernel = config.integer("linear_conv_kernel_dim");
@@ -145,9 +156,21 @@ void read_linear_attention(const ConfigView& config, Model& model) {
   linear.state_dtype = state == "float32" ? DType::fp32 : DType::bf16;
 }
 
+// Without a head_dim key, Hugging Face's attention takes hidden_size / num_attention_heads, which must be a
+// whole, positive width: 64 / 128 would give 0 and a 0-wide head divides by zero downstream.
+std::int64_t derived_head_dim(const ConfigView& config, const Model& model) {
+  const std::int64_t heads = model.attention.num_heads;
+  if (model.hidden_size % heads != 0 || model.hidden_size < heads) {
+    throw InputError(config.file(), "head_dim",
+                     fmt::format("a head_dim key, or hidden_size ({}) a whole multiple of num_attention_heads ({})",
+                                 model.hidden_size, heads));
+  }
+  return model.hidden_size / heads;
+}
+
 void read_attention(const ConfigView& config, const std::string& model_type, Model& model) {
   Attention& attention = model.attention;
-  attention.num_heads = config.integer("num_attention_heads");
+  attention.num_heads = config.count("num_attention_heads");
   if (config.has("kv_lora_rank")) {
     attention.kind = AttentionKind::mla;
     attention.num_kv_heads = attention.num_heads;
@@ -160,8 +183,8 @@ void read_attention(const ConfigView& config, const std::string& model_type, Mod
     return;
   }
   attention.kind = AttentionKind::gqa;
-  attention.num_kv_heads = config.integer_or("num_key_value_heads", attention.num_heads);
-  attention.head_dim = config.integer_or("head_dim", model.hidden_size / attention.num_heads);
+  attention.num_kv_heads = config.count_or("num_key_value_heads", attention.num_heads);
+  attention.head_dim = config.has("head_dim") ? config.integer("head_dim") : derived_head_dim(config, model);
   const bool gpt_oss = model_type == "gpt_oss";
   // gpt-oss carries q/k/v/o biases and per-head sinks by architecture, not by a config key.
   attention.qkv_bias = gpt_oss || config.flag_or("attention_bias", false);
@@ -187,7 +210,7 @@ bool has_experts(const ConfigView& config) {
 // Shared experts: DeepSeek's n_shared_experts, Qwen's shared_expert_intermediate_size (one, gated), MiniMax's
 // shared_intermediate_size (0: none), Llama-4's one by architecture.
 void read_shared_experts(const ConfigView& config, const std::string& model_type, Moe& moe) {
-  moe.shared_experts = config.integer_or("n_shared_experts", 0, 0);
+  moe.shared_experts = config.count_or("n_shared_experts", 0, 0);
   moe.shared_intermediate_size = moe.intermediate_size;
   if (config.has("shared_expert_intermediate_size")) {
     moe.shared_experts = 1;
@@ -208,19 +231,19 @@ void read_moe(const ConfigView& config, const std::string& model_type, Model& mo
   const bool expert_sized_intermediate = model_type == "mixtral" || model_type == "gpt_oss" ||
                                          model_type == "minimax_m2" || model_type.starts_with("llama4");
   if (config.has("n_routed_experts")) {
-    moe.num_experts = config.integer("n_routed_experts");
+    moe.num_experts = config.count("n_routed_experts");
   } else if (config.has("num_local_experts")) {
-    moe.num_experts = config.integer("num_local_experts");
+    moe.num_experts = config.count("num_local_experts");
   } else {
-    moe.num_experts = config.integer("num_experts");
+    moe.num_experts = config.count("num_experts");
   }
   moe.experts_per_token =
-      config.has("num_experts_per_tok") ? config.integer("num_experts_per_tok") : config.integer("experts_per_token");
+      config.has("num_experts_per_tok") ? config.count("num_experts_per_tok") : config.count("experts_per_token");
   moe.intermediate_size =
       expert_sized_intermediate ? config.integer("intermediate_size") : config.integer("moe_intermediate_size");
   read_shared_experts(config, model_type, moe);
-  moe.num_groups = config.integer_or("n_group", 1);
-  moe.topk_groups = config.integer_or("topk_group", moe.num_groups);
+  moe.num_groups = config.count_or("n_group", 1);
+  moe.topk_groups = config.count_or("topk_group", moe.num_groups);
   // GLM-4.5 and Llama-4 score with a sigmoid by architecture.
   const bool sigmoid_by_architecture = model_type == "glm4_moe" || model_type.starts_with("llama4");
   const std::string scoring = config.text_or("scoring_func", sigmoid_by_architecture ? "sigmoid" : "softmax");
@@ -241,7 +264,7 @@ void read_dense_layers(const ConfigView& config, const std::string& model_type, 
     model.dense_intermediate_size = config.integer("intermediate_size");
     return;
   }
-  model.dense_layers = config.integer_or("first_k_dense_replace", 0, 0);
+  model.dense_layers = config.count_or("first_k_dense_replace", 0, 0);
   if (config.has("mlp_only_layers") && config.raw("mlp_only_layers").is_array() &&
       !config.raw("mlp_only_layers").empty()) {
     throw InputError(config.file(), "mlp_only_layers", "an empty list (interleaved dense layers are not modelled)");
@@ -317,10 +340,10 @@ Model load_hf_config(const std::filesystem::path& file) {
   if (is_hugging_face_id(model.name)) model.hf_id = model.name;
   model.source = file.string();
   model.hidden_size = config.integer("hidden_size");
-  model.num_layers = config.integer("num_hidden_layers");
-  model.vocab_size = config.integer("vocab_size");
+  model.num_layers = config.count("num_hidden_layers");
+  model.vocab_size = config.integer("vocab_size", 1, std::int64_t{1} << 24);
   model.tie_embeddings = config.flag_or("tie_word_embeddings", false);
-  model.mtp_layers = config.integer_or("num_nextn_predict_layers", 0, 0);
+  model.mtp_layers = config.integer_or("num_nextn_predict_layers", 0, 0, 64);
   read_attention(config, model_type, model);
   read_linear_attention(config, model);
   read_moe(config, model_type, model);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 #include "io/text_fields.hpp"
 
@@ -87,6 +88,7 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
   if (!std::filesystem::is_regular_file(file) || !stream) {
     throw InputError(file, "", "a readable CSV file of input_tokens,output_tokens lines");
   }
+  check_input_size(file, kLargestDataFile);
   std::vector<RequestLengths> trace;
   std::string line;
   std::int64_t number = 0;
@@ -107,9 +109,9 @@ std::vector<RequestLengths> read_length_trace(const std::string& file) {
     const bool in_range = parsed && lengths.input >= 1 && lengths.input <= kMaxLength && lengths.output >= 1 &&
                           lengths.output <= kMaxLength;
     if (!in_range) {
-      throw InputError(
-          file, fmt::format("line {}", number),
-          fmt::format("input_tokens,output_tokens as two integers in [1, {}], got '{}'", kMaxLength, trimmed(line)));
+      throw InputError(file, fmt::format("line {}", number),
+                       fmt::format("input_tokens,output_tokens as two integers in [1, {}], got '{}'", kMaxLength,
+                                   echoed(trimmed(line))));
     }
     if (trace.size() == kMaxTraceRows) {
       throw InputError(file, fmt::format("line {}", number), fmt::format("at most {} rows", kMaxTraceRows));

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan {
@@ -16,6 +17,7 @@ YamlView::YamlView(const YAML::Node& node, std::string file, std::string path)
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
+  check_input_size(file.string(), kLargestDocument);
   std::ifstream stream(file, std::ios::binary);
   if (!stream) {
     throw InputError(file.string(), "", fmt::format("a file it may read ({})", std::strerror(errno)));
@@ -74,17 +76,19 @@ YAML::Node YamlView::scalar(const std::string& key) const {
 }
 
 std::int64_t YamlView::integer(const std::string& key, std::int64_t minimum, std::int64_t maximum) const {
-  const YAML::Node value = scalar(key);
+  return integer_at(scalar(key), key_path(key), minimum, maximum);
+}
+
+std::int64_t YamlView::integer_at(const YAML::Node& value, const std::string& path, std::int64_t minimum,
+                                  std::int64_t maximum) const {
   const std::string range = fmt::format("an integer in [{}, {}]", minimum, maximum);
   std::int64_t parsed = 0;
   try {
     parsed = value.as<std::int64_t>();
   } catch (const YAML::Exception&) {
-    throw InputError(file_, key_path(key), fmt::format("{}, got '{}'", range, value.Scalar()));
+    throw InputError(file_, path, fmt::format("{}, got '{}'", range, echoed(value.Scalar())));
   }
-  if (parsed < minimum || parsed > maximum) {
-    throw InputError(file_, key_path(key), fmt::format("{}, got {}", range, parsed));
-  }
+  if (parsed < minimum || parsed > maximum) throw InputError(file_, path, fmt::format("{}, got {}", range, parsed));
   return parsed;
 }
 
@@ -94,18 +98,29 @@ std::int64_t YamlView::integer_or(const std::string& key, std::int64_t fallback,
 }
 
 double YamlView::number(const std::string& key, double minimum, double maximum) const {
-  const YAML::Node value = scalar(key);
+  return number_at(scalar(key), key_path(key), minimum, maximum);
+}
+
+double YamlView::number_at(const YAML::Node& value, const std::string& path, double minimum, double maximum) const {
   const std::string range = fmt::format("a finite number in [{}, {}]", minimum, maximum);
   double parsed = 0;
   try {
     parsed = value.as<double>();
   } catch (const YAML::Exception&) {
-    throw InputError(file_, key_path(key), fmt::format("{}, got '{}'", range, value.Scalar()));
+    throw InputError(file_, path, fmt::format("{}, got '{}'", range, echoed(value.Scalar())));
   }
   if (!std::isfinite(parsed) || parsed < minimum || parsed > maximum) {
-    throw InputError(file_, key_path(key), fmt::format("{}, got {}", range, value.Scalar()));
+    throw InputError(file_, path, fmt::format("{}, got {}", range, echoed(value.Scalar())));
   }
   return parsed;
+}
+
+YAML::Node YamlView::element(const YAML::Node& sequence, const std::string& key, std::size_t index) const {
+  const std::string path = fmt::format("{}[{}]", key_path(key), index);
+  const YAML::Node value = sequence[index];
+  if (!value.IsDefined() || value.IsNull()) throw InputError(file_, path, "a value, got an empty entry");
+  if (!value.IsScalar()) throw InputError(file_, path, "a single value, not a list or mapping");
+  return value;
 }
 
 double YamlView::number_or(const std::string& key, double fallback, double minimum, double maximum) const {
@@ -128,7 +143,7 @@ bool YamlView::flag_or(const std::string& key, bool fallback) const {
   try {
     return value.as<bool>();
   } catch (const YAML::Exception&) {
-    throw InputError(file_, key_path(key), fmt::format("true or false, got '{}'", value.Scalar()));
+    throw InputError(file_, key_path(key), fmt::format("true or false, got '{}'", echoed(value.Scalar())));
   }
 }
 
@@ -138,12 +153,11 @@ std::vector<std::int64_t> YamlView::integer_list(const std::string& key, std::in
   const YAML::Node value = node_[key];
   if (value.IsScalar()) return {integer(key, minimum, maximum)};
   if (!value.IsSequence() || value.size() == 0) throw InputError(file_, key_path(key), "a non-empty list of integers");
+  check_budget(file_, key_path(key), static_cast<double>(value.size()), kMostListEntries, "list entries");
   std::vector<std::int64_t> result;
   for (std::size_t index = 0; index < value.size(); ++index) {
-    YAML::Node wrapper;
-    wrapper["item"] = value[index];
     result.push_back(
-        YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index)).integer("item", minimum, maximum));
+        integer_at(element(value, key, index), fmt::format("{}[{}]", key_path(key), index), minimum, maximum));
   }
   return result;
 }
@@ -153,12 +167,11 @@ std::vector<double> YamlView::number_list(const std::string& key, double minimum
   const YAML::Node value = node_[key];
   if (value.IsScalar()) return {number(key, minimum, maximum)};
   if (!value.IsSequence() || value.size() == 0) throw InputError(file_, key_path(key), "a non-empty list of numbers");
+  check_budget(file_, key_path(key), static_cast<double>(value.size()), kMostListEntries, "list entries");
   std::vector<double> result;
   for (std::size_t index = 0; index < value.size(); ++index) {
-    YAML::Node wrapper;
-    wrapper["item"] = value[index];
     result.push_back(
-        YamlView(wrapper, file_, fmt::format("{}[{}]", key_path(key), index)).number("item", minimum, maximum));
+        number_at(element(value, key, index), fmt::format("{}[{}]", key_path(key), index), minimum, maximum));
   }
   return result;
 }

@@ -46,6 +46,12 @@ class YamlView {
   std::string path_;
 
   YAML::Node scalar(const std::string& key) const;
+  // A present scalar `value` at key path `path` read as an integer or finite number in [minimum, maximum].
+  std::int64_t integer_at(const YAML::Node& value, const std::string& path, std::int64_t minimum,
+                          std::int64_t maximum) const;
+  double number_at(const YAML::Node& value, const std::string& path, double minimum, double maximum) const;
+  // Element `index` of the sequence at `key`: a present single value, named "key[index]".
+  YAML::Node element(const YAML::Node& sequence, const std::string& key, std::size_t index) const;
 };
 
 }  // namespace moeplan

@@ -106,3 +106,30 @@ TEST_CASE("read_load_log picks the reader by extension and reports unreadable fi
   CHECK(log.num_experts == 12);
   CHECK(log.row(0, 1)[5] == 197);
 }
+
+TEST_CASE("strict load logs: a key twice, loads beside windows, counts nested too deep") {
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, 2]], "loads": [[3, 4]]})") ==
+        "loads.json: loads: each key once (this one is written twice)");
+  CHECK(json_error(R"({"num_layers": 1, "num_layers": 1, "num_experts": 2, "loads": [[1, 2]]})") ==
+        "loads.json: num_layers: each key once (this one is written twice)");
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, 2]], "windows": [[[3, 4]]]})") ==
+        "loads.json: windows: either loads (one window) or windows, not both");
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, 2]], "logical_count": [[0, 0]]})", {0, 0}) ==
+        "loads.json: logical_count: either SGLang's logical_count or our loads/windows, not both");
+  // [[[1, 2]], [[3, 4]]] is 2 "rows" of 1 "count" each when read a level too shallow: refused, not flattened.
+  CHECK(json_error(R"({"num_layers": 2, "num_experts": 1, "loads": [[[1, 2]], [[3, 4]]]})") ==
+        "loads.json: loads: [layer][expert] token counts, nested 2 lists deep, got counts 3 deep");
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "loads": [[1, [2]]]})") ==
+        "loads.json: loads: [layer][expert] token counts, nested 2 lists deep, got counts at several depths");
+  CHECK(json_error(R"({"num_layers": 1, "num_experts": 2, "windows": [[1, 2]]})") ==
+        "loads.json: windows[0]: [layer][expert] token counts, nested 3 lists deep, got counts 2 deep");
+}
+
+TEST_CASE("a sparse CSV naming a huge dense table is refused at the line that grows it past 2^24 cells") {
+  // Two lines name layer 8191 and expert 8191: 8192 x 8192 = 2^26 cells, past the 2^24 = 16777216 allowed.
+  CHECK(csv_error("0,0,1\n8191,8191,1\n") ==
+        "loads.csv: line 2: at most 16777216 dense (layer, expert) cells (docs/budgets.md), got 67108864");
+  // 4096 x 4096 = 2^24 is the limit itself; expert 4096 makes 4096 x 4097 = 16781312.
+  CHECK(csv_error("4095,4096,1\n") ==
+        "loads.csv: line 1: at most 16777216 dense (layer, expert) cells (docs/budgets.md), got 16781312");
+}

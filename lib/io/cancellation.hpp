@@ -1,0 +1,24 @@
+#pragma once
+// Cooperative cancellation: the command line's SIGINT/SIGTERM handler raises the flag, and long loops
+// in the library check it between units of work and stop by throwing Cancelled, so nothing half-done
+// is written.
+#include <atomic>
+#include <stdexcept>
+
+namespace moeplan {
+
+class Cancelled : public std::runtime_error {
+ public:
+  Cancelled() : std::runtime_error("interrupted") {}
+};
+
+// The flag; lock-free, so a signal handler may store to it.
+inline std::atomic<bool> cancellation_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+// Throws Cancelled once the flag is raised.
+inline void stop_if_cancelled() {
+  if (cancellation_requested.load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+}  // namespace moeplan
