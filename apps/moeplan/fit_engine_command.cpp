@@ -5,9 +5,10 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "predict/bench_results.hpp"
+#include "predict/profile_fit.hpp"
 #include "predict/run_report.hpp"
 #include "spec/layout.hpp"
 
@@ -27,17 +28,12 @@ struct FitOptions {
   predict::BenchDeployment bench_deployment;
 };
 
-void check_paths(const FitOptions& options) {
-  std::vector<std::string> inputs = options.runs;
-  inputs.insert(inputs.end(), options.bench.begin(), options.bench.end());
-  for (const std::string& input : inputs) {
-    if (same_file(options.out, input)) {
-      throw InputError("command line", "--out", "a file other than its input " + input + ", which it would overwrite");
-    }
-  }
-  if (!options.start.empty() && same_file(options.out, options.start)) {
-    throw InputError("command line", "--out", "a file other than --start (" + options.start + ")");
-  }
+// --out, checked against every input (--runs, --bench, --start) before any work.
+void add_outputs(OutputSet& outputs, const FitOptions& options) {
+  for (const std::string& file : options.runs) outputs.add_input("--runs", file);
+  for (const std::string& file : options.bench) outputs.add_input("--bench", file);
+  outputs.add_input("--start", options.start);
+  outputs.add_file("--out", options.out);
 }
 
 // The bench files' deployment: the layout given as moeplan writes it ("tp=8,dp=1,ep=8").
@@ -71,7 +67,8 @@ std::vector<predict::MeasuredRun> read_all(const FitOptions& options) {
 }
 
 void run(const FitOptions& options) {
-  check_paths(options);
+  OutputSet outputs;
+  add_outputs(outputs, options);
   if (options.runs.empty() && options.bench.empty()) {
     throw InputError("command line", "--runs", "a measured-runs CSV or --bench result files to fit");
   }
@@ -86,17 +83,20 @@ void run(const FitOptions& options) {
   }
   predict::EngineProfile start = options.start.empty() ? predict::default_engine_profile(options.engine)
                                                        : predict::read_engine_profile(options.start);
+  predict::check_fit_budget(set.samples.size(), options.folds + 1, "--runs");
   predict::EngineProfile profile = predict::fit_profile(set.samples, start);
   profile.held_out = predict::cross_validate(set.samples, start, options.folds);
   profile.source =
       fmt::format("fit-engine over {} {} runs (left out {})", set.samples.size(), options.engine, set.left_out.size());
-  write_file_atomically(options.out, predict::engine_profile_json(profile));
+  outputs.set_contents("--out", predict::engine_profile_json(profile));
+  outputs.write_temporaries();
   const predict::HeldOutError& held = profile.held_out;
   fmt::print(
       "{}: fitted to {} runs ({} left out), held out by whole sweeps in {} folds:\n"
       "  TPOT median error {:.1f} %, mean {:.1f} %; TTFT median error {:.1f} %, mean {:.1f} %\nwrote {}\n",
       options.engine, set.samples.size(), set.left_out.size(), held.folds, held.tpot_median, held.tpot_mean,
       held.ttft_median, held.ttft_mean, options.out);
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -119,7 +119,7 @@ void add_fit_engine_command(CLI::App& app) {
   command->add_option("--engine", options->engine, "engine whose runs to fit")
       ->required()
       ->check(CLI::IsMember({"sglang", "vllm", "trtllm"}));
-  command->add_option("--out", options->out, "profile JSON to write")->required();
+  add_output_option(*command, "--out", options->out, "profile JSON to write")->required();
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--start", options->start, "profile to start from (default: the engine's defaults)")
       ->check(CLI::ExistingFile);

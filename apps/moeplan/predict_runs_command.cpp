@@ -6,8 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io/atomic_file.hpp"
-#include "io/input_error.hpp"
+#include "outputs.hpp"
 #include "predict/run_report.hpp"
 #include "predict/version_spread.hpp"
 #include "table.hpp"
@@ -53,15 +52,10 @@ std::string spread_line(const predict::VersionSpread& spread) {
       spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
 }
 
-void check_paths(const PredictOptions& options) {
-  if (same_file(options.out, options.runs)) {
-    throw InputError("command line", "--out",
-                     "a file other than --runs (" + options.runs + "), which it would overwrite");
-  }
-}
-
 void run(const PredictOptions& options) {
-  check_paths(options);
+  OutputSet outputs;
+  outputs.add_input("--runs", options.runs);
+  outputs.add_file("--out", options.out);
   const std::vector<predict::MeasuredRun> runs = predict::read_measured_runs(options.runs);
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
   predict::Predictor predictor(catalog, predict::ProfileSet::load_folder(options.engines));
@@ -73,7 +67,8 @@ void run(const PredictOptions& options) {
   } else {
     for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
   }
-  write_file_atomically(options.out, predict::predictions_csv(runs, predictions));
+  outputs.set_contents("--out", predict::predictions_csv(runs, predictions));
+  outputs.write_temporaries();
   const predict::ErrorTable errors = predict::error_table(runs, predictions);
   const std::int64_t predicted = errors.overall().tpot.count;
   fmt::print(
@@ -83,6 +78,7 @@ void run(const PredictOptions& options) {
       options.held_out_folds > 0 ? " (refitted on each fold's training runs)" : "",
       fmt::join(predictor.profiles().describe(), "\n  "), spread_line(predict::version_spread(runs)),
       error_report(errors));
+  commit_outputs(outputs);
 }
 
 }  // namespace
@@ -95,7 +91,7 @@ void add_predict_runs_command(CLI::App& app) {
   command->add_option("--runs", options->runs, "measured runs CSV (docs/prediction.md gives the columns)")
       ->required()
       ->check(CLI::ExistingFile);
-  command->add_option("--out", options->out, "predictions CSV to write")->required();
+  add_output_option(*command, "--out", options->out, "predictions CSV to write")->required();
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--engines", options->engines, "folder of engine profiles (<engine>.json)")
       ->capture_default_str();

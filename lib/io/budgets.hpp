@@ -10,6 +10,7 @@ namespace moeplan {
 // Files are measured (stat) before they are read.
 inline constexpr std::uintmax_t kLargestDocument = std::uintmax_t{64} << 20;   // models, scenarios, configs, plans
 inline constexpr std::uintmax_t kLargestDataFile = std::uintmax_t{512} << 20;  // load logs, placements, traces
+inline constexpr std::uintmax_t kLargestMeasurementFile = std::uintmax_t{256} << 20;  // measured runs, bench results
 
 // An echoed value in an error message is cut to this many characters.
 inline constexpr std::size_t kLongestEchoedToken = 80;
@@ -25,6 +26,8 @@ inline constexpr std::int64_t kMostSearchCandidates = std::int64_t{1} << 16;  //
 inline constexpr std::int64_t kMostListEntries = 4096;                        // any list in a scenario
 inline constexpr std::int64_t kMostExportFiles = 4096;                        // files one export writes
 inline constexpr std::int64_t kMostInstances = 4096;                          // instances of one role in a plan
+inline constexpr double kMostFitWork = 16384;           // fit-engine, predict-runs --held-out: runs fitted x fits
+inline constexpr double kMostRunComparisons = 1 << 22;  // predict-runs: pairs of runs at one deployment and load
 
 // Throws InputError(source, key, "at most <limit> <what> (docs/budgets.md), got <amount>") when `amount`,
 // what the input asks for, exceeds `limit`; `what` names the unit ("list entries").

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 // The JSON documents of a file: one object, or one per non-empty line.
 std::vector<nlohmann::json> documents(const std::string& file) {
-  check_input_size(file);
+  check_input_size(file, kLargestMeasurementFile);
   std::ifstream input(file);
   if (!input) throw InputError(file, "", "a readable benchmark result file");
   std::stringstream whole;

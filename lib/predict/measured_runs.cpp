@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "io/budgets.hpp"
 #include "io/input_error.hpp"
 #include "io/text_fields.hpp"
 
@@ -192,16 +193,6 @@ std::map<std::string, std::size_t> header_columns(const std::string& header, con
 
 }  // namespace
 
-void check_input_size(const std::string& file) {
-  std::error_code error;
-  const auto bytes = std::filesystem::file_size(file, error);
-  if (!error && bytes > kMostInputBytes) {
-    throw InputError(
-        file, "",
-        "a file of at most 256 MiB (measured runs or benchmark results), got " + std::to_string(bytes) + " bytes");
-  }
-}
-
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
   bool quoted = false;
@@ -222,7 +213,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& file) {
-  check_input_size(file);
+  check_input_size(file, kLargestMeasurementFile);  // a measured-runs file is under 1 MiB
   std::ifstream input(file);
   if (!input) throw InputError(file, "", "a readable measured-runs CSV file");
   std::string line;

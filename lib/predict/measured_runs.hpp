@@ -49,10 +49,6 @@ std::string deployment_without_engine(const MeasuredRun& run);
 // InputError naming the file and "line N: column".
 std::vector<MeasuredRun> read_measured_runs(const std::string& file);
 
-// Past any measured-runs or benchmark file a user has (the shared file is under 1 MiB): refused before reading.
-inline constexpr std::uintmax_t kMostInputBytes = std::uintmax_t{256} << 20;
-void check_input_size(const std::string& file);
-
 // Splits one CSV line into cells (RFC 4180 quoting: "a,b" and "" inside quotes).
 std::vector<std::string> split_csv_line(const std::string& line);
 

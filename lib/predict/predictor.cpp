@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 
 namespace moeplan::predict {
@@ -82,6 +83,7 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
 }
 
 RunPrediction Predictor::predict(const MeasuredRun& run) {
+  stop_if_cancelled();
   RunPrediction prediction;
   prediction.costs = costs(run, prediction.reason);
   if (!prediction.costs) return prediction;

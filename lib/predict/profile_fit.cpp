@@ -5,6 +5,8 @@
 #include <functional>
 #include <numeric>
 
+#include "io/budgets.hpp"
+#include "io/cancellation.hpp"
 #include "predict/closed_loop.hpp"
 #include "predict/prediction_errors.hpp"
 
@@ -66,6 +68,7 @@ std::vector<double> nelder_mead(const Objective& objective, const std::vector<do
   std::vector<double> values(size + 1);
   for (std::size_t index = 0; index <= size; ++index) values[index] = objective(simplex[index]);
   for (int iteration = 0; iteration < kSimplexIterations; ++iteration) {
+    stop_if_cancelled();
     std::vector<std::size_t> order(size + 1);
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
@@ -154,6 +157,11 @@ EngineProfile fit_profile(const std::vector<FitSample>& samples, const EnginePro
   EngineProfile fitted = with_parameters(start, from_free(free));
   fitted.fitted = true;
   return fitted;
+}
+
+void check_fit_budget(std::size_t samples, std::int64_t fits, const std::string& key) {
+  check_budget("command line", key, static_cast<double>(samples) * static_cast<double>(fits), kMostFitWork,
+               "runs fitted x fits");
 }
 
 std::int64_t fold_of(const std::string& sweep, std::int64_t folds) {

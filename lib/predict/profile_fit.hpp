@@ -31,8 +31,13 @@ EngineProfile with_parameters(EngineProfile profile, const std::vector<double>& 
 // Mean soft-L1 loss of log(predicted / measured) over both quantities of every sample.
 double fit_loss(const std::vector<FitSample>& samples, const EngineProfile& profile);
 
-// Minimizes fit_loss from `start` (Nelder-Mead over bounded transforms of the parameters).
+// Minimizes fit_loss from `start` (Nelder-Mead over bounded transforms of the parameters). Stops with
+// Cancelled once cancellation is requested (io/cancellation.hpp).
 EngineProfile fit_profile(const std::vector<FitSample>& samples, const EngineProfile& start);
+
+// Refuses (InputError naming `key`, docs/budgets.md) `fits` fits of `samples` runs each past kMostFitWork:
+// a fit costs about 5 ms of one core per run, so the limit keeps a command near a minute and a half.
+void check_fit_budget(std::size_t samples, std::int64_t fits, const std::string& key);
 
 // Sweep s goes to fold hash(s) mod folds (FNV-1a, so folds stay put across platforms); each fold is
 // predicted by a fit to the others.

@@ -93,6 +93,7 @@ std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& 
   for (const char* engine : {"sglang", "vllm", "trtllm"}) {
     FitSet set = fit_samples(runs, predictor, engine);
     for (FitSample& sample : set.samples) sample.sweep = held_out_group(runs[sample.run], hold_out);
+    check_fit_budget(set.samples.size(), folds, "--held-out");
     const std::vector<std::int64_t> sample_folds = sweep_folds(set.samples, folds);
     for (std::int64_t fold = 0; fold < folds; ++fold) {
       std::vector<FitSample> training;

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "io/budgets.hpp"
 #include "predict/prediction_errors.hpp"
 
 namespace moeplan::predict {
@@ -26,11 +27,24 @@ std::map<std::string, std::vector<const MeasuredRun*>> same_load_groups(const st
   return groups;
 }
 
+// Every pair within a group is compared: refused up front past kMostRunComparisons (a file of one
+// deployment at one load, repeated, would otherwise compare every run with every other).
+void check_comparisons(const std::map<std::string, std::vector<const MeasuredRun*>>& groups) {
+  double comparisons = 0;
+  for (const auto& [key, group] : groups) {
+    comparisons += static_cast<double>(group.size()) * (static_cast<double>(group.size()) - 1) / 2;
+  }
+  check_budget("command line", "--runs", comparisons, kMostRunComparisons,
+               "comparisons of runs at one deployment and load");
+}
+
 }  // namespace
 
 VersionSpread version_spread(const std::vector<MeasuredRun>& runs) {
   std::vector<double> tpot, ttft;
-  for (const auto& [key, group] : same_load_groups(runs)) {
+  const auto groups = same_load_groups(runs);
+  check_comparisons(groups);
+  for (const auto& [key, group] : groups) {
     for (std::size_t i = 0; i < group.size(); ++i) {
       for (std::size_t j = i + 1; j < group.size(); ++j) {
         if (group[i]->engine_version == group[j]->engine_version) continue;

@@ -15,7 +15,8 @@ struct VersionSpread {
 };
 
 // Every pair of `runs` (shape [R]) that share engine, deployment and concurrency under different
-// engine versions, both measured in TTFT and TPOT.
+// engine versions, both measured in TTFT and TPOT. Past kMostRunComparisons pairs compared (io/budgets.hpp)
+// it throws InputError naming --runs.
 VersionSpread version_spread(const std::vector<MeasuredRun>& runs);
 
 }  // namespace moeplan::predict

@@ -48,3 +48,14 @@ TEST_CASE("another engine, GPU or layout makes no pair") {
                                                            other_layout};
   CHECK(moeplan::predict::version_spread(runs).pairs == 0);
 }
+
+TEST_CASE("a file of one deployment at one load, repeated, is refused before every pair is compared") {
+  // 2897 runs in one group: 2897 x 2896 / 2 = 4194856 comparisons, just past 2^22 = 4194304; 2896 runs make
+  // 2896 x 2895 / 2 = 4191960, just under it.
+  const std::vector<moeplan::predict::MeasuredRun> over(2897, run_at("0.12.0", 8, 10.0, 100.0));
+  CHECK_THROWS_WITH(
+      moeplan::predict::version_spread(over),
+      doctest::Contains("--runs: expected at most 4194304 comparisons of runs at one deployment and load"));
+  const std::vector<moeplan::predict::MeasuredRun> under(2896, run_at("0.12.0", 8, 10.0, 100.0));
+  CHECK(moeplan::predict::version_spread(under).pairs == 0);  // one version: no pair
+}
