@@ -3,12 +3,24 @@
 #include <string>
 
 #include "calib/calibration.hpp"
+#include "calib/calibration_json.hpp"
+#include "io/input_error.hpp"
 #include "spec/model.hpp"
 
 namespace moeplan::test {
 
 inline Model qwen3_235b() { return load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/qwen3-235b-a22b.yaml"); }
 inline Model deepseek_v3() { return load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/deepseek-v3.yaml"); }
+
+// The message reading `document` as "cal.json" fails with; empty when it reads.
+inline std::string calibration_error_of(const nlohmann::json& document) {
+  try {
+    calib::calibration_from_json(document, "cal.json");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
 
 inline calib::Calibration small_calibration() {
   calib::Calibration calibration;

@@ -18,14 +18,7 @@ using namespace moeplan::calib;
 
 namespace {
 
-std::string error_of(const nlohmann::json& document) {
-  try {
-    calibration_from_json(document, "cal.json");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
-}
+std::string error_of(const nlohmann::json& document) { return test::calibration_error_of(document); }
 
 // A small calibration with a streaming MoE fit, as JSON; adjust sets the fit's other fields first.
 nlohmann::json streaming_moe_document(const std::function<void(MoeFit&)>& adjust) {

@@ -14,14 +14,7 @@ using namespace moeplan::calib;
 
 namespace {
 
-std::string error_of(const nlohmann::json& document) {
-  try {
-    calibration_from_json(document, "cal.json");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
-}
+std::string error_of(const nlohmann::json& document) { return test::calibration_error_of(document); }
 
 // The small calibration with a MoE fit whose routing line is `routing`.
 nlohmann::json with_routing(StageLine routing) {
