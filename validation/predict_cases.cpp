@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "plan/load_skew.hpp"
 #include "predict/open_loop.hpp"
 #include "predict/run_costs.hpp"
 #include "spec/hardware.hpp"
@@ -50,8 +51,74 @@ void add_doc000_itl_cases(CaseList& cases) {
   }
 }
 
+// [doc-003]'s published shape on 12 nodes x 8 H100: decode DP72 EP72 on 9 nodes with DeepEP low-latency, prefill
+// DP32 EP32 on 4 nodes with DeepEP normal, both with 288 = 256 + 32 expert slots and two-batch overlap, dense FFN
+// and LM head per rank (--moe-dense-tp-size 1, DP LM head).
+struct Doc003Shape {
+  Model model = model_file("deepseek-v3.yaml");
+  Hardware hardware = hardware_preset("H100-SXM", "validation", "gpu");
+  predict::EngineProfile profile =
+      predict::read_engine_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines/sglang.json");
+
+  Layout layout(const std::string& text, std::int64_t nodes) const {
+    Layout parsed = parse_layout(text, "validation");
+    parsed.nodes = nodes;
+    return parsed;
+  }
+
+  StepOptions options(const Layout& layout, DispatchMode dispatch, double tokens_per_rank) const {
+    StepOptions chosen;
+    chosen.dispatch = dispatch;
+    chosen.two_batch_overlap = true;
+    chosen.max_over_mean = max_over_mean(model, layout, tokens_per_rank, SkewModel{});
+    return chosen;
+  }
+};
+
+// Decode: 256 sequences per GPU at a 2000-token context; output tokens per node = 8 x 256 / step.
+double doc003_decode_per_node(const Doc003Shape& shape) {
+  const Layout layout = shape.layout("dp=72,ep=72,redundant=32", 9);
+  const StepModel steps(shape.model, shape.hardware, predict::roofline_efficiency());
+  predict::RunCosts costs;
+  costs.decode_batch = 256;
+  const StepOptions options = shape.options(layout, DispatchMode::deepep_low_latency, 256);
+  costs.decode = predict::family_times(steps.decode(layout, {256, 2000}, options), layout, options.dispatch);
+  return 8.0 * 256.0 / predict::decode_step_seconds(costs, shape.profile);
+}
+
+// Prefill: 16384 prompt tokens per GPU in one pass of 2000-token prompts; input tokens per node = 8 x 16384 / pass.
+double doc003_prefill_per_node(const Doc003Shape& shape) {
+  const Layout layout = shape.layout("dp=32,ep=32,redundant=32", 4);
+  const StepModel steps(shape.model, shape.hardware, predict::roofline_efficiency());
+  predict::RunCosts costs;
+  const StepOptions options = shape.options(layout, DispatchMode::deepep_normal, 16384);
+  costs.prefill = predict::family_times(steps.prefill(layout, {16384, 2000, 0}, options), layout, options.dispatch);
+  predict::EngineProfile one_pass = shape.profile;
+  one_pass.chunk_tokens = 16384;
+  return 8.0 * 16384.0 / predict::prefill_seconds(costs, one_pass, 16384);
+}
+
+void add_doc003_throughput_cases(CaseList& cases) {
+  const Doc003Shape shape;
+  const std::string source =
+      "[doc-003]: 52.3k input and 22.3k output tokens/s per node, 2000-token inputs, 12 x 8 H100";
+  const std::string method = "engines/sglang.json (fitted to other runs) on the published shape, uncalibrated roofline";
+  cases.push_back(with_known_gap(
+      relative_case("doc003.prefill.input_per_node", source, "tok/s", 52300, doc003_prefill_per_node(shape), 0.15,
+                    method),
+      "the document gives no tokens per GPU for its prefill figure; at the 16,384 of its DeepSeek comparison the "
+      "model is fast, not by the expert imbalance (its default vs ideal placement, 1.20 / 1.06, matches the skew "
+      "model's 1.12); the profile's prefill multiplier was fitted on single-node runs, none prefilling across "
+      "nodes through DeepEP"));
+  cases.push_back(relative_case("doc003.decode.output_per_node", source, "tok/s", 22300, doc003_decode_per_node(shape),
+                                0.15, method));
+}
+
 }  // namespace
 
-void add_predict_cases(CaseList& cases) { add_doc000_itl_cases(cases); }
+void add_predict_cases(CaseList& cases) {
+  add_doc000_itl_cases(cases);
+  add_doc003_throughput_cases(cases);
+}
 
 }  // namespace moeplan::validation

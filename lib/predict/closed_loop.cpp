@@ -12,7 +12,7 @@ constexpr int kBisections = 60;
 
 double family_seconds(const FamilyTimes& times, const FamilyMultipliers& m) {
   const double total = m.attention * times.attention + m.experts * times.experts + m.other * times.other +
-                       m.communication * times.communication - times.overlap_saved;
+                       m.communication * times.communication + times.dispatch - times.overlap_saved;
   return std::max(0.0, total);
 }
 
@@ -71,8 +71,8 @@ double decode_step_seconds(const RunCosts& costs, const EngineProfile& profile) 
 double prefill_seconds(const RunCosts& costs, const EngineProfile& profile, double prompt_tokens) {
   const FamilyMultipliers& m = profile.multipliers;
   const FamilyTimes& times = costs.prefill;
-  const double kernels =
-      std::max(0.0, m.prefill * times.compute() + m.communication * times.communication - times.overlap_saved);
+  const double kernels = std::max(
+      0.0, m.prefill * times.compute() + m.communication * times.communication + times.dispatch - times.overlap_saved);
   const double steps = prompt_tokens / static_cast<double>(profile.chunk_tokens);
   return kernels + profile.overheads.step * std::max(steps, 1.0 / 64.0);
 }

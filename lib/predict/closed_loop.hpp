@@ -15,10 +15,11 @@ struct LoopPrediction {
   double prefill_share = 0;  // rho: the share of a prefilling rank's time spent on prompts
 };
 
-// One decode step: step and per-sequence overheads plus each family at its multiplier.
+// One decode step: step and per-sequence overheads plus each family at its multiplier, and an all-to-all
+// dispatch at its own price.
 double decode_step_seconds(const RunCosts& costs, const EngineProfile& profile);
 
-// One request's prompt: its compute at the prefill multiplier, its communication, and the step
+// One request's prompt: its compute at the prefill multiplier, its collectives, its dispatch, and the step
 // overhead of the chunks it fills (a prompt shorter than a chunk shares its step).
 double prefill_seconds(const RunCosts& costs, const EngineProfile& profile, double prompt_tokens);
 

@@ -23,11 +23,14 @@ inline constexpr double kLeastKernelMultiplier = 1.0;
 inline constexpr double kLeastCommunicationMultiplier = 0.2;
 
 struct FamilyMultipliers {
-  double attention = 1.5;      // decode attention: projections and the KV read
-  double experts = 1.5;        // decode MoE: router, grouped expert GEMMs, shared expert
-  double other = 1.5;          // decode dense FFN, LM head, norms, embedding
-  double communication = 1.5;  // TP collectives, EP dispatch and combine, in both phases
-  double prefill = 1.5;        // prefill compute of every family
+  double attention = 1.5;  // decode attention: projections and the KV read
+  double experts = 1.5;    // decode MoE: router, grouped expert GEMMs, shared expert
+  double other = 1.5;      // decode dense FFN, LM head, norms, embedding
+  // Collectives in both phases: TP and projection all-reduces, and the experts' sums met by all-reduce or
+  // all-gather / reduce-scatter. An all-to-all dispatch (DeepEP, NCCL all-to-all) keeps its own model's price:
+  // no measured run records one, so no profile can scale it.
+  double communication = 1.5;
+  double prefill = 1.5;  // prefill compute of every family
 };
 
 // Seconds the engine spends beside the kernels; never negative.

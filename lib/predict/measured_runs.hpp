@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cost/moe_dispatch.hpp"
+
 namespace moeplan::predict {
 
 // One worker's parallel shape as the row records it; `batch` is sequences per attention-DP rank.
@@ -39,6 +41,10 @@ struct MeasuredRun {
   WorkerShape prefill, decode;   // disaggregated rows
   std::optional<double> ttft_ms, tpot_ms;
   std::string sweep;  // the deployment this row belongs to, at all its concurrencies
+  // A plan's choices, which a measured row does not record (run_costs prices a row without them as the
+  // engines do by default): the experts' token exchange and two-batch overlap.
+  std::optional<DispatchMode> dispatch;
+  bool two_batch_overlap = false;
 };
 
 // The deployment a run measured, without the engine and its version: model, GPU, lengths, formats

@@ -30,12 +30,15 @@ LoadEstimate estimate_from(const LoopPrediction& loop, double in_flight, bool su
 }  // namespace
 
 MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, std::int64_t output_tokens,
-                        const Layout& layout) {
+                        const Layout& layout, const std::optional<RoleOptions>& options) {
   MeasuredRun run;
   run.engine = engine;
   run.input_tokens = input_tokens;
   run.output_tokens = output_tokens;
   run.worker = {layout.tp, layout.pp, layout.dp, layout.moe_tp(), layout.ep, 0, 1};
+  if (!options) return run;
+  run.dispatch = options->dispatch;
+  run.two_batch_overlap = options->two_batch_overlap;
   return run;
 }
 
@@ -97,8 +100,8 @@ std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& sc
     OfferedLoad load = offered_load(scenario);
     load.most_in_flight = static_cast<double>(planned.most_in_flight);
     const Deployment deployment{model, hardware, planned.layout, planned.layout, hardware.name};
-    const MeasuredRun run =
-        planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens, planned.layout);
+    const MeasuredRun run = planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens,
+                                        planned.layout, planned.options);
     estimates.push_back(estimate_at_load(run, deployment, steps, profile, load));
   }
   return estimates;
@@ -112,7 +115,7 @@ std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario&
   std::vector<PlannedLayout> layouts;
   for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
     const Candidate& candidate = candidates[index];
-    layouts.push_back({candidate.layout, candidate.serving.batch * candidate.layout.dp});
+    layouts.push_back({candidate.layout, candidate.serving.batch * candidate.layout.dp, candidate.serving.options});
   }
   return layouts_at_load(model, scenario, layouts, profile);
 }

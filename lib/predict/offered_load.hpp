@@ -32,10 +32,11 @@ struct LoadEstimate {
   double capacity_rate = 0;  // requests/s served within both SLOs (an absent SLO does not bind); 0: none
 };
 
-// The run a plan's aggregated `layout` serves: `engine`, fixed lengths, and the worker shape
-// (tp, attention DP, expert TP x EP, pipeline stages).
+// The run a plan's aggregated `layout` serves: `engine`, fixed lengths, the worker shape (tp, attention
+// DP, expert TP x EP, pipeline stages), and the plan's dispatch and two-batch overlap (`options`; without
+// them the engine's defaults, as for a measured row).
 MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, std::int64_t output_tokens,
-                        const Layout& layout);
+                        const Layout& layout, const std::optional<RoleOptions>& options = std::nullopt);
 
 // The profile a scenario's engine gets from `folder` (<engine>.json), or the engine's unfitted defaults
 // (SGLang's when the scenario names none).
@@ -57,6 +58,7 @@ OfferedLoad offered_load(const Scenario& scenario);
 struct PlannedLayout {
   Layout layout;
   std::int64_t most_in_flight = 0;
+  std::optional<RoleOptions> options;  // the dispatch and two-batch overlap the plan chose
 };
 
 // Each of `layouts` (on the scenario's cluster) at the scenario's offered load, in order, with the

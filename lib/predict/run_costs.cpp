@@ -9,13 +9,16 @@ namespace moeplan::predict {
 
 namespace {
 
-FamilyTimes families(const StepBreakdown& step) {
-  return {step.attention, step.moe_compute, step.other, step.dispatch_combine + step.otp_comm + step.tp_comm,
-          step.overlap_saved};
-}
-
-StepOptions options_at(const Model& model, const Layout& layout, double tokens_per_rank) {
+// A plan's run keeps the plan's dispatch and two-batch overlap. A measured row records no all-to-all backend,
+// so its experts exchange tokens as the engines do by default:
+// SGLang's --moe-a2a-backend none [sglang-server-args] and vLLM's allgather_reducescatter
+// [vllm-parallel-config] all-reduce the experts' partial sums where attention is tensor-parallel (the tokens
+// are on every rank already) and all-gather / reduce-scatter them across attention-DP ranks. TensorRT-LLM's
+// rows are priced the same way, an assumption: its default MoE path is not read here.
+StepOptions options_at(const MeasuredRun& run, const Model& model, const Layout& layout, double tokens_per_rank) {
   StepOptions options;
+  options.dispatch = run.dispatch.value_or(DispatchMode::gather_scatter);
+  options.two_batch_overlap = run.two_batch_overlap;
   options.max_over_mean = max_over_mean(model, layout, tokens_per_rank, SkewModel{});
   return options;
 }
@@ -37,6 +40,17 @@ double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment)
 }
 
 }  // namespace
+
+bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch) {
+  return dispatch == DispatchMode::gather_scatter || layout.ep == 1;
+}
+
+FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch) {
+  const double collectives = step.otp_comm + step.tp_comm;
+  if (exchanges_by_collectives(layout, dispatch))
+    return {step.attention, step.moe_compute, step.other, collectives + step.dispatch_combine, step.overlap_saved, 0.0};
+  return {step.attention, step.moe_compute, step.other, collectives, step.overlap_saved, step.dispatch_combine};
+}
 
 Efficiency roofline_efficiency() {
   Efficiency efficiency;
@@ -65,12 +79,14 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
   costs.decode_batch = decode_batch_per_rank(run);
   const double context = static_cast<double>(run.input_tokens) + static_cast<double>(run.output_tokens) / 2.0;
   const Layout& decode = deployment.worker;
-  costs.decode = families(
-      steps.decode(decode, {costs.decode_batch, context}, options_at(deployment.model, decode, costs.decode_batch)));
+  const StepOptions decode_options = options_at(run, deployment.model, decode, costs.decode_batch);
+  costs.decode = family_times(steps.decode(decode, {costs.decode_batch, context}, decode_options), decode,
+                              decode_options.dispatch);
   const Layout& prefill = deployment.prefill;
   const double prompt = static_cast<double>(run.input_tokens);
+  const StepOptions prefill_options = options_at(run, deployment.model, prefill, prompt);
   costs.prefill =
-      families(steps.prefill(prefill, {prompt, prompt, 0.0}, options_at(deployment.model, prefill, prompt)));
+      family_times(steps.prefill(prefill, {prompt, prompt, 0.0}, prefill_options), prefill, prefill_options.dispatch);
   const WorkerShape& prefill_shape = run.disaggregated ? run.prefill : run.worker;
   costs.prefill_ranks =
       static_cast<double>(prefill_shape.attention_dp * std::max<std::int64_t>(1, prefill_shape.workers));

@@ -17,8 +17,9 @@ struct FamilyTimes {
   double attention = 0;
   double experts = 0;
   double other = 0;
-  double communication = 0;
+  double communication = 0;  // collectives: TP and O/QKV-projection, and expert sums met by all-reduce or gather
   double overlap_saved = 0;
+  double dispatch = 0;  // EP all-to-all dispatch and combine (NCCL all-to-all, DeepEP), at its own model's price
 
   double compute() const { return attention + experts + other; }
 };
@@ -31,6 +32,14 @@ struct RunCosts {
   double kv_transfer = 0;    // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
 };
+
+// Whether a layout's experts meet their tokens through collectives (an all-reduce of partial sums, or
+// all-gather / reduce-scatter) rather than an all-to-all dispatch: true for gather_scatter and for EP 1.
+bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch);
+
+// A step's seconds by family. The experts' token exchange counts as communication when it runs on
+// collectives, and as dispatch when it is an all-to-all (exchanges_by_collectives).
+FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch);
 
 // Efficiency at 100 % of every ceiling, keeping the kernel and routing floors.
 Efficiency roofline_efficiency();

@@ -62,6 +62,21 @@ TEST_CASE("a prompt pays the step overhead of the chunks it fills") {
   CHECK(moeplan::predict::prefill_seconds(costs, profile, 8192) == doctest::Approx(0.0645));
 }
 
+TEST_CASE("an all-to-all dispatch keeps its own price under any profile") {
+  RunCosts costs;
+  costs.decode_batch = 1;
+  costs.decode.communication = 0.002;
+  costs.decode.dispatch = 0.003;
+  costs.prefill.communication = 0.004;
+  costs.prefill.dispatch = 0.005;
+  EngineProfile profile;
+  profile.multipliers = {1.0, 1.0, 1.0, 0.25, 1.0};
+  profile.overheads = {0.0, 0.0, 0.0};
+  // Decode: 0.25 x 0.002 + 0.003 = 0.0035 s; prefill: 0.25 x 0.004 + 0.005 = 0.006 s (no step overhead).
+  CHECK(moeplan::predict::decode_step_seconds(costs, profile) == doctest::Approx(0.0035));
+  CHECK(moeplan::predict::prefill_seconds(costs, profile, 1000) == doctest::Approx(0.006));
+}
+
 TEST_CASE("one sequence alone never waits for a prompt") {
   // b = 1: no other prompts, so TPOT = D = 10 ms and TTFT = D / 2 + P = 105 ms.
   const auto loop = moeplan::predict::predict_closed_loop(costs_at_batch(1),

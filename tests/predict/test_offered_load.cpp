@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "plan/load_skew.hpp"
 #include "predict/offered_load.hpp"
 #include "predict/open_loop.hpp"
 #include "predict/predictor.hpp"
@@ -107,4 +108,30 @@ TEST_CASE("an SLO a single request misses leaves no capacity") {
   OfferedLoad load;
   load.ttft_slo = 1e-6;  // a microsecond: below any prompt's time
   CHECK(moeplan::predict::capacity_under_slo(planned.run, planned.deployment, steps, planned.profile, load) == 0.0);
+}
+
+TEST_CASE("a plan's run keeps the plan's dispatch; without one, the engines' default collectives") {
+  Planned planned = deepseek_tp8();
+  planned.deployment.worker.tp = 1;
+  planned.deployment.worker.dp = 8;  // DP attention over 8 ranks, EP 8
+  planned.deployment.prefill = planned.deployment.worker;
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
+                                 moeplan::predict::roofline_efficiency());
+  moeplan::RoleOptions deepep;
+  deepep.dispatch = moeplan::DispatchMode::deepep_low_latency;
+  deepep.two_batch_overlap = true;
+  const auto run = moeplan::predict::planned_run("sglang", 1000, 200, planned.deployment.worker, deepep);
+  const auto costs = moeplan::predict::run_costs(run, planned.deployment, steps);
+  // Second method: the step model itself at the same batch, context and options.
+  moeplan::StepOptions options;
+  options.dispatch = moeplan::DispatchMode::deepep_low_latency;
+  options.two_batch_overlap = true;
+  options.max_over_mean = moeplan::max_over_mean(planned.deployment.model, planned.deployment.worker,
+                                                 costs.decode_batch, moeplan::SkewModel{});
+  const auto step = steps.decode(planned.deployment.worker, {costs.decode_batch, 1100}, options);
+  CHECK(costs.decode.dispatch == doctest::Approx(step.dispatch_combine));
+  CHECK(costs.decode.overlap_saved == doctest::Approx(step.overlap_saved));
+  CHECK(step.overlap_saved > 0.0);
+  const auto plain = moeplan::predict::planned_run("sglang", 1000, 200, planned.deployment.worker);
+  CHECK(moeplan::predict::run_costs(plain, planned.deployment, steps).decode.dispatch == 0.0);
 }

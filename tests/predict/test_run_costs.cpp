@@ -1,0 +1,68 @@
+// A step's families: where the experts' token exchange is counted, and what a measured row is priced with.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "predict/run_costs.hpp"
+
+namespace {
+
+moeplan::StepBreakdown step_with_exchange() {
+  moeplan::StepBreakdown step;
+  step.attention = 0.010;
+  step.moe_compute = 0.020;
+  step.other = 0.005;
+  step.dispatch_combine = 0.003;
+  step.otp_comm = 0.002;
+  step.tp_comm = 0.001;
+  step.overlap_saved = 0.0005;
+  return step;
+}
+
+moeplan::Layout layout_with_ep(std::int64_t ep) {
+  moeplan::Layout layout;
+  layout.dp = 8;
+  layout.ep = ep;
+  return layout;
+}
+
+}  // namespace
+
+TEST_CASE("an all-to-all is dispatch, an exchange by collectives is communication") {
+  using moeplan::DispatchMode;
+  const auto step = step_with_exchange();
+  // DeepEP over EP 8: collectives 0.002 + 0.001, the 0.003 exchange apart.
+  const auto deepep = moeplan::predict::family_times(step, layout_with_ep(8), DispatchMode::deepep_low_latency);
+  CHECK(deepep.communication == doctest::Approx(0.003));
+  CHECK(deepep.dispatch == doctest::Approx(0.003));
+  CHECK(deepep.compute() == doctest::Approx(0.035));
+  CHECK(deepep.overlap_saved == doctest::Approx(0.0005));
+  // All-gather / reduce-scatter, or EP 1 whatever the mode: 0.003 + 0.002 + 0.001 all communication.
+  for (const auto& families : {moeplan::predict::family_times(step, layout_with_ep(8), DispatchMode::gather_scatter),
+                               moeplan::predict::family_times(step, layout_with_ep(1), DispatchMode::all_to_all)}) {
+    CHECK(families.communication == doctest::Approx(0.006));
+    CHECK(families.dispatch == 0.0);
+  }
+}
+
+TEST_CASE("a measured row's experts meet their tokens as the engines do by default, without an all-to-all") {
+  // DeepSeek-V3 at TP 8 and EP 8 on one H200 node: the tokens are on every rank after attention, so the
+  // experts' partial sums meet in an all-reduce, priced as communication; nothing is left as dispatch.
+  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
+  moeplan::predict::MeasuredRun run;
+  run.engine = "sglang";
+  run.hf_id = "deepseek-ai/DeepSeek-V3";
+  run.system = "h200_sxm";
+  run.input_tokens = 1000;
+  run.output_tokens = 100;
+  run.concurrency = 16;
+  run.worker = {8, 1, 1, 1, 8, 16, 1};  // tp, pp, attention dp, moe tp, moe ep, batch, workers
+  const auto resolved = moeplan::predict::resolve_run(run, catalog);
+  REQUIRE(resolved.deployment);
+  const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
+                                 moeplan::predict::roofline_efficiency());
+  const auto costs = moeplan::predict::run_costs(run, *resolved.deployment, steps);
+  CHECK(costs.decode.dispatch == 0.0);
+  CHECK(costs.prefill.dispatch == 0.0);
+  CHECK(costs.decode.communication > 0.0);
+}
