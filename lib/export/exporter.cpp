@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 
 #include "export/deployment_json.hpp"
@@ -181,9 +182,20 @@ std::string script_comment(const PlanFile& plan, const NodeLaunch& node, const E
                      std::filesystem::path(plan.file).filename().string(), node.role->key);
 }
 
+// "" for a release the table lists; otherwise which listed releases an unlisted one was judged between.
+std::string listing_text(Engine engine, const EngineVersion& version) {
+  const std::vector<EngineVersion> listed = table_versions(engine);
+  const auto next = std::lower_bound(listed.begin(), listed.end(), version);
+  if (next != listed.end() && *next == version) return "";
+  if (next == listed.begin()) return fmt::format(" (not listed: older than the oldest listed, {})", next->text());
+  if (next == listed.end())
+    return fmt::format(" (not listed: newer than the newest listed, {})", std::prev(next)->text());
+  return fmt::format(" (not listed: judged between the listed {} and {})", std::prev(next)->text(), next->text());
+}
+
 std::string checked_comment(const ExportRequest& request) {
-  return fmt::format("checked against {} for {} {}", table_file(request.engine), engine_name(request.engine),
-                     request.version.text());
+  return fmt::format("checked against {} for {} {}{}", table_file(request.engine), engine_name(request.engine),
+                     request.version.text(), listing_text(request.engine, request.version));
 }
 
 // Every command of the deployment: one per node, then the router or proxy when there is one.
@@ -262,9 +274,9 @@ std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& versi
     break;
   }
   refuse(plan, *refusal.role, "",
-         fmt::format("a plan {} {} runs as planned, got {} ({}: {}); {}", engine_name(request.engine),
-                     request.version.text(), refusal.problem.subject, table_file(request.engine),
-                     refusal.problem.reason, nearest));
+         fmt::format("a plan {} {}{} runs as planned, got {} ({}: {}); {}", engine_name(request.engine),
+                     request.version.text(), listing_text(request.engine, request.version), refusal.problem.subject,
+                     table_file(request.engine), refusal.problem.reason, nearest));
 }
 
 // A TensorRT-LLM command carries its extra options (the router its configuration) as JSON, checked as

@@ -55,6 +55,39 @@ TEST_CASE("engine versions") {
   CHECK(export_test::refusal_of([] { parse_engine_version("7", "command line"); }).key == "--engine-version");
   CHECK(export_test::refusal_of([] { parse_engine_version("0.4.6.dev1", "command line"); }).key == "--engine-version");
   CHECK(parse_engine("vllm-ascend", "x") == Engine::vllm_ascend);
+}
+
+TEST_CASE("a post release of a release candidate sorts after the candidate, before the next one and the release") {
+  // TensorRT-LLM publishes 1.2.0rc6.post2: the second patch of 1.2.0rc6, so by hand
+  // 1.2.0rc6 < 1.2.0rc6.post0 < 1.2.0rc6.post1 < 1.2.0rc6.post2 < 1.2.0rc7 < 1.2.0 < 1.2.0.post1 < 1.2.1rc1.
+  const EngineVersion patched = parse_engine_version("1.2.0rc6.post2", "x");
+  CHECK(patched == candidate_post_release(1, 2, 0, 6, 2));
+  CHECK(patched.text() == "1.2.0rc6.post2");
+  CHECK(parse_engine_version("v1.2.0rc6.post0", "x").text() == "1.2.0rc6.post0");
+  const std::vector<EngineVersion> ascending = {release_candidate(1, 2, 0, 6),
+                                                parse_engine_version("1.2.0rc6.post0", "x"),
+                                                parse_engine_version("1.2.0rc6.post1", "x"),
+                                                patched,
+                                                release_candidate(1, 2, 0, 7),
+                                                release(1, 2, 0),
+                                                post_release(1, 2, 0, 1),
+                                                release_candidate(1, 2, 1, 1)};
+  for (std::size_t index = 1; index < ascending.size(); ++index) {
+    CAPTURE(ascending[index].text());
+    CHECK(ascending[index - 1] < ascending[index]);
+  }
+  // rc5.post9 still precedes rc6: the post number orders only within its candidate.
+  CHECK(candidate_post_release(1, 2, 0, 5, 9) < release_candidate(1, 2, 0, 6));
+  CHECK(without_suffix(patched) == release(1, 2, 0));
+  // A post suffix without a number, a candidate after a post release, a second post suffix, and a post
+  // suffix without its dot are not versions.
+  for (const char* text :
+       {"1.2.0rc6.post", "1.2.0.post1rc2", "1.2.0rc6.post1.post2", "1.2.0rc6post2", "1.2.0rc6.post-1"}) {
+    CAPTURE(text);
+    const export_test::Refusal refusal = export_test::refusal_of([&] { parse_engine_version(text, "command line"); });
+    CHECK(refusal.key == "--engine-version");
+    CHECK(export_test::contains(refusal.message, "1.2.0rc6.post2"));
+  }
   // The engine name of the measured runs and engines/trtllm.json; "tensorrt-llm" is not a name export takes.
   CHECK(parse_engine("trtllm", "x") == Engine::trtllm);
   CHECK(export_test::refusal_of([] { parse_engine("tensorrt-llm", "command line"); }).key == "--engine");

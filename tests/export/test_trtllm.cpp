@@ -174,6 +174,24 @@ TEST_CASE("an export writes the options beside the script, refuses an unlisted r
   CHECK(export_test::refusal_of([&] { export_plan(npu, ascend); }).key == "scenario.gpu");
 }
 
+TEST_CASE("an unlisted post release of a candidate is judged by the listed releases around it") {
+  const PlanFile plan = plan_from(plan_document("deepseek-v3-tp8-h200.json"));
+  // 1.2.0rc6.post2 comes after 1.2.0rc6, the newest listed release, where every span of trtllm.json ends:
+  // refused, naming 1.2.0rc6 as the release it was measured against and the nearest that runs the plan.
+  const std::string refusal = export_test::refusal_of([&] { export_plan(plan, request_at("1.2.0rc6.post2")); }).message;
+  CHECK(contains(refusal, "trtllm 1.2.0rc6.post2 (not listed: newer than the newest listed, 1.2.0rc6)"));
+  CHECK(contains(refusal, "the nearest release that runs it is --engine-version 1.2.0rc6"));
+  // 1.2.0rc2.post1 sits between the listed 1.2.0rc2 and 1.2.0rc6, inside every span: exported, and the
+  // script says which listed releases it was judged between.
+  const ExportResult between = export_plan(plan, request_at("1.2.0rc2.post1"));
+  CHECK(contains(between.files[1].contents,
+                 "# checked against lib/export/flags/trtllm.json for trtllm 1.2.0rc2.post1 (not listed: judged "
+                 "between the listed 1.2.0rc2 and 1.2.0rc6)\n"));
+  // A listed release names no neighbours.
+  CHECK(contains(export_plan(plan, request_at("1.2.0rc2")).files[1].contents,
+                 "# checked against lib/export/flags/trtllm.json for trtllm 1.2.0rc2\n"));
+}
+
 TEST_CASE("[trtllm-serve-source] tp8 plan on 1.2.0rc6 matches the hand-written script and options file") {
   const PlanFile plan = read_plan_file(export_test::data_path("plans/deepseek-v3-tp8-h200.json"));
   const ExportResult result = export_plan(plan, request_at("1.2.0rc6"));
