@@ -3,6 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
 #include "export/refusal.hpp"
 
 namespace moeplan::exporting {
@@ -100,19 +106,70 @@ void add_batching(LaunchCommand& command, const RolePlan& role) {
   command.add("--max_seq_len", std::to_string(role.max_context));
 }
 
+// The code point at the front of `rest` (valid UTF-8, as a JSON dump is) and its length in bytes.
+std::pair<std::uint32_t, std::size_t> code_point_at(std::string_view rest) {
+  const auto lead = static_cast<unsigned char>(rest.front());
+  const std::size_t length = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+  std::uint32_t point = length == 1 ? lead : lead & (0x7fU >> length);
+  for (std::size_t index = 1; index < length && index < rest.size(); ++index)
+    point = (point << 6U) | (static_cast<unsigned char>(rest[index]) & 0x3fU);
+  return {point, length};
+}
+
+// [yaml-spec]: DEL, the C1 controls and U+FFFE/U+FFFF are not printable, and a YAML 1.1 reader takes NEL,
+// U+2028 and U+2029 as line breaks (folding them inside quotes); JSON leaves them raw, so they are escaped.
+bool yaml_must_escape(std::uint32_t point) {
+  return point == 0x7f || (point >= 0x80 && point <= 0x9f) || point == 0x2028 || point == 0x2029 || point == 0xfffe ||
+         point == 0xffff;
+}
+
+// A double-quoted YAML scalar holding exactly `text`: JSON's escapes, which YAML reads the same, plus the
+// escapes of what JSON leaves raw and YAML would not read back as it was.
+std::string yaml_quoted(const std::string& text) {
+  const std::string json = Json(text).dump();
+  std::string quoted;
+  for (std::size_t index = 0; index < json.size();) {
+    const auto [point, length] = code_point_at(std::string_view{json}.substr(index));
+    quoted += yaml_must_escape(point) ? fmt::format("\\u{:04x}", point) : json.substr(index, length);
+    index += length;
+  }
+  return quoted;
+}
+
+// [yaml-spec]: the plain words a YAML 1.1 reader takes for a boolean or null rather than a string.
+bool yaml_typed_word(const std::string& word) {
+  static const std::vector<std::string> kWords = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"};
+  return std::find(kWords.begin(), kWords.end(), word) != kWords.end();
+}
+
+// A key as written: plain when it is a lower-case name (a letter, then letters, digits, underscores) that
+// no reader takes for another type, else quoted.
+std::string yaml_key(const std::string& key) {
+  const bool name = !key.empty() && std::islower(static_cast<unsigned char>(key.front())) != 0 &&
+                    std::all_of(key.begin(), key.end(), [](char character) {
+                      const auto byte = static_cast<unsigned char>(character);
+                      return std::islower(byte) != 0 || std::isdigit(byte) != 0 || character == '_';
+                    });
+  return name && !yaml_typed_word(key) ? key : yaml_quoted(key);
+}
+
+std::string yaml_scalar(const Json& value) {
+  return value.is_string() ? yaml_quoted(value.get<std::string>()) : value.dump();
+}
+
 void append_scalar(std::string& text, const Json& value) {
   if (!value.is_array()) {
-    text += value.dump();
+    text += yaml_scalar(value);
     return;
   }
   std::vector<std::string> items;
-  for (const Json& item : value) items.push_back(item.dump());
+  for (const Json& item : value) items.push_back(yaml_scalar(item));
   text += fmt::format("[{}]", fmt::join(items, ", "));
 }
 
 void append_mapping(std::string& text, const Json& mapping, int indent) {
   for (const auto& [key, value] : mapping.items()) {
-    text += fmt::format("{:{}}{}:", "", indent, key);
+    text += fmt::format("{:{}}{}:", "", indent, yaml_key(key));
     if (value.is_object() && !value.empty()) {
       text += "\n";
       append_mapping(text, value, indent + 2);

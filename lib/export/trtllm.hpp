@@ -28,7 +28,9 @@ void check_trtllm_role(const PlanFile& plan, const RolePlan& role);
 // The role must have passed check_trtllm_role. --host and --port are endpoints.hpp's.
 LaunchCommand trtllm_launch(const NodeLaunch& node, const std::string& model_path);
 
-// The extra options as a YAML document: block mappings, flow lists of scalars, JSON-quoted strings.
+// The extra options as a YAML document: block mappings, flow lists of scalars, strings double-quoted with
+// every character a YAML reader would not read back as written escaped, keys other than plain names
+// quoted the same way ([yaml-spec]).
 std::string trtllm_options_yaml(const nlohmann::json& options);
 
 // "aggregated-0-node0.yaml": the options file beside the node's script.

@@ -5,9 +5,12 @@
 // change a token.
 #include <unistd.h>
 
+#include <yaml-cpp/yaml.h>
 #include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "export/exporter.hpp"
@@ -75,28 +78,59 @@ std::vector<std::vector<std::string>> executed_tokens(const std::vector<std::str
 }
 
 struct Exported {
-  std::vector<std::vector<std::string>> scripts;  // the tokens of every script, in order
+  std::vector<std::vector<std::string>> scripts;    // the tokens of every script, in order
+  std::map<std::string, std::string> option_files;  // TensorRT-LLM's YAML files by name
   nlohmann::json deployment;
 };
 
+// The engine, its release, and a plan it exports (plans[plan_index] of tests/data/plans/PLAN).
+struct EngineCase {
+  Engine engine;
+  std::string plan;
+  std::string version = "main";
+  std::size_t plan_index = 0;
+};
+
+// trtllm lists no main and refuses fused shared experts and the PD plan's DeepEP: the TP8 plan without
+// fusion (plans[1]) at the newest listed release.
+const std::vector<EngineCase> kEngines = {{Engine::sglang, "deepseek-v3-pd-h100.json"},
+                                          {Engine::vllm, "deepseek-v3-pd-h100.json"},
+                                          {Engine::vllm_ascend, "qwen3-235b-pd-otp4-910b.json"},
+                                          {Engine::trtllm, "deepseek-v3-tp8-h200.json", "1.2.0rc6", 1}};
+
+// Every YAML file reads back (yaml-cpp) as a mapping: a value that broke one would not.
+void check_option_files(const std::map<std::string, std::string>& files) {
+  for (const auto& [name, text] : files) {
+    CAPTURE(name);
+    YAML::Node document;
+    CHECK_NOTHROW(document = YAML::Load(text));
+    CHECK(document.IsMap());
+  }
+}
+
 // Exports `document` for `engine` with `model_path` and returns what every script executes.
-Exported exported(const nlohmann::json& document, Engine engine, const std::string& model_path,
+Exported exported(const nlohmann::json& document, const EngineCase& engine, const std::string& model_path,
                   const std::filesystem::path& directory) {
   ExportRequest request;
-  request.engine = engine;
+  request.engine = engine.engine;
+  request.version = parse_engine_version(engine.version, "test");
+  request.plan_index = engine.plan_index;
   request.model_path = model_path;
   const ExportResult result = export_plan(plan_from(document), request);
   Exported run;
   std::vector<std::string> scripts;
   for (const OutputFile& file : result.files) {
     if (file.executable) scripts.push_back(file.contents);
+    if (file.name.ends_with(".yaml") && file.name != "lws.yaml") run.option_files[file.name] = file.contents;
     if (file.name == "deployment.json") run.deployment = nlohmann::json::parse(file.contents);
   }
   run.scripts = executed_tokens(scripts, directory);
+  check_option_files(run.option_files);
   return run;
 }
 
-// Every token of `hostile`'s export equals the benign export's, with `benign` replaced by `hostile`.
+// Every token of `hostile`'s export equals the benign export's, with `benign` replaced by `hostile`; the
+// option files, which no plan name or model path reaches, are the benign export's byte for byte.
 void check_same_tokens(const Exported& hostile, const Exported& benign, const std::string& benign_value,
                        const std::string& hostile_value) {
   REQUIRE(hostile.scripts.size() == benign.scripts.size());
@@ -107,16 +141,8 @@ void check_same_tokens(const Exported& hostile, const Exported& benign, const st
     }
     CHECK(hostile.scripts[script] == expected);
   }
+  CHECK(hostile.option_files == benign.option_files);
 }
-
-struct EngineCase {
-  Engine engine;
-  std::string plan;
-};
-
-const std::vector<EngineCase> kEngines = {{Engine::sglang, "deepseek-v3-pd-h100.json"},
-                                          {Engine::vllm, "deepseek-v3-pd-h100.json"},
-                                          {Engine::vllm_ascend, "qwen3-235b-pd-otp4-910b.json"}};
 
 }  // namespace
 
@@ -131,17 +157,17 @@ TEST_CASE("script safety: a hostile model name stays in its comment line and its
   for (const EngineCase& engine : kEngines) {
     nlohmann::json document = plan_document(engine.plan);
     document["model"]["name"] = "benign";
-    const Exported benign = exported(document, engine.engine, "some/model", directory);
+    const Exported benign = exported(document, engine, "some/model", directory);
     for (const std::string& value : kHostile) {
       CAPTURE(value);
       document["model"]["name"] = value;
       document["scenario"]["name"] = value;
       const std::string model_name = has_line_break(value) ? "benign" : value;
       if (has_line_break(value)) {  // refused where the plan is read; the scenario name still reaches the export
-        CHECK(refusal_of([&] { exported(document, engine.engine, "some/model", directory); }).key == "model.name");
+        CHECK(refusal_of([&] { exported(document, engine, "some/model", directory); }).key == "model.name");
         document["model"]["name"] = model_name;
       }
-      const Exported hostile = exported(document, engine.engine, "some/model", directory);
+      const Exported hostile = exported(document, engine, "some/model", directory);
       check_same_tokens(hostile, benign, "benign", model_name);
       CHECK(hostile.deployment["model"]["name"] == model_name);
       CHECK(hostile.deployment["scenario"]["name"] == value);
@@ -157,20 +183,20 @@ TEST_CASE("script safety: a hostile model path, given or from the plan, is one t
     nlohmann::json document = plan_document(engine.plan);
     document["model"].erase("hf_id");  // without one, the plan's model name is the engine's model path
     document["model"]["name"] = "benign";
-    const Exported benign = exported(document, engine.engine, "benign", directory);
+    const Exported benign = exported(document, engine, "benign", directory);
     for (const std::string& value : kHostile) {
       CAPTURE(value);
       if (!usable_as_model_path(value)) {
         document["model"]["name"] = "benign";
-        CHECK(refusal_of([&] { exported(document, engine.engine, value, directory); }).key == "--model-path");
+        CHECK(refusal_of([&] { exported(document, engine, value, directory); }).key == "--model-path");
         // Refused by the plan reader (a line break) or as the engine's model path (a leading '-').
         document["model"]["name"] = value;
-        CHECK(refusal_of([&] { exported(document, engine.engine, "", directory); }).key == "model.name");
+        CHECK(refusal_of([&] { exported(document, engine, "", directory); }).key == "model.name");
         continue;
       }
       document["model"]["name"] = value;
-      check_same_tokens(exported(document, engine.engine, value, directory), benign, "benign", value);
-      check_same_tokens(exported(document, engine.engine, "", directory), benign, "benign", value);
+      check_same_tokens(exported(document, engine, value, directory), benign, "benign", value);
+      check_same_tokens(exported(document, engine, "", directory), benign, "benign", value);
       CHECK_FALSE(std::filesystem::exists(directory / "MARK"));
     }
   }

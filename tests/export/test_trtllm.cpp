@@ -1,5 +1,8 @@
 // TensorRT-LLM launches, written by hand from [trtllm-serve-source] (the trtllm-serve options) and
 // [trtllm-llm-args] (the keys of the extra-options file), and the plans trtllm-serve cannot run as planned.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -128,6 +131,61 @@ TEST_CASE("CUDA graphs off are a null cuda_graph_config, not a missing one (the 
   const LaunchCommand command = launch_of(document, 1);
   CHECK(trtllm_options_yaml(nlohmann::json::parse(*command.value_of(kTrtllmOptionsFlag))) ==
         "cuda_graph_config: null\nkv_cache_config:\n  enable_block_reuse: true\n");
+}
+
+TEST_CASE("[yaml-spec] the options writer keeps every key and string whole, however hostile") {
+  // Each would end its line, open a flow collection, start a comment, anchor, alias or tag, or change type
+  // if written plain; NEL, U+2028 and U+2029 are line breaks to a YAML 1.1 reader, DEL and U+0080 are not
+  // printable: all must come back as the same string.
+  const std::vector<std::string> values = {"a\ntouch MARK #",
+                                           "x\": y",
+                                           "a: b",
+                                           "- x",
+                                           "{a: 1}",
+                                           "[1]",
+                                           "#c",
+                                           "&a",
+                                           "*a",
+                                           "!!str",
+                                           "'q'",
+                                           "a\\b",
+                                           "\t",
+                                           "",
+                                           " lead",
+                                           "yes",
+                                           "null",
+                                           "1",
+                                           "next\xc2\x85line",
+                                           "line\xe2\x80\xa8sep",
+                                           "para\xe2\x80\xa9sep",
+                                           "del\x7f",
+                                           "c1\xc2\x80",
+                                           "\xc3\xa9t\xc3\xa9"};
+  for (const std::string& value : values) {
+    CAPTURE(value);
+    const nlohmann::json options = {{value, value}, {"nested", {{"key", value}, {"list", {value, 2}}}}};
+    const std::string text = trtllm_options_yaml(options);
+    // No line of the file but the four the mapping has: no value made a line of its own.
+    CHECK(std::count(text.begin(), text.end(), '\n') == 4);
+    CHECK_FALSE(contains(text, "\xe2\x80\xa8"));
+    CHECK_FALSE(contains(text, "\xc2\x85"));
+    const YAML::Node read = YAML::Load(text);
+    CHECK(read.size() == 2);
+    CHECK(read[value].as<std::string>() == value);
+    CHECK(read[value].Tag() == "!");  // a quoted scalar: a string, never yes/null/1 read as another type
+    CHECK(read["nested"]["key"].as<std::string>() == value);
+    CHECK(read["nested"]["list"][0].as<std::string>() == value);
+    CHECK(read["nested"]["list"][1].as<int>() == 2);
+  }
+  // By hand: U+2028 is written \u2028, NEL \u0085, DEL \u007f; a plain name stays a plain key.
+  CHECK(trtllm_options_yaml({{"plain_key",
+                              "a\xe2\x80\xa8"
+                              "b\xc2\x85"
+                              "c\x7f"}}) == "plain_key: \"a\\u2028b\\u0085c\\u007f\"\n");
+  CHECK(trtllm_options_yaml({{"a b", 1}}) == "\"a b\": 1\n");
+  // Keys a YAML 1.1 reader would take for a boolean, null or number are quoted; TensorRT-LLM's own are not.
+  CHECK(trtllm_options_yaml({{"yes", 1}, {"1", 2}, {"Null", 3}}) == "\"1\": 2\n\"Null\": 3\n\"yes\": 1\n");
+  CHECK(trtllm_options_yaml({{"enable_attention_dp", true}}) == "enable_attention_dp: true\n");
 }
 
 TEST_CASE("what trtllm-serve has no setting for is refused, naming the plan key") {
