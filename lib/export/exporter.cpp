@@ -211,6 +211,7 @@ Launches build_launches(const PlanFile& plan, const DeploymentPlan& deployment, 
   launches.nodes = assign_nodes(deployment, plan.scenario, request.hosts);
   for (const NodeLaunch& node : launches.nodes)
     launches.commands.push_back(launch_for(plan, deployment, node, request, placements));
+  if (request.engine == Engine::trtllm) place_trtllm_ranks(launches.nodes, launches.commands);
   launches.router = router_launch(request.engine, launches.nodes);
   return launches;
 }
@@ -282,7 +283,9 @@ std::vector<EngineVersion> by_distance(Engine engine, const EngineVersion& versi
 // A TensorRT-LLM command carries its extra options (the router its configuration) as JSON, checked as
 // such; the script names the YAML file `name` beside it instead, and the file follows the script.
 std::optional<OutputFile> move_options_to_file(LaunchCommand& command, const std::string& name) {
-  if (command.program.empty() || command.program.front() != "trtllm-serve") return std::nullopt;
+  const bool server =
+      std::find(command.program.begin(), command.program.end(), "trtllm-serve") != command.program.end();
+  if (!server) return std::nullopt;
   for (Argument& argument : command.arguments) {
     if (argument.flag != kTrtllmOptionsFlag && argument.flag != kTrtllmRouterConfigFlag) continue;
     const std::string yaml = trtllm_options_yaml(nlohmann::json::parse(argument.values.front()));
@@ -322,7 +325,10 @@ void add_scripts(ExportResult& result, const PlanFile& plan, const Launches& lau
 void add_manifest(ExportResult& result, const PlanFile& plan, const Launches& launches, const ExportRequest& request) {
   const bool spans_nodes =
       std::any_of(launches.nodes.begin(), launches.nodes.end(), [](const NodeLaunch& node) { return node.node > 0; });
-  if (!spans_nodes) return;
+  const bool has_group = std::any_of(launches.nodes.begin(), launches.nodes.end(), [&](const NodeLaunch& node) {
+    return node.node_rank == 0 && lws_group_written(request.engine, node);
+  });
+  if (!spans_nodes || !has_group) return;
   const std::string image = request.image.empty() ? default_image(request.engine, request.version) : request.image;
   result.files.push_back(
       {"lws.yaml", lws_manifest(request.engine, plan, launches.nodes, launches.commands, image), false});

@@ -74,12 +74,14 @@ std::string spans_text(const Json& item) {
   return text;
 }
 
-const Json* entry_in(const Json& document, const std::string& name) {
-  for (const Json& entry : document.at("entries")) {
+const Json* named_in(const Json& list, const std::string& name) {
+  for (const Json& entry : list) {
     if (entry.at("name") == name) return &entry;
   }
   return nullptr;
 }
+
+const Json* entry_in(const Json& document, const std::string& name) { return named_in(document.at("entries"), name); }
 
 // The entry of `name` and the version to judge it at: vllm-ascend's own entries first, then upstream's.
 std::pair<const Json*, EngineVersion> find_entry(const Table& table, const std::string& name,
@@ -143,6 +145,17 @@ bool is_host_port(const std::string& text) {
   return colon != std::string::npos && colon > 0 && is_integer(std::string_view{text}.substr(colon + 1));
 }
 
+// "node0:8,node1:8": hosts, each with the count of processes it takes.
+bool is_host_slots(const std::string& text) {
+  std::string_view rest = text;
+  while (true) {
+    const auto end = rest.find(',');
+    if (!is_host_port(std::string(rest.substr(0, end)))) return false;
+    if (end == std::string_view::npos) return true;
+    rest.remove_prefix(end + 1);
+  }
+}
+
 // "int-list", "string-list", "url-list" (one or more), "url-and-port" (a URL, then an optional port).
 bool list_fits(const std::string& type, const std::vector<std::string>& values) {
   if (values.empty()) return false;
@@ -164,6 +177,7 @@ bool scalar_fits(const std::string& type, const std::string& value) {
   if (type == "host-port") return is_host_port(value);
   if (type == "int-list-comma") return is_integer_list(value, ',');
   if (type == "url") return is_url(value);
+  if (type == "host-slots-comma") return is_host_slots(value);
   return type == "choice";
 }
 
@@ -174,6 +188,7 @@ class Checker {
 
   std::vector<TableProblem> run() {
     section_ = program_section(table_of(engine_));
+    if (!section_) check_launchers(table_of(engine_).document);
     for (const auto& [name, value] : command_.environment) check_named(name, {value}, "env");
     for (const Argument& argument : command_.arguments) check_named(argument.flag, argument.values, "flag");
     if (!section_) check_constraints(table_of(engine_), version_);
@@ -193,6 +208,41 @@ class Checker {
       if (std::find(command_.program.begin(), command_.program.end(), match) != command_.program.end()) return &section;
     }
     return table.base ? program_section(*table.base) : nullptr;
+  }
+
+  // The launchers before the engine's own program ("mpirun -H ... -n N trtllm-llmapi-launch trtllm-serve"):
+  // each a program the table's "launchers" list names, followed by its flags and their values.
+  void check_launchers(const Json& document) {
+    if (!document.contains("launchers")) return;
+    const std::vector<std::string>& program = command_.program;
+    const Json* launcher = nullptr;
+    for (std::size_t index = 0; index < program.size(); ++index) {
+      if (const Json* next = named_in(document.at("launchers"), program[index])) {
+        launcher = next;
+        check_launcher_span(program[index], *launcher);
+      } else if (launcher && program[index].starts_with('-')) {
+        check_launcher_flag(*launcher, program[index], index + 1 < program.size() ? program[index + 1] : "");
+        ++index;
+      } else {
+        return;  // the engine's own program
+      }
+    }
+  }
+
+  void check_launcher_span(const std::string& name, const Json& entry) {
+    if (!spans_cover(entry, version_))
+      problem(name, fmt::format("{} has no {} (the table has it in {})", release(), name, spans_text(entry)));
+  }
+
+  void check_launcher_flag(const Json& launcher, const std::string& flag, const std::string& value) {
+    const std::string subject = fmt::format("{} {}", launcher.at("name").get<std::string>(), flag);
+    const Json* entry = launcher.contains("flags") ? named_in(launcher.at("flags"), flag) : nullptr;
+    if (!entry) {
+      problem(subject, fmt::format("{} is not in the {} flag table", subject, engine_name(engine_)));
+      return;
+    }
+    check_launcher_span(subject, *entry);
+    check_scalar(subject, *entry, value, version_);
   }
 
   std::pair<const Json*, EngineVersion> entry_for(const std::string& name) const {

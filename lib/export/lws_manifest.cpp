@@ -98,7 +98,18 @@ std::string group_manifest(const PlanFile& plan, const std::vector<NodeLaunch>& 
   return text + pod_template("workerTemplate", plan, nodes[head + 1], commands[head + 1], image);
 }
 
+std::string left_out_comment(const NodeLaunch& node) {
+  return fmt::format(
+      "# {} instance {}: {} nodes, left out: mpirun in {} starts its ranks over ssh, which these pods do "
+      "not set up\n",
+      role_name(node.role->role), node.instance, node.role->nodes, node.script_name());
+}
+
 }  // namespace
+
+bool lws_group_written(Engine engine, const NodeLaunch& node) {
+  return engine != Engine::trtllm || node.role->nodes == 1;
+}
 
 std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<NodeLaunch>& nodes,
                          const std::vector<LaunchCommand>& commands, const std::string& image) {
@@ -107,7 +118,9 @@ std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<
       "# Apply after installing the LeaderWorkerSet controller; run the router or proxy as in router.sh.\n",
       comment_text(plan.model.name), engine_name(engine));
   for (std::size_t index = 0; index < nodes.size(); ++index) {
-    if (nodes[index].node_rank == 0) text += group_manifest(plan, nodes, commands, index, image);
+    if (nodes[index].node_rank != 0) continue;
+    text += lws_group_written(engine, nodes[index]) ? group_manifest(plan, nodes, commands, index, image)
+                                                    : left_out_comment(nodes[index]);
   }
   return text;
 }

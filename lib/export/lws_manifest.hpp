@@ -12,6 +12,11 @@
 
 namespace moeplan::exporting {
 
+// Whether the instance `node` heads becomes a group. Not a TensorRT-LLM instance over several nodes: mpirun
+// on its first node starts every rank over ssh ([trtllm-llmapi-launch]), which needs the other pods to run
+// an ssh server that accepts the first one, and no group here sets that up; the manifest says it is left out.
+bool lws_group_written(Engine engine, const NodeLaunch& node);
+
 // `commands[i]` is the command of `nodes[i]`. `image` names the container image the engine runs in.
 std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<NodeLaunch>& nodes,
                          const std::vector<LaunchCommand>& commands, const std::string& image);

@@ -17,12 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-void check_trtllm_shape(const PlanFile& plan, const RolePlan& role) {
-  // [trtllm-serve-source]: one trtllm-serve process spans several nodes only under MPI or Slurm.
-  if (role.nodes > 1)
-    refuse(plan, role, "nodes", "1 for trtllm (an instance over several nodes is started by MPI, not written here)");
-}
-
 void check_trtllm_layout(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
   // [trtllm-llm-args]: enable_attention_dp gives every rank of tp_size its own attention; there is no
@@ -181,10 +175,64 @@ void append_mapping(std::string& text, const Json& mapping, int indent) {
   }
 }
 
+// The nodes of `node`'s instance, in node-rank order.
+std::vector<const NodeLaunch*> instance_nodes(const std::vector<NodeLaunch>& nodes, const NodeLaunch& node) {
+  std::vector<const NodeLaunch*> members;
+  for (const NodeLaunch& other : nodes) {
+    if (other.role == node.role && other.instance == node.instance) members.push_back(&other);
+  }
+  return members;
+}
+
+// [trtllm-llmapi-launch]: Open MPI's host list with the ranks each node takes, "node0:8,node1:8".
+std::string host_slots(const std::vector<const NodeLaunch*>& members, std::int64_t slots) {
+  std::vector<std::string> items;
+  for (const NodeLaunch* member : members) items.push_back(fmt::format("{}:{}", member->host, slots));
+  return fmt::format("{}", fmt::join(items, ","));
+}
+
+// [trtllm-llmapi-launch]: the first node starts every rank: mpirun runs the wrapper once per GPU of the
+// instance, and the wrapper runs trtllm-serve (with the single-node flags) on rank 0 and a worker elsewhere.
+void launch_through_mpi(LaunchCommand& command, const std::vector<const NodeLaunch*>& members) {
+  const RolePlan& role = *members.front()->role;
+  const std::int64_t per_node = role.gpus / role.nodes;
+  const std::vector<std::string> launcher = {
+      kTrtllmMpiLauncher, "-H", host_slots(members, per_node), "-n", std::to_string(role.gpus), kTrtllmWrapper};
+  command.program.insert(command.program.begin(), launcher.begin(), launcher.end());
+  command.notes.push_back(fmt::format(
+      "mpirun starts all {} ranks from here, {} on each of the {} nodes, over ssh: every node must reach the others "
+      "without a password, have trtllm-llmapi-launch on its PATH and the model at the same path; trtllm-serve "
+      "runs on rank 0, on this node (add --allow-run-as-root to mpirun where it runs as root)",
+      role.gpus, per_node, role.nodes));
+}
+
+// Another node of the instance: mpirun starts its ranks from the first node, so its script starts nothing
+// and only checks that the wrapper those ranks run is installed.
+LaunchCommand left_to_mpi(const NodeLaunch& first) {
+  LaunchCommand command;
+  command.program = {"sh", "-c", fmt::format("command -v {}", kTrtllmWrapper)};
+  command.notes.push_back(fmt::format(
+      "nothing to start here: mpirun in {} starts this node's ranks over ssh; this only checks that {} is on the "
+      "PATH",
+      first.script_name(), kTrtllmWrapper));
+  return command;
+}
+
 }  // namespace
 
+void place_trtllm_ranks(const std::vector<NodeLaunch>& nodes, std::vector<LaunchCommand>& commands) {
+  for (std::size_t index = 0; index < nodes.size(); ++index) {
+    if (nodes[index].role->nodes == 1) continue;
+    const std::vector<const NodeLaunch*> members = instance_nodes(nodes, nodes[index]);
+    if (nodes[index].node_rank == 0) {
+      launch_through_mpi(commands[index], members);
+    } else {
+      commands[index] = left_to_mpi(*members.front());
+    }
+  }
+}
+
 void check_trtllm_role(const PlanFile& plan, const RolePlan& role) {
-  check_trtllm_shape(plan, role);
   check_trtllm_layout(plan, role);
   check_trtllm_experts(plan, role);
   check_trtllm_batching(plan, role);

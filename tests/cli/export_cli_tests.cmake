@@ -59,6 +59,16 @@ expect_same_file(export-trtllm-script ${out}/aggregated-0-node0.sh ${expected}/d
 expect_same_file(export-trtllm-options ${out}/aggregated-0-node0.yaml
                  ${expected}/deepseek-v3-tp8-trtllm/aggregated-0-node0.yaml)
 
+# One instance over two nodes on TensorRT-LLM 1.2.0rc6: mpirun from node0's script, node1's only checks the
+# wrapper; 4 files (deployment.json, two scripts, node0's options) and no lws.yaml.
+set(out ${WORK_DIR}/export-trtllm-2node)
+file(REMOVE_RECURSE ${out})
+expect_success(export-trtllm-2node "wrote 4 files" export --plan ${plans}/deepseek-v3-dp16-2node-h200.json
+               --engine trtllm --engine-version 1.2.0rc6 --out ${out})
+foreach(name aggregated-0-node0.sh aggregated-0-node1.sh aggregated-0-node0.yaml)
+  expect_same_file(export-trtllm-2node-${name} ${out}/${name} ${expected}/deepseek-v3-dp16-2node-trtllm/${name})
+endforeach()
+
 # Refusals: exit 2, the rule in the message, no output directory.
 set(out ${WORK_DIR}/export-refused)
 file(REMOVE_RECURSE ${out})
@@ -81,5 +91,5 @@ expect_failure(export-missing-plan 2 "no-such-plan.json: expected an existing, r
                export --plan ${plans}/no-such-plan.json --engine sglang --out ${out})
 expect_failure(export-trtllm-fused 2 "plans[0].roles[0].layout.fused_shared: expected 0 for trtllm" ${out}
                export --plan ${plans}/deepseek-v3-tp8-h200.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})
-expect_failure(export-trtllm-pd 2 "plans[0].roles[0].nodes: expected 1 for trtllm" ${out}
+expect_failure(export-trtllm-pd 2 "plans[0].roles[0].layout.redundant: expected 0 for trtllm" ${out}
                export --plan ${plans}/deepseek-v3-pd-h100.json --engine trtllm --engine-version 1.2.0rc6 --out ${out})

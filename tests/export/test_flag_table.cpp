@@ -196,6 +196,7 @@ std::vector<Variant> variants() {
            plan_document("deepseek-v3-tp8-h200.json"),
            {Engine::sglang, Engine::vllm, Engine::trtllm}},
           {"deepseek-v3 attention DP8 with MTP", attention_dp, {Engine::trtllm}},
+          {"deepseek-v3-dp16-2node-h200", plan_document("deepseek-v3-dp16-2node-h200.json"), {Engine::trtllm}},
           {"deepseek-v3 PD, one node a role", one_node_pd, {Engine::trtllm}},
           {"qwen3-235b-pd-otp4-910b", plan_document("qwen3-235b-pd-otp4-910b.json"), {Engine::vllm_ascend}},
           {"qwen3-235b-rl-otp4-910b", plan_document("qwen3-235b-rl-otp4-910b.json"), {Engine::vllm_ascend}},
@@ -244,11 +245,33 @@ void read_options_back(const ExportRequest& request, const ExportResult& result,
   }
 }
 
+// The launchers before the engine's program ("mpirun -H ... -n N trtllm-llmapi-launch trtllm-serve"): each
+// program and each of its flags must be in the stored table's "launchers" for the release.
+void check_stored_launchers(const ExportRequest& request, const LaunchCommand& command) {
+  const nlohmann::json& document = table_document("trtllm");
+  const nlohmann::json* launcher = nullptr;
+  for (std::size_t index = 0; index < command.program.size(); ++index) {
+    const std::string& token = command.program[index];
+    const nlohmann::json* entry = entry_named(document.at("launchers"), token);
+    if (entry) {
+      launcher = entry;
+    } else if (!launcher || !token.starts_with('-')) {
+      return;
+    } else {
+      entry = entry_named(launcher->at("flags"), token);
+      ++index;  // the flag's value
+    }
+    REQUIRE_MESSAGE(entry, token);
+    CHECK_MESSAGE(covers(entry->at("spans")[0], request.version), token);
+  }
+}
+
 void check_scripts(const PlanFile& plan, const ExportRequest& request, const ExportResult& result) {
   for (const OutputFile& file : result.files) {
     if (!file.name.ends_with(".sh")) continue;
     LaunchCommand command = read_script(file.contents);
     if (request.engine == Engine::trtllm) read_options_back(request, result, command);
+    if (request.engine == Engine::trtllm) check_stored_launchers(request, command);
     const NodeLaunch* node = nullptr;
     for (const NodeLaunch& candidate : result.nodes) {
       if (candidate.script_name() == file.name) node = &candidate;
@@ -323,9 +346,11 @@ TEST_CASE("every script of every listed release passes its flag table") {
   CHECK(ascend.exported_at.at("qwen3-235b-pd-otp4-910b") ==
         listed_from(Engine::vllm_ascend, release_candidate(0, 10, 2, 1)));
   // trtllm.json gives every flag and key it lists the same span, 1.0.0rc3 to 1.2.0rc6: the attention-DP plan
-  // exports at each listed release; the PD plan (instances over several nodes) and the tp8 plan's fused shared
-  // expert at none.
+  // and the two-node plan (with mpirun and the wrapper, listed over the same span) export at each listed
+  // release; the PD plan (DeepEP, redundant experts) and the tp8 plan's fused shared expert at none.
   CHECK(trtllm.exported_at.at("deepseek-v3 attention DP8 with MTP") ==
+        listed_from(Engine::trtllm, release_candidate(1, 0, 0, 3)));
+  CHECK(trtllm.exported_at.at("deepseek-v3-dp16-2node-h200") ==
         listed_from(Engine::trtllm, release_candidate(1, 0, 0, 3)));
   CHECK_FALSE(trtllm.exported_at.contains("deepseek-v3-pd-h100"));
   // The one-node PD plan needs the cache transceiver, listed from 1.2.0rc2.
@@ -370,4 +395,29 @@ TEST_CASE("reading a script back gives the command's tokens") {
   CHECK(back.value_of("--kv-transfer-config") == R"({"kv_connector":"NixlConnector","kv_role":"kv_consumer"})");
   CHECK(back.value_of("--cuda-graph-bs") == "1 2");
   CHECK(back.value_of("--headless") == "");
+}
+
+TEST_CASE("a launcher and its flags are judged like the engine's own: mpirun -H takes host:slots") {
+  LaunchCommand command;
+  command.program = {"mpirun",       "-H",       "node0:8,node1:8", "-n", "16", "trtllm-llmapi-launch",
+                     "trtllm-serve", "org/model"};
+  const EngineVersion listed = release_candidate(1, 2, 0, 6);
+  CHECK(check_command(Engine::trtllm, listed, command, PlanFacts{}).empty());
+  const auto subjects = [&](const EngineVersion& version) {
+    std::vector<std::string> names;
+    for (const TableProblem& problem : check_command(Engine::trtllm, version, command, PlanFacts{}))
+      names.push_back(problem.subject);
+    return names;
+  };
+  // Hosts without their slots are not Open MPI's host:slots list.
+  command.program[2] = "node0,node1";
+  CHECK(subjects(listed) == std::vector<std::string>{"mpirun -H"});
+  // A flag the table does not list for mpirun.
+  command.program = {"mpirun", "-x", "NAME=1", "-n", "16", "trtllm-llmapi-launch", "trtllm-serve", "org/model"};
+  CHECK(subjects(listed) == std::vector<std::string>{"mpirun -x"});
+  // 0.21.0 is older than every span (1.0.0rc3 on): the launcher, both flags and the wrapper are refused.
+  command.program = {"mpirun",       "-H",       "node0:8,node1:8", "-n", "16", "trtllm-llmapi-launch",
+                     "trtllm-serve", "org/model"};
+  CHECK(subjects(release(0, 21, 0)) ==
+        std::vector<std::string>{"mpirun", "mpirun -H", "mpirun -n", "trtllm-llmapi-launch"});
 }

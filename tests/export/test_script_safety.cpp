@@ -92,11 +92,12 @@ struct EngineCase {
 };
 
 // trtllm lists no main and refuses fused shared experts and the PD plan's DeepEP: the TP8 plan without
-// fusion (plans[1]) at the newest listed release.
+// fusion (plans[1]) and the two-node plan (mpirun on the first node) at the newest listed release.
 const std::vector<EngineCase> kEngines = {{Engine::sglang, "deepseek-v3-pd-h100.json"},
                                           {Engine::vllm, "deepseek-v3-pd-h100.json"},
                                           {Engine::vllm_ascend, "qwen3-235b-pd-otp4-910b.json"},
-                                          {Engine::trtllm, "deepseek-v3-tp8-h200.json", "1.2.0rc6", 1}};
+                                          {Engine::trtllm, "deepseek-v3-tp8-h200.json", "1.2.0rc6", 1},
+                                          {Engine::trtllm, "deepseek-v3-dp16-2node-h200.json", "1.2.0rc6", 0}};
 
 // Every YAML file reads back (yaml-cpp) as a mapping: a value that broke one would not.
 void check_option_files(const std::map<std::string, std::string>& files) {
@@ -211,6 +212,12 @@ TEST_CASE("script safety: hostile hosts, KV connectors, plan and placement paths
     hosts.engine = Engine::vllm;
     hosts.hosts = std::vector<std::string>(8, value);
     CHECK(refusal_of([&] { export_plan(plan, hosts); }).key == "--hosts");
+    ExportRequest spread;  // the hosts mpirun's -H names
+    spread.engine = Engine::trtllm;
+    spread.version = release_candidate(1, 2, 0, 6);
+    spread.hosts = {"node0", value};
+    CHECK(refusal_of([&] { export_plan(plan_from(plan_document("deepseek-v3-dp16-2node-h200.json")), spread); }).key ==
+          "--hosts");
     ExportRequest connector;
     connector.engine = Engine::vllm;
     connector.kv_connector = value;

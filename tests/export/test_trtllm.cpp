@@ -211,8 +211,12 @@ TEST_CASE("what trtllm-serve has no setting for is refused, naming the plan key"
   CHECK(refused_with("/kv_block_tokens", 64) == "kv_block_tokens");
   CHECK(refused_with("/speculative", {{"method", "eagle3"}, {"draft_tokens", 3}, {"draft_model", "m"}}) ==
         "speculative.method");
-  // [doc-003]'s PD plan: a prefill instance over 4 nodes.
-  CHECK(refused_key(plan_document("deepseek-v3-pd-h100.json"), 0) == "nodes");
+  // An instance over two nodes is exported (mpirun); one that would leave GPUs of its nodes to no rank (16
+  // GPUs over 2 nodes of 16) never reaches the writer: the plan reader takes such an instance on whole nodes.
+  CHECK(refused_key(plan_document("deepseek-v3-dp16-2node-h200.json"), 0).empty());
+  nlohmann::json partial = plan_document("deepseek-v3-dp16-2node-h200.json");
+  partial["scenario"]["gpus_per_node"] = 16;
+  CHECK(export_test::refusal_of([&] { plan_from(partial); }).key == "plans[0].roles[0].nodes");
 }
 
 TEST_CASE("an export writes the options beside the script, refuses an unlisted release and writes nothing") {
@@ -259,6 +263,59 @@ TEST_CASE("[trtllm-serve-source] tp8 plan on 1.2.0rc6 matches the hand-written s
   };
   CHECK(result.files[1].contents == text("aggregated-0-node0.sh"));
   CHECK(result.files[2].contents == text("aggregated-0-node0.yaml"));
+}
+
+TEST_CASE("[trtllm-llmapi-launch] DP16 over two nodes on 1.2.0rc6 matches the hand-written scripts and options file") {
+  const PlanFile plan = read_plan_file(export_test::data_path("plans/deepseek-v3-dp16-2node-h200.json"));
+  ExportRequest request = request_at("1.2.0rc6");
+  request.plan_index = 0;
+  request.model_path.clear();  // the plan's hf_id, deepseek-ai/DeepSeek-V3
+  const ExportResult result = export_plan(plan, request);
+  std::vector<std::string> names;
+  for (const OutputFile& file : result.files) names.push_back(file.name);
+  // One instance over node0 and node1: a script per node, one options file (the first node's, the only one
+  // that runs trtllm-serve), and no lws.yaml (the only group spans nodes, which the manifest leaves out).
+  CHECK(names == std::vector<std::string>{"deployment.json", "aggregated-0-node0.sh", "aggregated-0-node1.sh",
+                                          "aggregated-0-node0.yaml"});
+  const auto text = [](const std::string& name) {
+    std::ifstream stream(export_test::data_path("export/deepseek-v3-dp16-2node-trtllm/" + name));
+    return std::string(std::istreambuf_iterator<char>(stream), {});
+  };
+  // By hand: -H lists both hosts with 8 slots each and -n is 16 = 2 x 8; tp_size is TP x DP = 1 x 16 and
+  // ep_size 16; the batch limit is the plan's per DP rank (64); the options carry attention DP, the FP8
+  // KV cache, the prefix cache and the graph size 64 as in the single-node case.
+  CHECK(file_named(result, "aggregated-0-node0.sh").contents == text("aggregated-0-node0.sh"));
+  CHECK(file_named(result, "aggregated-0-node1.sh").contents == text("aggregated-0-node1.sh"));
+  CHECK(file_named(result, "aggregated-0-node0.yaml").contents == text("aggregated-0-node0.yaml"));
+}
+
+TEST_CASE("[trtllm-llmapi-launch] mpirun follows --hosts; PD with a two-node prefill leaves it out of lws.yaml") {
+  nlohmann::json document = one_node_pd_document();
+  nlohmann::json& prefill = document["plans"][0]["roles"][0];
+  prefill["nodes"] = 2;
+  prefill["gpus"] = 16;
+  prefill["layout"]["dp"] = 16;
+  prefill["layout"]["ep"] = 16;
+  prefill["layout"]["nodes"] = 2;
+  ExportRequest request = request_at("1.2.0rc6");
+  request.plan_index = 0;
+  request.hosts = {"10.0.0.1", "10.0.0.2", "10.0.0.3"};
+  const ExportResult result = export_plan(plan_from(document), request);
+  // Prefill on the first two hosts, decode on the third.
+  CHECK(contains(
+      file_named(result, "prefill-0-node0.sh").contents,
+      "exec mpirun -H 10.0.0.1:8,10.0.0.2:8 -n 16 trtllm-llmapi-launch trtllm-serve deepseek-ai/DeepSeek-V3 \\\n"));
+  CHECK(contains(file_named(result, "prefill-0-node1.sh").contents, "exec sh -c 'command -v trtllm-llmapi-launch'\n"));
+  // The router reaches the prefill instance on its first host, where rank 0 runs trtllm-serve.
+  CHECK(contains(file_named(result, "router.yaml").contents,
+                 "context_servers:\n  num_instances: 1\n  urls: [\"10.0.0.1:8000\"]\n"));
+  CHECK(contains(file_named(result, "router.yaml").contents, "urls: [\"10.0.0.3:8000\"]"));
+  // The decode instance (one node) is a group; the prefill instance is named and left out.
+  const std::string manifest = file_named(result, "lws.yaml").contents;
+  CHECK(contains(manifest, "# prefill instance 0: 2 nodes, left out: mpirun in prefill-0-node0.sh starts its ranks"));
+  CHECK(contains(manifest, "  name: decode-0\n"));
+  CHECK_FALSE(contains(manifest, "name: prefill-0"));
+  CHECK_FALSE(contains(manifest, "mpirun -H"));
 }
 
 TEST_CASE("[trtllm-disaggregated] PD on one node each: the router file lists both servers, the roles move KV") {
