@@ -101,10 +101,12 @@ const std::vector<EngineCase> kEngines = {{Engine::sglang, "deepseek-v3-pd-h100.
 
 // Every YAML file reads back (yaml-cpp) as a mapping: a value that broke one would not.
 void check_option_files(const std::map<std::string, std::string>& files) {
-  for (const auto& [name, text] : files) {
+  // Not a structured binding: CAPTURE takes its argument in a lambda, which clang 14 refuses for one.
+  for (const auto& file : files) {
+    const std::string& name = file.first;
     CAPTURE(name);
     YAML::Node document;
-    CHECK_NOTHROW(document = YAML::Load(text));
+    CHECK_NOTHROW(document = YAML::Load(file.second));
     CHECK(document.IsMap());
   }
 }
@@ -239,7 +241,7 @@ TEST_CASE("script safety: a comment stays a comment whatever it is given") {
   CHECK(comment_text("\x1b[2J\x7f") == "\\x1b[2J\\x7f");
   CHECK(comment_text("plain $(text) `kept`") == "plain $(text) `kept`");
   // A line break in the comment starts another comment line, never a command.
-  const std::string script = render_script(LaunchCommand{{}, {"prog"}, {}, false}, "x\ntouch MARK\r");
+  const std::string script = render_script(LaunchCommand{{}, {"prog"}, {}, false, {}}, "x\ntouch MARK\r");
   CHECK(script.find("\ntouch") == std::string::npos);
   CHECK(script.rfind("#!/bin/sh\n# x\n# touch MARK\\x0d\n", 0) == 0);
 }
