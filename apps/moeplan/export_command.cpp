@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "export/export_target.hpp"
 #include "export/exporter.hpp"
 #include "export/plan_reader.hpp"
 #include "export/previous_export.hpp"
@@ -19,8 +20,8 @@ using namespace moeplan::exporting;
 
 struct ExportOptions {
   std::string plan;
-  std::string engine;
-  std::string engine_version = "main";
+  std::string engine;          // empty: the plan's
+  std::string engine_version;  // empty: the plan's, else main
   std::vector<std::string> placements;
   std::size_t plan_index = 0;
   std::string model_path;
@@ -31,11 +32,12 @@ struct ExportOptions {
   std::string out;
 };
 
-ExportRequest request_from(const ExportOptions& options) {
+ExportRequest request_from(const ExportOptions& options, const PlanFile& plan) {
   ExportRequest request;
   request.plan_index = options.plan_index;
-  request.engine = parse_engine(options.engine, "command line");
-  request.version = parse_engine_version(options.engine_version, "command line");
+  const ExportTarget target = export_target(plan, options.engine, options.engine_version);
+  request.engine = target.engine;
+  request.version = target.version;
   for (const std::string& placement : options.placements)
     request.placements.push_back(parse_placement_choice(placement));
   request.hosts = options.hosts;
@@ -85,7 +87,7 @@ void run(const ExportOptions& options) {
   OutputSet outputs;
   add_outputs(outputs, options);
   const PlanFile plan = read_plan_file(options.plan);
-  const ExportRequest request = request_from(options);
+  const ExportRequest request = request_from(options, plan);
   // Every file is computed before the first is written: a refused plan leaves nothing behind.
   const ExportResult result = export_plan(plan, request);
   outputs.set_entries("--out", directory_entries(result));
@@ -101,14 +103,13 @@ void add_export_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "export", "Write SGLang / vLLM / vllm-ascend / TensorRT-LLM launch scripts and files for a plan");
   command->add_option("--plan", options->plan, "plan JSON from plan-deploy --json")->required();
-  command->add_option("--engine", options->engine, "target engine")
-      ->required()
-      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend", "trtllm"}));
   command
-      ->add_option("--engine-version", options->engine_version,
-                   "engine release the scripts are checked against (lib/export/flags: SGLang 0.4.5+, vLLM 0.9+, "
-                   "vllm-ascend 0.9.1+, TensorRT-LLM 1.0.0rc3+, main)")
-      ->capture_default_str();
+      ->add_option("--engine", options->engine,
+                   "target engine (default: the one the plan's scenario names; another is refused)")
+      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend", "trtllm"}));
+  command->add_option("--engine-version", options->engine_version,
+                      "engine release the scripts are checked against (default: the plan's, else main; "
+                      "lib/export/flags: SGLang 0.4.5+, vLLM 0.9+, vllm-ascend 0.9.1+, TensorRT-LLM 1.0.0rc3+)");
   command->add_option(
       "--placement", options->placements,
       "placement JSON from eplb-solve, for every role with experts, or ROLE=FILE for one role (SGLang only)");

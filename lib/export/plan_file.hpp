@@ -43,6 +43,8 @@ struct PlanScenario {
   std::int64_t gpus_per_node = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  std::string engine;          // the engine the scenario named ("sglang", "vllm", "trtllm"); empty: none
+  std::string engine_version;  // its release; empty: none named
 
   // Ascend NPUs ("Ascend-910B") take vllm-ascend, or SGLang with --device npu [sglang-ep-docs].
   bool on_ascend() const { return gpu.starts_with("Ascend"); }

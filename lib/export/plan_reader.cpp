@@ -57,6 +57,11 @@ PlanScenario parse_scenario(const JsonFields& root) {
   scenario.gpus_per_node = fields.integer("gpus_per_node", 1, 1024);
   scenario.input_tokens = fields.integer("input_tokens", 1, kMaxTokens);
   scenario.output_tokens = fields.integer("output_tokens", 1, kMaxTokens);
+  if (fields.has("engine") && !fields.is_null("engine")) {
+    const JsonFields engine = fields.object("engine");
+    scenario.engine = engine.text("name");
+    scenario.engine_version = engine.text("version");
+  }
   return scenario;
 }
 

@@ -49,6 +49,12 @@ nlohmann::json model_json(const Model& model) {
   return json;
 }
 
+// The engine the scenario named, which export then targets; null when it names none.
+nlohmann::json engine_json(const EngineChoice& engine) {
+  if (engine.name.empty()) return nullptr;
+  return {{"name", engine.name}, {"version", engine.version}};
+}
+
 nlohmann::json scenario_json(const Scenario& scenario) {
   return {{"name", scenario.name},
           {"file", scenario.file},
@@ -56,7 +62,8 @@ nlohmann::json scenario_json(const Scenario& scenario) {
           {"nodes", scenario.cluster.nodes},
           {"gpus_per_node", scenario.cluster.gpus_per_node},
           {"input_tokens", scenario.workload.input_tokens},
-          {"output_tokens", scenario.workload.output_tokens}};
+          {"output_tokens", scenario.workload.output_tokens},
+          {"engine", engine_json(scenario.engine)}};
 }
 
 // The draft a decoding role runs with, or null: its method, the tokens it drafts and those accepted per step.

@@ -11,6 +11,17 @@ function(expect_same_file name written hand_written)
   endif()
 endfunction()
 
+# A plan whose scenario named SGLang 0.5.4 exports for it without --engine, its scripts checked against 0.5.4.
+set(out ${WORK_DIR}/export-plan-engine)
+file(REMOVE_RECURSE ${out})
+expect_success(export-plan-engine "for sglang 0.5.4" export --plan ${plans}/deepseek-v3-tp8-h200-sglang-0.5.4.json
+               --out ${out})
+file(READ ${out}/aggregated-0-node0.sh script)
+string(FIND "${script}" "checked against lib/export/flags/sglang.json for sglang 0.5.4" checked)
+if(checked EQUAL -1)
+  message(FATAL_ERROR "export-plan-engine: the script names no check against sglang 0.5.4\n${script}")
+endif()
+
 # [doc-003] on SGLang main, the decode role reading a placement.
 set(out ${WORK_DIR}/export-sglang)
 file(REMOVE_RECURSE ${out})
