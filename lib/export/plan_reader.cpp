@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "export/engine_version.hpp"
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
 #include "spec/model.hpp"
@@ -48,6 +49,20 @@ PlanModel parse_model(const JsonFields& root) {
   return model;
 }
 
+// The engine the scenario named (plan-deploy writes the names engine profiles exist for) and its release,
+// "" when it named none; a release that is not one is refused here, naming its key.
+void read_plan_engine(const JsonFields& engine, PlanScenario& scenario) {
+  const std::vector<std::string> names = {"sglang", "vllm", "trtllm"};
+  scenario.engine = names[engine.choice("name", names)];
+  scenario.engine_version = engine.text("version");
+  if (scenario.engine_version.empty()) return;
+  try {
+    parse_engine_version(scenario.engine_version, engine.file());
+  } catch (const InputError& error) {
+    engine.fail("version", error.expectation());
+  }
+}
+
 PlanScenario parse_scenario(const JsonFields& root) {
   const JsonFields fields = root.object("scenario");
   PlanScenario scenario;
@@ -57,11 +72,7 @@ PlanScenario parse_scenario(const JsonFields& root) {
   scenario.gpus_per_node = fields.integer("gpus_per_node", 1, 1024);
   scenario.input_tokens = fields.integer("input_tokens", 1, kMaxTokens);
   scenario.output_tokens = fields.integer("output_tokens", 1, kMaxTokens);
-  if (fields.has("engine") && !fields.is_null("engine")) {
-    const JsonFields engine = fields.object("engine");
-    scenario.engine = engine.text("name");
-    scenario.engine_version = engine.text("version");
-  }
+  if (fields.has("engine") && !fields.is_null("engine")) read_plan_engine(fields.object("engine"), scenario);
   return scenario;
 }
 

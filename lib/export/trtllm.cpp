@@ -7,9 +7,9 @@
 #include <cctype>
 #include <cstdint>
 #include <string_view>
-#include <utility>
 
 #include "export/refusal.hpp"
+#include "io/utf8_text.hpp"
 
 namespace moeplan::exporting {
 
@@ -100,16 +100,6 @@ void add_batching(LaunchCommand& command, const RolePlan& role) {
   command.add("--max_seq_len", std::to_string(role.max_context));
 }
 
-// The code point at the front of `rest` (valid UTF-8, as a JSON dump is) and its length in bytes.
-std::pair<std::uint32_t, std::size_t> code_point_at(std::string_view rest) {
-  const auto lead = static_cast<unsigned char>(rest.front());
-  const std::size_t length = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-  std::uint32_t point = length == 1 ? lead : lead & (0x7fU >> length);
-  for (std::size_t index = 1; index < length && index < rest.size(); ++index)
-    point = (point << 6U) | (static_cast<unsigned char>(rest[index]) & 0x3fU);
-  return {point, length};
-}
-
 // [yaml-spec]: DEL, the C1 controls and U+FFFE/U+FFFF are not printable, and a YAML 1.1 reader takes NEL,
 // U+2028 and U+2029 as line breaks (folding them inside quotes); JSON leaves them raw, so they are escaped.
 bool yaml_must_escape(std::uint32_t point) {
@@ -123,9 +113,10 @@ std::string yaml_quoted(const std::string& text) {
   const std::string json = Json(text).dump();
   std::string quoted;
   for (std::size_t index = 0; index < json.size();) {
-    const auto [point, length] = code_point_at(std::string_view{json}.substr(index));
-    quoted += yaml_must_escape(point) ? fmt::format("\\u{:04x}", point) : json.substr(index, length);
-    index += length;
+    // A JSON dump is well-formed UTF-8.
+    const CodePoint point = code_point_at(std::string_view{json}.substr(index));
+    quoted += yaml_must_escape(point.value) ? fmt::format("\\u{:04x}", point.value) : json.substr(index, point.length);
+    index += point.length;
   }
   return quoted;
 }

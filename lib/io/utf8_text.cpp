@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace moeplan {
 
 namespace {
@@ -32,6 +34,17 @@ bool valid_utf8(std::string_view text) {
     index += length;
   }
   return true;
+}
+
+CodePoint code_point_at(std::string_view text) {
+  if (text.empty()) return {};
+  const auto lead = static_cast<unsigned char>(text.front());
+  const std::size_t length = std::max<std::size_t>(1, sequence_length(lead));
+  // The lead byte keeps 7 bits alone, else 6 - length of them; each continuation byte adds 6.
+  std::uint32_t value = length == 1 ? lead : lead & (0x7fU >> length);
+  for (std::size_t index = 1; index < length && index < text.size(); ++index)
+    value = (value << 6U) | (static_cast<unsigned char>(text[index]) & 0x3fU);
+  return {value, length};
 }
 
 std::string printable(std::string_view text) {

@@ -2,6 +2,7 @@
 // Text that has to be UTF-8 (JSON holds nothing else) and text shown back in a message.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,14 @@ namespace moeplan {
 
 // Whether `text` is well-formed UTF-8 (no stray continuation byte, no truncated sequence).
 bool valid_utf8(std::string_view text);
+
+// The code point at the front of `text` and the bytes its sequence takes, for well-formed UTF-8 (valid_utf8);
+// {0, 0} for empty text.
+struct CodePoint {
+  std::uint32_t value = 0;
+  std::size_t length = 0;
+};
+CodePoint code_point_at(std::string_view text);
 
 // `text` as a message may echo it: bytes outside printable ASCII written as \xNN.
 std::string printable(std::string_view text);
