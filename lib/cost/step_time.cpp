@@ -256,11 +256,15 @@ double StepModel::shared_expert_time(const Layout& layout, double tokens) const 
          compute_.gemm(group_tokens, hidden, inter, dtype, model_.weights.block);
 }
 
+bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch) {
+  return dispatch == DispatchMode::gather_scatter || layout.ep == 1;
+}
+
 double StepModel::moe_communication(const Layout& layout, double global_tokens, const ExpertLoad& load,
                                     const StepOptions& options) const {
   const std::int64_t hidden = model_.hidden_size;
   const std::int64_t world = layout.world();
-  if (options.dispatch == DispatchMode::gather_scatter || layout.ep == 1) {
+  if (exchanges_by_collectives(layout, options.dispatch)) {
     // Tokens already on every rank (dp = 1): the expert partial sums meet in one all-reduce.
     const double token_bytes = global_tokens * static_cast<double>(hidden) * kActivationBytes;
     if (layout.dp == 1) return collectives_.time(Collective::all_reduce, group(world), token_bytes);

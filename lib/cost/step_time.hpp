@@ -26,6 +26,11 @@ struct StepOptions {
   DraftShape draft;                    // the draft that proposes them
 };
 
+// Whether a layout's experts meet their tokens through collectives (an all-reduce of partial sums when the
+// tokens are on every rank, or all-gather / reduce-scatter) rather than an all-to-all dispatch: true for
+// gather_scatter and for EP 1, whatever the mode.
+bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch);
+
 // Seconds per step, summed over layers. total = the components - overlap_saved + the pipeline and draft parts.
 struct StepBreakdown {
   double attention = 0;         // QKV/O projections and the attention core

@@ -41,10 +41,6 @@ double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment)
 
 }  // namespace
 
-bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch) {
-  return dispatch == DispatchMode::gather_scatter || layout.ep == 1;
-}
-
 FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch) {
   const double collectives = step.otp_comm + step.tp_comm;
   if (exchanges_by_collectives(layout, dispatch))

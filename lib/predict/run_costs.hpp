@@ -33,10 +33,6 @@ struct RunCosts {
   bool disaggregated = false;
 };
 
-// Whether a layout's experts meet their tokens through collectives (an all-reduce of partial sums, or
-// all-gather / reduce-scatter) rather than an all-to-all dispatch: true for gather_scatter and for EP 1.
-bool exchanges_by_collectives(const Layout& layout, DispatchMode dispatch);
-
 // A step's seconds by family. The experts' token exchange counts as communication when it runs on
 // collectives, and as dispatch when it is an all-to-all (exchanges_by_collectives).
 FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch);
