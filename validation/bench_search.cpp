@@ -7,6 +7,7 @@
 #include "cost/step_time.hpp"
 #include "io/reporter.hpp"
 #include "plan/search.hpp"
+#include "predict/offered_load.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
 
@@ -18,8 +19,10 @@ void measure(const std::string& model_name, const std::string& scenario_name) {
   const moeplan::Scenario scenario = moeplan::load_scenario_yaml(root + "/scenarios/" + scenario_name);
   moeplan::SilentReporter reporter;
   const auto start = std::chrono::steady_clock::now();
-  const moeplan::StepModel steps(model, scenario.cluster.hardware,
-                                 moeplan::tuned_efficiency(scenario.cluster.efficiency));
+  const moeplan::StepModel ceilings(model, scenario.cluster.hardware,
+                                    moeplan::tuned_efficiency(scenario.cluster.efficiency));
+  const moeplan::EngineProfile profile = moeplan::predict::scenario_profile(root + "/engines", scenario);
+  const moeplan::StepCost steps(ceilings, profile);
   const moeplan::SearchResult result = moeplan::search_layouts(model, scenario, steps, reporter);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%-40s %6lld GPUs  %8lld (layout, role) pairs  %8.3f s  %10.0f pairs/s\n", scenario_name.c_str(),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -102,11 +103,19 @@ OtpSchemeCost output_cost(const AscendModels& models, double tokens, std::int64_
 
 // The uncalibrated model's known misses, with the reason each stays in the table.
 ValidationCase mark_known_gaps(ValidationCase entry) {
-  if (entry.id == "doc004.op.matmul.bs48.otp4" || entry.id == "doc004.op.sum.bs48.otp2") {
+  // Priced at 100 % of the 910B datasheet, as every uncalibrated kernel is: what a software stack reaches is
+  // its profile's (cost/engine_profile.hpp), and these operator timings have none. Until issue 42 the
+  // defaults were hand-set fractions (70 % of peak, 75 % of HBM) and these cases passed on them.
+  static const std::set<std::string> kBelowDatasheet = {
+      "doc004.op.matmul.bs8.otp2",  "doc004.op.matmul.bs8.otp4",
+      "doc004.op.matmul.bs48.otp1", "doc004.op.matmul.bs48.otp2",
+      "doc004.op.matmul.bs48.otp4", "doc004.op.sum.bs48.otp2",
+      "doc004.op.sum.bs48.otp4",    "doc004.trend.sum_otp4_below_otp2.bs48"};
+  if (kBelowDatasheet.count(entry.id) != 0) {
     return with_known_gap(std::move(entry),
-                          "the 910B's measured bs-48 O matmul runs far below its roofline; "
-                          "the datasheet defaults cannot see that, the 910B scenarios' additive "
-                          "GEMMs fitted to these timings do (doc004.910b_gemm)");
+                          "the 910B's measured small-batch matmuls run at a third to a half of its datasheet; "
+                          "the uncalibrated model prices the datasheet at 100 %, the 910B scenarios' additive "
+                          "GEMMs fitted to these timings see it (doc004.910b_gemm)");
   }
   if (entry.id == "h200_measured.all_gather.n2.64MiB" || entry.id == "h200_measured.reduce_scatter.n2.64MiB") {
     return with_known_gap(std::move(entry),
@@ -123,7 +132,7 @@ void add_operator_cases(CaseList& cases) {
     const OtpSchemeCost cost = output_cost(models, row.tokens, row.otp);
     cases.push_back(mark_known_gaps(relative_case(fmt::format("doc004.op.matmul.bs{}.otp{}", row.tokens, row.otp),
                                                   source, "us", row.matmul, cost.matmul / kMicrosecond, 0.30,
-                                                  "uncalibrated roofline with the Ascend-910B preset")));
+                                                  "the Ascend-910B datasheet at 100 %")));
     if (row.otp == 1) continue;
     cases.push_back(mark_known_gaps(
         relative_case(fmt::format("doc004.op.sum.bs{}.otp{}", row.tokens, row.otp), source, "us", row.sum,
@@ -134,8 +143,9 @@ void add_operator_cases(CaseList& cases) {
   }
   // Trends: 1 when the model keeps the document's direction, with both ratios in the note.
   const auto add_trend = [&](const std::string& id, const std::string& claim, double document, double model) {
-    cases.push_back(absolute_case(id, source, "holds", 1.0, model < 1.0 ? 1.0 : 0.0, 0,
-                                  fmt::format("{}: document ratio {:.3f}, model {:.3f}", claim, document, model)));
+    cases.push_back(
+        mark_known_gaps(absolute_case(id, source, "holds", 1.0, model < 1.0 ? 1.0 : 0.0, 0,
+                                      fmt::format("{}: document ratio {:.3f}, model {:.3f}", claim, document, model))));
   };
   for (double tokens : {8.0, 48.0}) {
     const std::size_t first = tokens == 8.0 ? 0 : 3;

@@ -7,6 +7,7 @@
 #include "cost/step_time.hpp"
 #include "plan/load_skew.hpp"
 #include "plan/serving.hpp"
+#include "predict/offered_load.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
@@ -70,7 +71,9 @@ void add_itl_cases(CaseList& cases) {
   const char* scenarios[] = {"deepseek-v3-8xh200-qps1.yaml", "deepseek-v3-8xh200.yaml", "deepseek-v3-8xh200-qps8.yaml"};
   for (int index = 0; index < 3; ++index) {
     const Scenario scenario = load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/" + scenarios[index]);
-    const StepModel steps(deepseek, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
+    const StepModel ceilings(deepseek, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency));
+    const EngineProfile profile = predict::scenario_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines", scenario);
+    const StepCost steps(ceilings, profile);
     const ServingContext context{deepseek, scenario, steps, SkewModel{}, nullptr};
     const Layout layout = parse_layout("tp=8", "validation");
     const MemoryPlan memory = plan_memory(deepseek, layout, scenario.cluster.hardware, scenario.memory, 519);

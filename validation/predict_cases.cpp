@@ -21,8 +21,7 @@ Model model_file(const std::string& name) {
 // [doc-000] 0x1: DeepSeek-V3 on 8 x H200, SGLang --tp 8 without shared-expert fusion, bench_serving with
 // 300 prompts of 318 in / 201 out tokens on average, Poisson arrivals at 1, 4 and 8 requests/s.
 void add_doc000_itl_cases(CaseList& cases) {
-  const predict::EngineProfile profile =
-      predict::read_engine_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines/sglang.json");
+  const EngineProfile profile = read_engine_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines/sglang.json");
   predict::Deployment deployment{
       model_file("deepseek-v3.yaml"), hardware_preset("H200", "validation", "gpu"), {}, {}, "H200"};
   predict::MeasuredRun run;
@@ -33,7 +32,7 @@ void add_doc000_itl_cases(CaseList& cases) {
   std::string reason;
   deployment.worker = deployment.prefill =
       *predict::layout_for_shape(run.worker, deployment.model, deployment.hardware, false, reason);
-  const StepModel steps(deployment.model, deployment.hardware, predict::roofline_efficiency());
+  const StepModel steps(deployment.model, deployment.hardware, roofline_efficiency());
   const double published_itl[] = {35.95, 101.44, 150.65};
   const double rates[] = {1, 4, 8};
   for (int index = 0; index < 3; ++index) {
@@ -57,8 +56,7 @@ void add_doc000_itl_cases(CaseList& cases) {
 struct Doc003Shape {
   Model model = model_file("deepseek-v3.yaml");
   Hardware hardware = hardware_preset("H100-SXM", "validation", "gpu");
-  predict::EngineProfile profile =
-      predict::read_engine_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines/sglang.json");
+  EngineProfile profile = read_engine_profile(std::string(MOEPLAN_SOURCE_DIR) + "/engines/sglang.json");
 
   Layout layout(const std::string& text, std::int64_t nodes) const {
     Layout parsed = parse_layout(text, "validation");
@@ -78,22 +76,22 @@ struct Doc003Shape {
 // Decode: 256 sequences per GPU at a 2000-token context; output tokens per node = 8 x 256 / step.
 double doc003_decode_per_node(const Doc003Shape& shape) {
   const Layout layout = shape.layout("dp=72,ep=72,redundant=32", 9);
-  const StepModel steps(shape.model, shape.hardware, predict::roofline_efficiency());
+  const StepModel steps(shape.model, shape.hardware, roofline_efficiency());
   predict::RunCosts costs;
   costs.decode_batch = 256;
   const StepOptions options = shape.options(layout, DispatchMode::deepep_low_latency, 256);
-  costs.decode = predict::family_times(steps.decode(layout, {256, 2000}, options), layout, options.dispatch);
+  costs.decode = family_times(steps.decode(layout, {256, 2000}, options), layout, options.dispatch);
   return 8.0 * 256.0 / predict::decode_step_seconds(costs, shape.profile);
 }
 
 // Prefill: 16384 prompt tokens per GPU in one pass of 2000-token prompts; input tokens per node = 8 x 16384 / pass.
 double doc003_prefill_per_node(const Doc003Shape& shape) {
   const Layout layout = shape.layout("dp=32,ep=32,redundant=32", 4);
-  const StepModel steps(shape.model, shape.hardware, predict::roofline_efficiency());
+  const StepModel steps(shape.model, shape.hardware, roofline_efficiency());
   predict::RunCosts costs;
   const StepOptions options = shape.options(layout, DispatchMode::deepep_normal, 16384);
-  costs.prefill = predict::family_times(steps.prefill(layout, {16384, 2000, 0}, options), layout, options.dispatch);
-  predict::EngineProfile one_pass = shape.profile;
+  costs.prefill = family_times(steps.prefill(layout, {16384, 2000, 0}, options), layout, options.dispatch);
+  EngineProfile one_pass = shape.profile;
   one_pass.chunk_tokens = 16384;
   return 8.0 * 16384.0 / predict::prefill_seconds(costs, one_pass, 16384);
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "predict/offered_load.hpp"
 #include "sim/simulation.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
@@ -18,13 +19,17 @@ inline std::string source_path(const std::string& relative) { return std::string
 struct ServingSetting {
   Model model;
   Scenario scenario;
-  StepModel steps;
+  StepModel ceilings;
+  EngineProfile profile;  // as plan-deploy and simulate pick it (predict::scenario_profile)
+  StepCost steps;
   ServingContext context;  // refers to the members above, so a setting is neither copied nor moved
 
   ServingSetting(Model model_in, Scenario scenario_in)
       : model(std::move(model_in)),
         scenario(std::move(scenario_in)),
-        steps(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency)),
+        ceilings(model, scenario.cluster.hardware, tuned_efficiency(scenario.cluster.efficiency)),
+        profile(predict::scenario_profile(source_path("engines"), scenario)),
+        steps(ceilings, profile),
         context{model, scenario, steps, SkewModel{}} {}
   ServingSetting(const ServingSetting&) = delete;
   ServingSetting& operator=(const ServingSetting&) = delete;

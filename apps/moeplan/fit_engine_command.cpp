@@ -81,16 +81,16 @@ void run(const FitOptions& options) {
         options.runs.front(), "backend",
         fmt::format("at least 8 predictable {} runs to fit, found {}", options.engine, set.samples.size()));
   }
-  predict::EngineProfile start = options.start.empty() ? predict::default_engine_profile(options.engine)
-                                                       : predict::read_engine_profile(options.start);
+  EngineProfile start =
+      options.start.empty() ? default_engine_profile(options.engine) : read_engine_profile(options.start);
   predict::check_fit_budget(set.samples.size(), options.folds + 1, "--runs");
-  predict::EngineProfile profile = predict::fit_profile(set.samples, start);
+  EngineProfile profile = predict::fit_profile(set.samples, start);
   profile.held_out = predict::cross_validate(set.samples, start, options.folds);
   profile.source =
       fmt::format("fit-engine over {} {} runs (left out {})", set.samples.size(), options.engine, set.left_out.size());
-  outputs.set_contents("--out", predict::engine_profile_json(profile));
+  outputs.set_contents("--out", engine_profile_json(profile));
   outputs.write_temporaries();
-  const predict::HeldOutError& held = profile.held_out;
+  const HeldOutError& held = profile.held_out;
   fmt::print(
       "{}: fitted to {} runs ({} left out), held out by whole sweeps in {} folds:\n"
       "  TPOT median error {:.1f} %, mean {:.1f} %; TTFT median error {:.1f} %, mean {:.1f} %\nwrote {}\n",

@@ -68,13 +68,10 @@ std::string closest_rejections(SearchResult result) {
   return text + rejection_summary(result);
 }
 
-predict::EngineProfile load_profile(const PlanOptions& options, const Scenario& scenario) {
-  return predict::scenario_profile(options.steps.engines, scenario.engine.name);
-}
-
 std::vector<predict::LoadEstimate> plans_at_load(const PlanOptions& options, const Model& model,
-                                                 const Scenario& scenario, const SearchResult& result) {
-  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, load_profile(options, scenario));
+                                                 const Scenario& scenario, const SearchResult& result,
+                                                 const EngineProfile& profile) {
+  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, profile);
 }
 
 nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
@@ -109,7 +106,9 @@ void run(const PlanOptions& options) {
   const Scenario scenario = load_scenario(options.scenario);
   add_scenario_inputs(outputs, options.scenario, scenario);
   const Model model = served_model(loaded, scenario);
-  const StepModel steps = step_model(options.steps, model, scenario);
+  const StepModel model_steps = step_model(options.steps, model, scenario);
+  const EngineProfile profile = engine_profile(options.steps, scenario);
+  const StepCost steps(model_steps, profile);
   const std::unique_ptr<ExpertLoadImbalance> loads = measured_loads(options, model, scenario);
   if (!options.explain.empty()) {
     fmt::print("{}", explain_layout(model, scenario, steps, loads.get(), parse_layout(options.explain, "--explain")));
@@ -122,10 +121,11 @@ void run(const PlanOptions& options) {
   }
   const std::string report_html =
       options.report.empty() ? "" : report::plan_report_html({model.name, scenario, result, options.top});
-  const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
+  const ErrorBand band = error_band_of(profile);
+  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result, profile);
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
-  json["offered_load"] = offered_load_json(result.aggregated, plans_at_load(options, model, scenario, result));
+  json["offered_load"] = offered_load_json(result.aggregated, at_load);
   if (!options.json.empty()) outputs.set_contents("--json", json_text(json, "--json"));
   if (!report_html.empty()) outputs.set_contents("--report", report_html);
   outputs.write_temporaries();
@@ -137,10 +137,8 @@ void run(const PlanOptions& options) {
     fmt::print(
         "\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}",
         aggregated_table(result.aggregated, options.top));
-  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result);
   if (!at_load.empty())
-    fmt::print("\n{}{}", offered_load_heading(scenario, load_profile(options, scenario)),
-               offered_load_table(result.aggregated, at_load, band));
+    fmt::print("\n{}{}", offered_load_heading(scenario, profile), offered_load_table(result.aggregated, at_load, band));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,

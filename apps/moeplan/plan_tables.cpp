@@ -55,7 +55,7 @@ std::string serving_text(const ServingEstimate& estimate) {
     text +=
         fmt::format("{}prefill step of {} tokens per DP rank {} ms; TTFT {} ms; {:.0f} input tokens/s per GPU\n",
                     estimate.options.role == Role::prefill ? "" : "      ", estimate.prefill_tokens,
-                    milliseconds(estimate.prefill.total), milliseconds(estimate.ttft), estimate.input_tokens_per_gpu);
+                    milliseconds(estimate.prefill_seconds), milliseconds(estimate.ttft), estimate.input_tokens_per_gpu);
   }
   return text;
 }
@@ -112,7 +112,7 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
 }
 
 std::string offered_load_table(const std::vector<Candidate>& candidates,
-                               const std::vector<predict::LoadEstimate>& estimates, const predict::ErrorBand& band) {
+                               const std::vector<predict::LoadEstimate>& estimates, const ErrorBand& band) {
   Table table({"#", "layout", "in flight", fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent),
                fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent), "requests/s within the SLOs"});
   for (std::size_t index = 0; index < estimates.size(); ++index) {
@@ -125,7 +125,7 @@ std::string offered_load_table(const std::vector<Candidate>& candidates,
   return table.render();
 }
 
-std::string offered_load_heading(const Scenario& scenario, const predict::EngineProfile& profile) {
+std::string offered_load_heading(const Scenario& scenario, const EngineProfile& profile) {
   const Workload& workload = scenario.workload;
   const std::string load = workload.request_rate ? fmt::format("{:g} requests/s", *workload.request_rate)
                                                  : fmt::format("{} requests in flight", *workload.concurrency);
@@ -153,7 +153,7 @@ std::string speculative_text(const ServingContext& context, const Layout& layout
   return text;
 }
 
-std::string explain_layout(const Model& model, const Scenario& scenario, const StepModel& steps,
+std::string explain_layout(const Model& model, const Scenario& scenario, const StepCost& steps,
                            const ExpertLoadImbalance* measured_loads, const Layout& layout) {
   std::string text = fmt::format("layout {} for {} on {} ({} GPUs)\n", layout_label(layout), model.name,
                                  scenario.cluster.hardware.name, layout.gpus());
@@ -178,7 +178,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
   }
   if (scenario.speculative && layout.pp == 1) text += speculative_text(context, layout);
   if (layout.otp > 1 || layout.qkvtp > 1) {
-    text += "  OTP schemes [doc-004]:\n" + otp_text(steps, layout, 8) + otp_text(steps, layout, 48);
+    text += "  OTP schemes [doc-004]:\n" + otp_text(steps.steps(), layout, 8) + otp_text(steps.steps(), layout, 48);
   }
   return text;
 }

@@ -88,10 +88,12 @@ void run(const SimulateOptions& options) {
   const Scenario scenario = load_scenario(options.scenario);
   add_scenario_inputs(outputs, options.scenario, scenario);
   const Model model = served_model(loaded, scenario);
-  const StepModel steps = step_model(options.steps, model, scenario);
+  const StepModel model_steps = step_model(options.steps, model, scenario);
+  const EngineProfile profile = engine_profile(options.steps, scenario);
+  const StepCost steps(model_steps, profile);
   const ServingContext context{model, scenario, steps, SkewModel{}};
   const sim::SimulationResult result = simulate(context, options);
-  const std::string& estimates = steps.compute().efficiency().source;
+  const std::string estimates = model_steps.compute().efficiency().source + "; engine profile: " + profile.source;
   const std::string run_label =
       options.prefill_layout.empty() ? options.layout : options.prefill_layout + " + " + options.layout;
   std::vector<sim::SimulationResult> compared;  // the reports' runs refer to these: reserved, so never moved
@@ -110,9 +112,9 @@ void run(const SimulateOptions& options) {
   json["schema_version"] = 1;
   json["model"] = model.name;
   json["scenario"] = scenario.name;
-  json["calibrated"] = steps.calibrated();
+  json["calibrated"] = model_steps.calibrated();
   json["estimates"] = estimates;
-  const predict::ErrorBand band = scenario_error_band(options.steps, scenario);
+  const ErrorBand band = error_band_of(profile);
   json["error_band"] = error_band_json(band, scenario);
   if (!options.json.empty()) outputs.set_contents("--json", json_text(json, "--json"));
   if (!report_html.empty()) outputs.set_contents("--report", report_html);

@@ -4,6 +4,7 @@
 
 #include "calib/calibrated_models.hpp"
 #include "calib/calibration_json.hpp"
+#include "predict/offered_load.hpp"
 
 namespace moeplan::cli {
 
@@ -11,7 +12,7 @@ void add_step_model_options(CLI::App& command, StepModelInput& input) {
   command.add_option("--calibration", input.calibration, "calibration JSON written by moeplan calibrate")
       ->check(CLI::ExistingFile);
   command.add_flag("--force", input.force, "use a calibration measured for another model or GPU");
-  command.add_option("--engines", input.engines, "folder of engine profiles the error band comes from")
+  command.add_option("--engines", input.engines, "folder of engine profiles every step is priced with (<engine>.json)")
       ->capture_default_str();
 }
 
@@ -31,16 +32,16 @@ StepModel step_model(const StepModelInput& input, const Model& model, const Scen
   return StepModel(model, calibrated.collectives, calibrated.efficiency);
 }
 
-predict::ErrorBand scenario_error_band(const StepModelInput& input, const Scenario& scenario) {
-  return predict::error_band_for(input.engines, scenario.engine.name);
+EngineProfile engine_profile(const StepModelInput& input, const Scenario& scenario) {
+  return predict::scenario_profile(input.engines, scenario);
 }
 
-std::string error_band_line(const predict::ErrorBand& band) {
+std::string error_band_line(const ErrorBand& band) {
   return fmt::format("error band: TTFT ±{:.0f} %, TPOT ±{:.0f} % ({})\n", band.ttft_percent, band.tpot_percent,
                      band.basis);
 }
 
-nlohmann::json error_band_json(const predict::ErrorBand& band, const Scenario& scenario) {
+nlohmann::json error_band_json(const ErrorBand& band, const Scenario& scenario) {
   return {{"engine", scenario.engine.name},
           {"engine_version", scenario.engine.version},
           {"ttft_percent", band.ttft_percent},

@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "cost/engine_profile.hpp"
 #include "cost/step_time.hpp"
-#include "predict/engine_profile.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
 
@@ -22,9 +22,11 @@ struct StepModelInput {
 void add_step_model_options(CLI::App& command, StepModelInput& input);
 StepModel step_model(const StepModelInput& input, const Model& model, const Scenario& scenario);
 
+// The profile the scenario's engine prices every step with (predict::scenario_profile), read once.
+EngineProfile engine_profile(const StepModelInput& input, const Scenario& scenario);
+
 // "error band: TTFT ±x %, TPOT ±y % (basis)" for the scenario's engine, and the same as JSON.
-predict::ErrorBand scenario_error_band(const StepModelInput& input, const Scenario& scenario);
-std::string error_band_line(const predict::ErrorBand& band);
-nlohmann::json error_band_json(const predict::ErrorBand& band, const Scenario& scenario);
+std::string error_band_line(const ErrorBand& band);
+nlohmann::json error_band_json(const ErrorBand& band, const Scenario& scenario);
 
 }  // namespace moeplan::cli

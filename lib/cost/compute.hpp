@@ -59,29 +59,26 @@ struct ExpertPathCosts {
       0;  // e4m3 rows that ride with a full block in the kernel calibrated (moe/riding_rows.hpp)
 };
 
-// Achievable fractions of the datasheet ceilings. The defaults are uncalibrated; a calibration replaces them.
+// Achievable fractions of the ceilings the step model prices at. The default is the datasheet at 100 %:
+// what an engine's kernels reach is its profile's (cost/engine_profile.hpp, fitted on measured runs), and a
+// calibration replaces these with the fractions our own kernels measured on the GPU. Measured figures for
+// comparison: dense BF16 GEMM 72-81 %, grouped 60-69 %, FP8 53-66 % of peak, weight streaming >= 75 % of HBM
+// [moeplan-kernel-targets] [deepgemm]; FlashAttention-3 up to 75 % of H100 BF16 peak (arXiv 2407.08608);
+// a copy 89-90 % of HBM [moeplan-h200-measurements].
 struct Efficiency {
-  // [moeplan-kernel-targets]: dense BF16 GEMM 72-81 %, grouped BF16 GEMM 60-69 % of peak.
-  double gemm_compute = 0.70;
-  // [moeplan-kernel-targets]: FP8 GEMM 53-56 % (torch) to 55-66 % ([deepgemm]) of FP8 peak.
-  double fp8_compute = 0.55;
-  // No FP4 GEMM has been measured for moeplan: taken as the FP8 fraction until one is.
-  double fp4_compute = 0.55;
-  // [moeplan-kernel-targets]: a weight-streaming grouped GEMM should reach >= 75 % of HBM spec.
-  double gemm_memory = 0.75;
+  double gemm_compute = 1.0;
+  double fp8_compute = 1.0;
+  double fp4_compute = 1.0;
+  double gemm_memory = 1.0;
   // How a GEMM's terms combine: the roofline's maximum, or their sum (an AdditiveCost with gemm_floor as
   // its fixed term), for devices whose small-batch GEMMs pay for FLOPs while streaming (the 910B timings of [doc-004]).
   bool additive_gemm = false;
   // s: a GEMM's fixed cost, the additive form's term or the roofline's floor; 0 leaves the roofline's at
   // kernel_floor. Other kernels keep kernel_floor either way.
   double gemm_floor = 0;
-  // FlashAttention-3 (arXiv 2407.08608) reaches up to 75 % of H100 BF16 peak on long sequences; shorter
-  // sequences and MLA's unequal head dims land lower.
-  double attention_compute = 0.60;
-  // Decode attention streams the KV cache like a copy, which reaches 89-90 % of spec [moeplan-h200-measurements].
-  double attention_memory = 0.80;
-  // [moeplan-kernel-targets]: element-wise stages reach >= 80 % of the copy rate, itself ~90 % of spec.
-  double elementwise_memory = 0.72;
+  double attention_compute = 1.0;
+  double attention_memory = 1.0;
+  double elementwise_memory = 1.0;
   // [moeplan-kernel-targets]: launch floor 2-5 us per kernel.
   double kernel_floor = 3e-6;
   // [moeplan-kernel-targets]: biased grouped top-k <= 8 us up to 256 tokens, then 2 ns per token.
@@ -93,7 +90,7 @@ struct Efficiency {
   // The OTP schemes of [doc-004] as calibrated end to end; identity before calibration.
   PathAdjustment otp_x1, otp_x2;
   bool calibrated = false;
-  std::string source = "uncalibrated: datasheet roofline";
+  std::string source = "uncalibrated: datasheet ceilings";
 };
 
 // The defaults with a scenario's tuned fractions in place, labelled with their source.

@@ -4,8 +4,8 @@
 // name it again or leave it out, not name another.
 #include <string>
 
-#include "export/engine_version.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "export/engine_version.hpp"
 #include "export/node_assignment.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "export/engine_version.hpp"
 #include "export/launch_command.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "export/engine_version.hpp"
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
+#include "spec/engine.hpp"
 #include "spec/model.hpp"
 
 namespace moeplan::exporting {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "export/engine_version.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -1,10 +1,10 @@
 #pragma once
 // Speculative decoding in each engine's launch: the draft algorithm and its token counts, and the releases and
 // combinations that cannot run a plan's draft.
-#include "export/engine_version.hpp"
 #include "export/launch_command.hpp"
 #include "export/plan_file.hpp"
 #include "export/sglang_flags.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

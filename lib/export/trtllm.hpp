@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "export/engine_version.hpp"
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -2,8 +2,8 @@
 // What vLLM can express for a role ([vllm-parallel-config], [vllm-ep-docs]), checked before any argument
 // is written: vLLM has no EP-size flag, no shared-expert fusion, no O/QKV-projection TP, and
 // splits dense layers and the LM head with attention TP.
-#include "export/engine_version.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

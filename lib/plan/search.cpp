@@ -113,14 +113,15 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
   return {best, std::nullopt};
 }
 
-SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepCost& steps, Reporter& reporter,
                             const ExpertLoadImbalance* measured_loads) {
   if (scenario.speculative) check_speculative(*scenario.speculative, model, scenario.file);
   SearchResult result;
   // The context the engine must admit (its --max-model-len): the longest request the workload sends.
   result.context_length = scenario.workload.longest_request();
-  result.calibrated = steps.calibrated();
-  result.estimates = steps.compute().efficiency().source;
+  result.calibrated = steps.steps().calibrated();
+  result.estimates = steps.steps().compute().efficiency().source;
+  result.profile = steps.profile().source;
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   result.load_source = measured_loads != nullptr ? "placements solved by eplb-solve from " + measured_loads->file()
                                                  : "skew model (no expert-load log given)";

@@ -46,6 +46,7 @@ struct SearchResult {
   std::int64_t context_length = 0;
   bool calibrated = false;
   std::string estimates;    // what the step times rest on: a calibration, the scenario's efficiencies or the datasheet
+  std::string profile;      // the engine profile every step is priced with
   std::string load_source;  // what set the EP imbalance: a load log or the skew model
   std::vector<Candidate> aggregated;             // best first
   std::vector<Candidate> prefill;                // best input throughput first
@@ -67,7 +68,7 @@ struct Evaluation {
 Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, Role role);
 
 // `measured_loads` (may be null) replaces the skew model with placements solved from a load log.
-SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepModel& steps, Reporter& reporter,
+SearchResult search_layouts(const Model& model, const Scenario& scenario, const StepCost& steps, Reporter& reporter,
                             const ExpertLoadImbalance* measured_loads = nullptr);
 
 }  // namespace moeplan

@@ -10,12 +10,13 @@ namespace {
 
 // A decode-only step replays the captured graph that holds the batch (MemorySettings::graph_batch); its
 // padding adds rows, not attended tokens.
-StepBreakdown decode_step(const ServingContext& context, const Layout& layout, const RoleOptions& options,
-                          std::int64_t batch) {
+PricedStep decode_step(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+                       std::int64_t batch) {
   const auto graph_batch = static_cast<double>(context.scenario.memory.graph_batch(batch));
   const double attended = static_cast<double>(batch) * mean_decode_context(context.scenario.workload);
   const DecodeInput input{graph_batch, attended / graph_batch};
-  return context.steps.decode(layout, input, role_step_options(context, layout, options, input.batch));
+  return context.steps.decode(layout, input, role_step_options(context, layout, options, input.batch),
+                              static_cast<double>(batch));
 }
 
 // The largest batch the memory, the engine's batch cap and the offered concurrency allow.
@@ -49,7 +50,7 @@ std::int64_t batch_within_tpot(const ServingContext& context, const Layout& layo
   std::int64_t high = ceiling;
   while (low < high) {
     const std::int64_t middle = (low + high + 1) / 2;
-    if (decode_step(context, layout, options, middle).total / decode_tokens_per_step(context, options) <= tpot_slo) {
+    if (decode_step(context, layout, options, middle).seconds / decode_tokens_per_step(context, options) <= tpot_slo) {
       low = middle;
     } else {
       high = middle - 1;
@@ -64,14 +65,17 @@ void apply_prefill(const ServingContext& context, const Layout& layout, const Ro
   const std::int64_t chunk = context.scenario.memory.activation_tokens;
   estimate.prefill_tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
   const PrefillInput full{static_cast<double>(estimate.prefill_tokens), static_cast<double>(workload.input_tokens), 0};
-  estimate.prefill = context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
+  const PricedStep prefill =
+      context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
+  estimate.prefill = prefill.breakdown;
+  estimate.prefill_seconds = prefill.seconds;
   // A request alone: ceil(input / chunk) chunks of its own tokens.
   const std::int64_t own = std::min(chunk, workload.input_tokens);
   const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
   const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
   estimate.ttft =
-      chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).total;
-  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) / estimate.prefill.total /
+      chunks * context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).seconds;
+  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) / estimate.prefill_seconds /
                                   static_cast<double>(layout.gpus());
 }
 
@@ -86,24 +90,27 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
     return;
   }
   const double tokens_per_step = decode_tokens_per_step(context, options);
-  if (scenario.slo.tpot && decode_step(context, layout, options, batch).total / tokens_per_step > *scenario.slo.tpot) {
+  if (scenario.slo.tpot &&
+      decode_step(context, layout, options, batch).seconds / tokens_per_step > *scenario.slo.tpot) {
     batch = batch_within_tpot(context, layout, options, batch, *scenario.slo.tpot);
     estimate.batch_limit = "tpot_slo";
     if (batch < 1) {
       estimate.rejected = "slo.tpot";
-      estimate.detail =
-          fmt::format("one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
-                      decode_step(context, layout, options, 1).total / tokens_per_step * 1e3, *scenario.slo.tpot * 1e3);
+      estimate.detail = fmt::format(
+          "one sequence per DP rank already takes {:.2f} ms per token, above the {:.2f} ms SLO",
+          decode_step(context, layout, options, 1).seconds / tokens_per_step * 1e3, *scenario.slo.tpot * 1e3);
       return;
     }
   }
   estimate.batch = batch;
-  estimate.decode = decode_step(context, layout, options, batch);
+  const PricedStep decode = decode_step(context, layout, options, batch);
+  estimate.decode = decode.breakdown;
+  estimate.decode_seconds = decode.seconds;
   if (layout.otp > 1 || layout.qkvtp > 1)
-    estimate.otp_schemes = context.steps.otp_decisions(layout, static_cast<double>(batch));
+    estimate.otp_schemes = context.steps.steps().otp_decisions(layout, static_cast<double>(batch));
   estimate.max_over_mean = role_step_options(context, layout, options, static_cast<double>(batch)).max_over_mean;
   estimate.tokens_per_step = tokens_per_step;
-  estimate.tpot = estimate.decode.total / tokens_per_step;
+  estimate.tpot = estimate.decode_seconds / tokens_per_step;
 }
 
 // Little's law on one DP rank: running = rate per rank x (TTFT + output x TPOT), iterated because
@@ -113,12 +120,12 @@ void apply_offered_rate(const ServingContext& context, const Layout& layout, con
   const auto output = static_cast<double>(context.scenario.workload.output_tokens);
   const double rate_per_rank = rate / static_cast<double>(layout.dp);
   const double tokens_per_step = decode_tokens_per_step(context, options);
-  double tpot = decode_step(context, layout, options, 1).total / tokens_per_step;
+  double tpot = decode_step(context, layout, options, 1).seconds / tokens_per_step;
   double batch = 1;
   for (int round = 0; round < 8; ++round) {
     batch = std::max(1.0, std::ceil(rate_per_rank * (estimate.ttft + output * tpot)));
     if (batch > static_cast<double>(estimate.batch)) break;
-    tpot = decode_step(context, layout, options, static_cast<std::int64_t>(batch)).total / tokens_per_step;
+    tpot = decode_step(context, layout, options, static_cast<std::int64_t>(batch)).seconds / tokens_per_step;
   }
   estimate.sustains_load = batch <= static_cast<double>(estimate.batch);
   estimate.load_batch = std::min(batch, static_cast<double>(estimate.batch));
@@ -191,10 +198,10 @@ ServingEstimate estimate_serving(const ServingContext& context, const Layout& la
     const auto batch = static_cast<double>(estimate.batch);
     if (options.role == Role::aggregated) {
       // Each step finishes batch / output requests on average; their prompts are prefilled in between.
-      const double prefill_per_request = estimate.prefill.total * static_cast<double>(workload.input_tokens) /
+      const double prefill_per_request = estimate.prefill_seconds * static_cast<double>(workload.input_tokens) /
                                          static_cast<double>(estimate.prefill_tokens);
       estimate.tpot += batch * prefill_per_request / static_cast<double>(workload.output_tokens);
-      estimate.ttft += estimate.decode.total;
+      estimate.ttft += estimate.decode_seconds + context.steps.profile().overheads.request;
     }
     estimate.tokens_per_user = 1.0 / estimate.tpot;
     if (workload.request_rate) apply_offered_rate(context, layout, options, *workload.request_rate, estimate);

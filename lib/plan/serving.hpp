@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cost/memory.hpp"
+#include "cost/step_price.hpp"
 #include "cost/step_time.hpp"
 #include "plan/load_imbalance.hpp"
 #include "plan/load_skew.hpp"
@@ -28,7 +29,7 @@ struct RoleOptions {
 struct ServingContext {
   const Model& model;
   const Scenario& scenario;
-  const StepModel& steps;
+  const StepCost& steps;  // the step model at its ceilings with the engine's profile: every step's seconds
   SkewModel skew;
   const ExpertLoadImbalance* measured_loads = nullptr;  // from an expert-load log; null: the skew model
 };
@@ -43,9 +44,11 @@ struct ServingEstimate {
   std::int64_t batch = 0;      // decode sequences per attention DP rank
   std::string batch_limit;     // what bound it: memory, max_batch, concurrency, tpot_slo
   double max_over_mean = 1;    // EP imbalance used in the MoE terms
-  StepBreakdown decode;        // one decode step at `batch` and the mean context
+  StepBreakdown decode;        // one decode step at `batch` and the mean context, at the ceilings
+  double decode_seconds = 0;   // that step priced with the engine's profile (cost/step_price.hpp)
   double tokens_per_step = 1;  // tokens each sequence gains per decode step: 1 + accepted drafted tokens
-  StepBreakdown prefill;       // one prefill step of `prefill_tokens` per DP rank
+  StepBreakdown prefill;       // one prefill step of `prefill_tokens` per DP rank, at the ceilings
+  double prefill_seconds = 0;  // that step priced with the engine's profile
   std::int64_t prefill_tokens = 0;
   double ttft = 0;  // s, a request alone: its prefill chunks (and one decode step when aggregated)
   double tpot = 0;  // s per output token, prefill interleaving included when aggregated

@@ -10,12 +10,6 @@ namespace {
 constexpr double kMostShare = 0.999;  // a server busier than this never drains its queue
 constexpr int kBisections = 60;
 
-double family_seconds(const FamilyTimes& times, const FamilyMultipliers& m) {
-  const double total = m.attention * times.attention + m.experts * times.experts + m.other * times.other +
-                       m.communication * times.communication + times.dispatch - times.overlap_saved;
-  return std::max(0.0, total);
-}
-
 // Behind a burst: half of the `others` prompts that arrived with this one, at `prefill` s each.
 double burst_wait(const EngineProfile& profile, double others, double prefill) {
   return profile.arrival_burst * others / 2.0 * prefill;
@@ -63,18 +57,11 @@ LoopState disaggregated_state(double share, const LoopPrediction& parts, const R
 }  // namespace
 
 double decode_step_seconds(const RunCosts& costs, const EngineProfile& profile) {
-  const Overheads& overheads = profile.overheads;
-  return overheads.step + overheads.sequence_step * costs.decode_batch +
-         family_seconds(costs.decode, profile.multipliers);
+  return decode_step_seconds(costs.decode, costs.decode_batch, profile);
 }
 
 double prefill_seconds(const RunCosts& costs, const EngineProfile& profile, double prompt_tokens) {
-  const FamilyMultipliers& m = profile.multipliers;
-  const FamilyTimes& times = costs.prefill;
-  const double kernels = std::max(
-      0.0, m.prefill * times.compute() + m.communication * times.communication + times.dispatch - times.overlap_saved);
-  const double steps = prompt_tokens / static_cast<double>(profile.chunk_tokens);
-  return kernels + profile.overheads.step * std::max(steps, 1.0 / 64.0);
+  return prompt_seconds(costs.prefill, prompt_tokens, profile);
 }
 
 double queue_wait(double share, double service) {

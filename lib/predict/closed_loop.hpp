@@ -2,7 +2,7 @@
 // Mean TTFT and TPOT of a closed-loop benchmark (a fixed number of requests in flight, each replaced
 // as it finishes, fixed prompt and output lengths) in steady state, from a run's roofline costs and an
 // engine profile. docs/prediction.md derives every formula.
-#include "predict/engine_profile.hpp"
+#include "cost/engine_profile.hpp"
 #include "predict/run_costs.hpp"
 
 namespace moeplan::predict {
@@ -15,12 +15,10 @@ struct LoopPrediction {
   double prefill_share = 0;  // rho: the share of a prefilling rank's time spent on prompts
 };
 
-// One decode step: step and per-sequence overheads plus each family at its multiplier, and an all-to-all
-// dispatch at its own price.
+// One decode step of the run's decode worker (cost/step_price.hpp's decode_step_seconds at its batch).
 double decode_step_seconds(const RunCosts& costs, const EngineProfile& profile);
 
-// One request's prompt: its compute at the prefill multiplier, its collectives, its dispatch, and the step
-// overhead of the chunks it fills (a prompt shorter than a chunk shares its step).
+// One request's prompt on the prefill worker (cost/step_price.hpp's prompt_seconds).
 double prefill_seconds(const RunCosts& costs, const EngineProfile& profile, double prompt_tokens);
 
 // Mean wait in an M/D/1 queue whose server is busy `share` of the time with jobs of `service` s.

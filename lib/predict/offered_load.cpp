@@ -42,15 +42,29 @@ MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, st
   return run;
 }
 
-EngineProfile scenario_profile(const std::string& folder, const std::string& engine) {
-  const std::string name = engine.empty() ? "sglang" : engine;
-  const std::string file = engine_profile_path(folder, name);
+EngineProfile scenario_profile(const std::string& folder, const Scenario& scenario) {
+  if (!scenario.cluster.efficiency.source.empty())
+    return unit_profile("the scenario's tuned efficiencies (" + scenario.cluster.efficiency.source + ")");
   std::error_code error;
-  if (!engine.empty() && std::filesystem::is_regular_file(file, error)) return read_engine_profile(file);
-  EngineProfile profile = default_engine_profile(name);
-  profile.source = engine.empty() ? "the scenario names no engine: SGLang's unfitted defaults"
-                                  : "no profile " + file + ": the engine's unfitted defaults";
-  return profile;
+  if (scenario.engine.engine) {
+    const std::string file = engine_profile_path(folder, scenario.engine.name);
+    if (std::filesystem::is_regular_file(file, error)) {
+      EngineProfile profile = read_engine_profile(file);
+      profile.source = file + ": " + profile.source;
+      return profile;
+    }
+    EngineProfile profile = default_engine_profile(scenario.engine.name);
+    profile.source = "no profile " + file + ": the engine's unfitted defaults";
+    return profile;
+  }
+  std::vector<EngineProfile> fitted;
+  for (const Engine engine : kEngines) {
+    const std::string file = engine_profile_path(folder, engine_name(engine));
+    if (!std::filesystem::is_regular_file(file, error)) continue;
+    EngineProfile profile = read_engine_profile(file);
+    if (profile.fitted) fitted.push_back(std::move(profile));
+  }
+  return mean_profile(fitted);
 }
 
 LoadEstimate estimate_at_load(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cost/engine_profile.hpp"
 #include "cost/step_time.hpp"
 #include "plan/search.hpp"
-#include "predict/engine_profile.hpp"
 #include "predict/measured_runs.hpp"
 #include "predict/run_deployment.hpp"
 #include "spec/layout.hpp"
@@ -38,11 +38,13 @@ struct LoadEstimate {
 MeasuredRun planned_run(const std::string& engine, std::int64_t input_tokens, std::int64_t output_tokens,
                         const Layout& layout, const std::optional<RoleOptions>& options = std::nullopt);
 
-// The profile a scenario's engine gets from `folder` (<engine>.json), or the engine's unfitted defaults
-// (SGLang's when the scenario names none).
-EngineProfile scenario_profile(const std::string& folder, const std::string& engine);
+// The profile every step of a scenario is priced with, read once: the tuned hardware profile when the
+// scenario tunes its efficiencies (cost/engine_profile.hpp), its engine's <engine>.json from `folder`, that
+// engine's unfitted defaults when the folder has none, and the mean of the folder's fitted profiles when the
+// scenario names no engine.
+EngineProfile scenario_profile(const std::string& folder, const Scenario& scenario);
 
-// `steps` prices at the roofline (predict::roofline_efficiency()), which the profiles were fitted on.
+// `steps` prices at the roofline (roofline_efficiency()), which the profiles were fitted on.
 LoadEstimate estimate_at_load(const MeasuredRun& run, const Deployment& deployment, const StepModel& steps,
                               const EngineProfile& profile, const OfferedLoad& load);
 

@@ -13,19 +13,6 @@ bool unknown_engine(const std::string& engine) { return engine != "sglang" && en
 
 }  // namespace
 
-EngineProfile default_engine_profile(const std::string& engine) {
-  EngineProfile profile;
-  profile.engine = engine;
-  profile.source = "defaults: no profile was fitted for this engine";
-  // SGLang runs prompts as their own passes of --chunked-prefill-size tokens [sglang-server-args];
-  // vLLM V1 mixes prompt chunks into decode steps under max_num_batched_tokens [vllm-engine-args-docs];
-  // TensorRT-LLM batches context chunks in flight with generation [trtllm-ifb-scheduler].
-  profile.scheduler = engine == "sglang" ? Scheduler::prefill_first : Scheduler::mixed_chunks;
-  profile.chunk_tokens = 8192;
-  profile.dense_over_dp_group = engine == "sglang";
-  return profile;
-}
-
 ProfileSet ProfileSet::load_folder(const std::string& folder) {
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) {

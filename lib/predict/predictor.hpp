@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cost/engine_profile.hpp"
 #include "predict/closed_loop.hpp"
-#include "predict/engine_profile.hpp"
 #include "predict/measured_runs.hpp"
 #include "predict/run_costs.hpp"
 #include "predict/run_deployment.hpp"
@@ -21,10 +21,6 @@ struct RunPrediction {
   bool implausible = false;  // the measurement beats the roofline: predicted, kept out of the errors
   std::optional<RunCosts> costs;
 };
-
-// The profile an engine gets when none was fitted: its scheduler and chunk size from the engine's
-// defaults ([sglang-server-args], [vllm-engine-args-docs], [trtllm-ifb-scheduler]) and middling efficiencies.
-EngineProfile default_engine_profile(const std::string& engine);
 
 // Profiles by engine name, read from a folder of <engine>.json files; engines without a file get the
 // default profile, flagged as not fitted.

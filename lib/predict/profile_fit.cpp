@@ -126,7 +126,7 @@ std::vector<FitSample> select(const std::vector<FitSample>& samples, const std::
 
 std::vector<double> profile_parameters(const EngineProfile& profile) {
   const FamilyMultipliers& m = profile.multipliers;
-  const Overheads& o = profile.overheads;
+  const EngineOverheads& o = profile.overheads;
   return {m.attention, m.experts, m.other,         m.communication,      m.prefill,
           o.request,   o.step,    o.sequence_step, profile.arrival_burst};
 }

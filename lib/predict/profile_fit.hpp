@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "predict/engine_profile.hpp"
+#include "cost/engine_profile.hpp"
 #include "predict/run_costs.hpp"
 
 namespace moeplan::predict {

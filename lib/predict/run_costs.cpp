@@ -41,21 +41,6 @@ double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment)
 
 }  // namespace
 
-FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch) {
-  const double collectives = step.otp_comm + step.tp_comm;
-  if (exchanges_by_collectives(layout, dispatch))
-    return {step.attention, step.moe_compute, step.other, collectives + step.dispatch_combine, step.overlap_saved, 0.0};
-  return {step.attention, step.moe_compute, step.other, collectives, step.overlap_saved, step.dispatch_combine};
-}
-
-Efficiency roofline_efficiency() {
-  Efficiency efficiency;
-  efficiency.gemm_compute = efficiency.fp8_compute = efficiency.gemm_memory = 1.0;
-  efficiency.attention_compute = efficiency.attention_memory = efficiency.elementwise_memory = 1.0;
-  efficiency.source = "roofline: 100 % of the datasheet ceilings";
-  return efficiency;
-}
-
 const StepModel& StepModelCache::get(const Deployment& deployment) {
   std::unique_ptr<StepModel>& slot = models_[cache_key(deployment)];
   if (!slot) slot = std::make_unique<StepModel>(deployment.model, deployment.hardware, roofline_efficiency());

@@ -6,23 +6,12 @@
 #include <memory>
 #include <string>
 
+#include "cost/step_price.hpp"
 #include "cost/step_time.hpp"
 #include "predict/measured_runs.hpp"
 #include "predict/run_deployment.hpp"
 
 namespace moeplan::predict {
-
-// Seconds at the roofline, per family.
-struct FamilyTimes {
-  double attention = 0;
-  double experts = 0;
-  double other = 0;
-  double communication = 0;  // collectives: TP and O/QKV-projection, and expert sums met by all-reduce or gather
-  double overlap_saved = 0;
-  double dispatch = 0;  // EP all-to-all dispatch and combine (NCCL all-to-all, DeepEP), at its own model's price
-
-  double compute() const { return attention + experts + other; }
-};
 
 struct RunCosts {
   double decode_batch = 0;   // sequences per attention-DP rank of the decode worker
@@ -32,13 +21,6 @@ struct RunCosts {
   double kv_transfer = 0;    // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
 };
-
-// A step's seconds by family. The experts' token exchange counts as communication when it runs on
-// collectives, and as dispatch when it is an all-to-all (exchanges_by_collectives).
-FamilyTimes family_times(const StepBreakdown& step, const Layout& layout, DispatchMode dispatch);
-
-// Efficiency at 100 % of every ceiling, keeping the kernel and routing floors.
-Efficiency roofline_efficiency();
 
 // Step models by model, formats and GPU, built once and reused over a file's runs.
 class StepModelCache {

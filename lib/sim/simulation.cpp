@@ -208,7 +208,8 @@ void Simulation::record(Pool& pool, const EngineStep& step) {
   const double bytes_per_token = static_cast<double>(pool.result.memory.kv.bytes_per_token);
   for (const std::int64_t id : step.handed_off) {
     const double bytes = static_cast<double>(requests_[static_cast<std::size_t>(id)].prompt) * bytes_per_token;
-    handoffs_.push({end + context_.steps.collectives().time(Collective::point_to_point, Group{2, 1}, bytes), id});
+    handoffs_.push(
+        {end + context_.steps.steps().collectives().time(Collective::point_to_point, Group{2, 1}, bytes), id});
   }
 }
 

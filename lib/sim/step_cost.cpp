@@ -31,7 +31,7 @@ double StepPricer::decode(std::int64_t largest_batch, double most_attended_token
   // GQA and MLA decode attention scale with sequences x context, so the busiest rank's cached tokens
   // spread over the padded batch price its attention exactly.
   const DecodeInput input{batch, most_attended_tokens / batch};
-  return context_.steps.decode(layout_, input, step_options(batch)).total;
+  return context_.steps.decode(layout_, input, step_options(batch), static_cast<double>(largest_batch)).seconds;
 }
 
 PrefillCost StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
@@ -40,11 +40,13 @@ PrefillCost StepPricer::prefill(std::int64_t tokens, std::int64_t length) {
   if (found == seconds_per_token_.end()) {
     const std::int64_t step_tokens = std::max(context_.scenario.memory.activation_tokens, length);
     const PrefillInput input{static_cast<double>(step_tokens), static_cast<double>(length), 0};
-    const StepBreakdown step = context_.steps.prefill(layout_, input, step_options(input.tokens));
-    const double expert = layout_.ep > 1 ? step.routed_experts : 0.0;
+    const PricedStep priced = context_.steps.prefill(layout_, input, step_options(input.tokens));
+    const StepBreakdown& step = priced.breakdown;
+    // The expert share keeps its part of the priced step: the prefill multiplier applies to both.
+    const double expert = layout_.ep > 1 && step.total > 0 ? priced.seconds * step.routed_experts / step.total : 0.0;
     const auto per_token = [&](double seconds) { return seconds / static_cast<double>(step_tokens); };
     found = seconds_per_token_
-                .emplace(length, PrefillCost{per_token(std::max(0.0, step.total - expert)), per_token(expert)})
+                .emplace(length, PrefillCost{per_token(std::max(0.0, priced.seconds - expert)), per_token(expert)})
                 .first;
   }
   const auto count = static_cast<double>(tokens);

@@ -327,12 +327,13 @@ namespace {
 EngineChoice read_engine(const YamlView& view) {
   view.expect_only({"name", "version"});
   EngineChoice engine;
-  engine.name = view.text("name");
-  if (engine.name != "sglang" && engine.name != "vllm" && engine.name != "trtllm") {
-    throw InputError(view.file(), view.key_path("name"),
-                     "sglang, vllm or trtllm, got '" + engine.name.substr(0, 40) + "'");
-  }
-  engine.version = view.text_or("version", "");
+  const std::string name = view.text("name");
+  engine.engine = parse_engine(name.substr(0, 40), view.file(), view.key_path("name"));
+  engine.name = engine_name(*engine.engine);
+  const std::string version = view.text_or("version", "");
+  if (version.empty()) return engine;
+  engine.release = parse_engine_version(version.substr(0, 40), view.file(), view.key_path("version"));
+  engine.version = version;
   return engine;
 }
 

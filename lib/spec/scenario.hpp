@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spec/dtype.hpp"
+#include "spec/engine.hpp"
 #include "spec/hardware.hpp"
 #include "spec/model.hpp"
 #include "spec/request_lengths.hpp"
@@ -112,8 +113,10 @@ struct SearchSpace {
 
 // The serving engine a scenario runs on: its profile (engines/<name>.json) sets the error band.
 struct EngineChoice {
-  std::string name;  // sglang, vllm, trtllm; empty when the scenario names none
-  std::string version;
+  std::optional<Engine> engine;          // none when the scenario names none
+  std::string name;                      // engine_name(*engine), or empty
+  std::optional<EngineVersion> release;  // parsed when read; none when the scenario names no version
+  std::string version;                   // release->text(), or empty
 };
 
 struct Scenario {

@@ -8,13 +8,29 @@
 using namespace moeplan;
 
 namespace {
-ComputeModel h200_model() { return {hardware_preset("H200", "test", "hardware"), Efficiency{}}; }
+// Fractions below 1 in every ceiling, so each formula's efficiency shows in its expected value.
+Efficiency test_efficiency() {
+  Efficiency efficiency;
+  efficiency.gemm_compute = 0.70;
+  efficiency.fp8_compute = efficiency.fp4_compute = 0.55;
+  efficiency.gemm_memory = 0.75;
+  efficiency.attention_compute = 0.6;
+  efficiency.attention_memory = 0.8;
+  efficiency.elementwise_memory = 0.72;
+  return efficiency;
+}
+ComputeModel h200_model() { return {hardware_preset("H200", "test", "hardware"), test_efficiency()}; }
 }  // namespace
 
-TEST_CASE("default efficiencies say they are uncalibrated") {
+TEST_CASE("the default efficiency is the datasheet at 100 %, uncalibrated") {
   const Efficiency efficiency;
   CHECK_FALSE(efficiency.calibrated);
-  CHECK(efficiency.source == "uncalibrated: datasheet roofline");
+  CHECK(efficiency.source == "uncalibrated: datasheet ceilings");
+  for (const double fraction :
+       {efficiency.gemm_compute, efficiency.fp8_compute, efficiency.fp4_compute, efficiency.gemm_memory,
+        efficiency.attention_compute, efficiency.attention_memory, efficiency.elementwise_memory}) {
+    CHECK(fraction == 1.0);
+  }
 }
 
 TEST_CASE("a one-token GEMM streams its weights") {
@@ -53,7 +69,7 @@ TEST_CASE("each weight format runs at the tensor-core rate its GPU has for it") 
 
 TEST_CASE("a 4-bit GEMM reads 4-bit bytes, and multiplies at FP4 only where the GPU can") {
   const ComputeModel h200 = h200_model();
-  const ComputeModel b200{hardware_preset("B200", "test", "hardware"), Efficiency{}};
+  const ComputeModel b200{hardware_preset("B200", "test", "hardware"), test_efficiency()};
   const double flops = 2.0 * 8192 * 8192 * 8192;
   // Compute-bound: BF16 peak on H200 (989 TFLOP/s x 0.70), FP4 peak on B200 (9000 TFLOP/s x 0.55).
   CHECK(h200.gemm(8192, 8192, 8192, DType::nvfp4, {}) == approx(flops / (989e12 * 0.70)));
@@ -67,7 +83,7 @@ TEST_CASE("a 4-bit GEMM reads 4-bit bytes, and multiplies at FP4 only where the 
 
 TEST_CASE("a scenario's efficiencies replace only the keys it sets, and name their source") {
   EfficiencyOverrides overrides;
-  CHECK(tuned_efficiency(overrides).source == "uncalibrated: datasheet roofline");
+  CHECK(tuned_efficiency(overrides).source == "uncalibrated: datasheet ceilings");
   overrides.source = "bench X";
   overrides.gemm_memory = 0.5;
   overrides.kernel_floor = 9e-6;

@@ -11,6 +11,7 @@
 #include "export/placement_file.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::plan_document;
 using export_test::plan_from;

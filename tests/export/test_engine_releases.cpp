@@ -10,6 +10,7 @@
 #include "export/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::contains;
 using export_test::plan_document;

@@ -8,7 +8,7 @@
 
 namespace {
 
-using moeplan::exporting::Engine;
+using moeplan::Engine;
 using moeplan::exporting::export_target;
 
 moeplan::exporting::PlanFile plan_for(const std::string& engine, const std::string& version) {
@@ -24,12 +24,11 @@ moeplan::exporting::PlanFile plan_for(const std::string& engine, const std::stri
 TEST_CASE("a plan's engine and release are the export's unless the command line repeats them") {
   const auto planned = export_target(plan_for("sglang", "0.5.4"), "", "");
   CHECK(planned.engine == Engine::sglang);
-  CHECK(planned.version == moeplan::exporting::release(0, 5, 4));
+  CHECK(planned.version == moeplan::release(0, 5, 4));
   const auto repeated = export_target(plan_for("sglang", "0.5.4"), "sglang", "v0.5.4");
-  CHECK(repeated.version == moeplan::exporting::release(0, 5, 4));
+  CHECK(repeated.version == moeplan::release(0, 5, 4));
   // A plan whose scenario names no release: the command line's, else main.
-  CHECK(export_target(plan_for("trtllm", ""), "", "1.2.0rc6").version ==
-        moeplan::exporting::release_candidate(1, 2, 0, 6));
+  CHECK(export_target(plan_for("trtllm", ""), "", "1.2.0rc6").version == moeplan::release_candidate(1, 2, 0, 6));
   CHECK(export_target(plan_for("trtllm", ""), "", "").version.main);
   // vllm-ascend is vLLM on Ascend: it serves a plan made for vllm.
   CHECK(export_target(plan_for("vllm", ""), "vllm-ascend", "").engine == Engine::vllm_ascend);

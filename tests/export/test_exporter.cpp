@@ -8,6 +8,7 @@
 #include "export/plan_reader.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::data_path;
 using export_test::refusal_of;

@@ -12,6 +12,7 @@
 #include "export/flag_table.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::contains;
 using export_test::plan_document;

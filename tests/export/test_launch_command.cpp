@@ -1,8 +1,9 @@
 // Launch scripts: POSIX quoting and the script layout.
-#include "export/engine_version.hpp"
 #include "export/launch_command.hpp"
 #include "export_fixtures.hpp"
+#include "spec/engine.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 
 TEST_CASE("shell quoting leaves plain words alone and single-quotes the rest") {

@@ -2,6 +2,7 @@
 #include "export_fixtures.hpp"
 #include "relative_approx.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::plan_document;
 using export_test::plan_from;

@@ -17,6 +17,7 @@
 #include "export/script_values.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::plan_document;
 using export_test::plan_from;
@@ -93,11 +94,11 @@ struct EngineCase {
 
 // trtllm lists no main and refuses fused shared experts and the PD plan's DeepEP: the TP8 plan without
 // fusion (plans[1]) and the two-node plan (mpirun on the first node) at the newest listed release.
-const std::vector<EngineCase> kEngines = {{Engine::sglang, "deepseek-v3-pd-h100.json"},
-                                          {Engine::vllm, "deepseek-v3-pd-h100.json"},
-                                          {Engine::vllm_ascend, "qwen3-235b-pd-otp4-910b.json"},
-                                          {Engine::trtllm, "deepseek-v3-tp8-h200.json", "1.2.0rc6", 1},
-                                          {Engine::trtllm, "deepseek-v3-dp16-2node-h200.json", "1.2.0rc6", 0}};
+const std::vector<EngineCase> kEngineCases = {{Engine::sglang, "deepseek-v3-pd-h100.json"},
+                                              {Engine::vllm, "deepseek-v3-pd-h100.json"},
+                                              {Engine::vllm_ascend, "qwen3-235b-pd-otp4-910b.json"},
+                                              {Engine::trtllm, "deepseek-v3-tp8-h200.json", "1.2.0rc6", 1},
+                                              {Engine::trtllm, "deepseek-v3-dp16-2node-h200.json", "1.2.0rc6", 0}};
 
 // Every YAML file reads back (yaml-cpp) as a mapping: a value that broke one would not.
 void check_option_files(const std::map<std::string, std::string>& files) {
@@ -157,7 +158,7 @@ bool usable_as_model_path(const std::string& value) { return value.front() != '-
 
 TEST_CASE("script safety: a hostile model name stays in its comment line and its JSON string") {
   const std::filesystem::path directory = scratch_directory();
-  for (const EngineCase& engine : kEngines) {
+  for (const EngineCase& engine : kEngineCases) {
     nlohmann::json document = plan_document(engine.plan);
     document["model"]["name"] = "benign";
     const Exported benign = exported(document, engine, "some/model", directory);
@@ -182,7 +183,7 @@ TEST_CASE("script safety: a hostile model name stays in its comment line and its
 
 TEST_CASE("script safety: a hostile model path, given or from the plan, is one token or refused") {
   const std::filesystem::path directory = scratch_directory();
-  for (const EngineCase& engine : kEngines) {
+  for (const EngineCase& engine : kEngineCases) {
     nlohmann::json document = plan_document(engine.plan);
     document["model"].erase("hf_id");  // without one, the plan's model name is the engine's model path
     document["model"]["name"] = "benign";

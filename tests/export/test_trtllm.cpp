@@ -11,6 +11,7 @@
 #include "export/trtllm.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::contains;
 using export_test::node_of;

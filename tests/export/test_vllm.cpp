@@ -4,6 +4,7 @@
 #include "export/vllm.hpp"
 #include "export_fixtures.hpp"
 
+using namespace moeplan;
 using namespace moeplan::exporting;
 using export_test::node_of;
 using export_test::plan_document;

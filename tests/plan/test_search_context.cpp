@@ -15,7 +15,9 @@ TEST_CASE("a plan admits the longest request of a spread workload, not the mean 
   scenario.search.tp = {8};
   scenario.search.ep = {1};
   scenario.workload.output_lengths = {LengthShape::uniform, 0.5, 0, 0};
-  const StepModel steps{model, scenario.cluster.hardware};
+  const StepModel ceilings{model, scenario.cluster.hardware};
+  const EngineProfile profile = unit_profile("test");
+  const StepCost steps{ceilings, profile};
   SilentReporter quiet;
   const SearchResult result = search_layouts(model, scenario, steps, quiet);
   CHECK(result.context_length == 1600);

@@ -40,7 +40,9 @@ TEST_CASE("with MTP a decode step yields 1.85 tokens per sequence and holds the 
   const Model model = deepseek();
   const Scenario drafted = mtp_scenario(true);
   const Scenario plain = mtp_scenario(false);
-  const StepModel steps{model, drafted.cluster.hardware};
+  const StepModel ceilings{model, drafted.cluster.hardware};
+  const EngineProfile profile = unit_profile("test");
+  const StepCost steps{ceilings, profile};
   SilentReporter quiet;
   const Candidate with = best_decode(search_layouts(model, drafted, steps, quiet));
   const Candidate without = best_decode(search_layouts(model, plain, steps, quiet));
@@ -57,7 +59,9 @@ TEST_CASE("with MTP a decode step yields 1.85 tokens per sequence and holds the 
 TEST_CASE("MTP on a model without MTP layers is refused with the scenario's key") {
   Scenario scenario = mtp_scenario(true);
   const Model qwen = test::qwen3_235b();
-  const StepModel steps{qwen, scenario.cluster.hardware};
+  const StepModel ceilings{qwen, scenario.cluster.hardware};
+  const EngineProfile profile = unit_profile("test");
+  const StepCost steps{ceilings, profile};
   SilentReporter quiet;
   CHECK_THROWS_WITH_AS(search_layouts(qwen, scenario, steps, quiet), doctest::Contains("speculative.method"),
                        InputError);

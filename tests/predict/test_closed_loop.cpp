@@ -8,9 +8,9 @@
 
 namespace {
 
-using moeplan::predict::EngineProfile;
+using moeplan::EngineProfile;
+using moeplan::Scheduler;
 using moeplan::predict::RunCosts;
-using moeplan::predict::Scheduler;
 
 // Every multiplier 1, no overhead: the family times are the seconds the loop sees.
 EngineProfile bare_profile(Scheduler scheduler, std::int64_t chunk_tokens) {

@@ -18,7 +18,7 @@ using moeplan::predict::OfferedLoad;
 struct Planned {
   moeplan::predict::Deployment deployment;
   moeplan::predict::MeasuredRun run;
-  moeplan::predict::EngineProfile profile;
+  moeplan::EngineProfile profile;
 };
 
 // DeepSeek-V3 on one 8 x H200 node, tp 8 and ep 8, 1000 in / 200 out, SGLang's unfitted defaults.
@@ -30,7 +30,7 @@ Planned deepseek_tp8() {
   const moeplan::Hardware hardware = moeplan::hardware_preset("H200", "test", "gpu");
   Planned planned{{model, hardware, layout, layout, "H200"},
                   moeplan::predict::planned_run("sglang", 1000, 200, layout),
-                  moeplan::predict::default_engine_profile("sglang")};
+                  moeplan::default_engine_profile("sglang")};
   return planned;
 }
 
@@ -52,8 +52,7 @@ TEST_CASE("a plan's worker shape is its layout's") {
 
 TEST_CASE("at a concurrency the estimate is the closed loop's") {
   const Planned planned = deepseek_tp8();
-  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
-                                 moeplan::predict::roofline_efficiency());
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware, moeplan::roofline_efficiency());
   OfferedLoad load;
   load.concurrency = 32;
   const auto estimate =
@@ -67,8 +66,7 @@ TEST_CASE("at a concurrency the estimate is the closed loop's") {
 
 TEST_CASE("the capacity meets the SLOs, 3 % more does not") {
   const Planned planned = deepseek_tp8();
-  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
-                                 moeplan::predict::roofline_efficiency());
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware, moeplan::roofline_efficiency());
   OfferedLoad load;
   // A TPOT SLO 1.5 x the TPOT at 8 requests in flight: met at a low rate, missed at a high one.
   const double tpot_at_8 =
@@ -87,8 +85,7 @@ TEST_CASE("the capacity meets the SLOs, 3 % more does not") {
 
 TEST_CASE("the memory's sequences bound the capacity by Little's law") {
   const Planned planned = deepseek_tp8();
-  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
-                                 moeplan::predict::roofline_efficiency());
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware, moeplan::roofline_efficiency());
   OfferedLoad load;  // no SLO: only the 16 sequences the memory holds bind
   load.most_in_flight = 16.0;
   const double capacity =
@@ -103,8 +100,7 @@ TEST_CASE("the memory's sequences bound the capacity by Little's law") {
 
 TEST_CASE("an SLO a single request misses leaves no capacity") {
   const Planned planned = deepseek_tp8();
-  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
-                                 moeplan::predict::roofline_efficiency());
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware, moeplan::roofline_efficiency());
   OfferedLoad load;
   load.ttft_slo = 1e-6;  // a microsecond: below any prompt's time
   CHECK(moeplan::predict::capacity_under_slo(planned.run, planned.deployment, steps, planned.profile, load) == 0.0);
@@ -115,8 +111,7 @@ TEST_CASE("a plan's run keeps the plan's dispatch; without one, the engines' def
   planned.deployment.worker.tp = 1;
   planned.deployment.worker.dp = 8;  // DP attention over 8 ranks, EP 8
   planned.deployment.prefill = planned.deployment.worker;
-  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware,
-                                 moeplan::predict::roofline_efficiency());
+  const moeplan::StepModel steps(planned.deployment.model, planned.deployment.hardware, moeplan::roofline_efficiency());
   moeplan::RoleOptions deepep;
   deepep.dispatch = moeplan::DispatchMode::deepep_low_latency;
   deepep.two_batch_overlap = true;

@@ -8,12 +8,12 @@
 
 namespace {
 
-using moeplan::predict::EngineProfile;
+using moeplan::EngineProfile;
 using moeplan::predict::FitSample;
 
 EngineProfile generating_profile() {
   EngineProfile profile;
-  profile.scheduler = moeplan::predict::Scheduler::mixed_chunks;
+  profile.scheduler = moeplan::Scheduler::mixed_chunks;
   profile.multipliers = {1.6, 1.3, 2.0, 0.7, 2.5};
   profile.overheads = {0.040, 0.0015, 30e-6};
   profile.arrival_burst = 0.3;
@@ -67,7 +67,7 @@ TEST_CASE("runs faster than the roofline cannot push a kernel multiplier below 1
   CHECK(fitted.multipliers.experts >= 1.0);
   CHECK(fitted.multipliers.other >= 1.0);
   CHECK(fitted.multipliers.prefill >= 1.0);
-  CHECK(fitted.multipliers.communication >= moeplan::predict::kLeastCommunicationMultiplier);
+  CHECK(fitted.multipliers.communication >= moeplan::kLeastCommunicationMultiplier);
   CHECK(fitted.overheads.request >= 0.0);
   CHECK(fitted.overheads.step >= 0.0);
 }

@@ -32,14 +32,14 @@ TEST_CASE("an all-to-all is dispatch, an exchange by collectives is communicatio
   using moeplan::DispatchMode;
   const auto step = step_with_exchange();
   // DeepEP over EP 8: collectives 0.002 + 0.001, the 0.003 exchange apart.
-  const auto deepep = moeplan::predict::family_times(step, layout_with_ep(8), DispatchMode::deepep_low_latency);
+  const auto deepep = moeplan::family_times(step, layout_with_ep(8), DispatchMode::deepep_low_latency);
   CHECK(deepep.communication == doctest::Approx(0.003));
   CHECK(deepep.dispatch == doctest::Approx(0.003));
   CHECK(deepep.compute() == doctest::Approx(0.035));
   CHECK(deepep.overlap_saved == doctest::Approx(0.0005));
   // All-gather / reduce-scatter, or EP 1 whatever the mode: 0.003 + 0.002 + 0.001 all communication.
-  for (const auto& families : {moeplan::predict::family_times(step, layout_with_ep(8), DispatchMode::gather_scatter),
-                               moeplan::predict::family_times(step, layout_with_ep(1), DispatchMode::all_to_all)}) {
+  for (const auto& families : {moeplan::family_times(step, layout_with_ep(8), DispatchMode::gather_scatter),
+                               moeplan::family_times(step, layout_with_ep(1), DispatchMode::all_to_all)}) {
     CHECK(families.communication == doctest::Approx(0.006));
     CHECK(families.dispatch == 0.0);
   }
@@ -60,7 +60,7 @@ TEST_CASE("a measured row's experts meet their tokens as the engines do by defau
   const auto resolved = moeplan::predict::resolve_run(run, catalog);
   REQUIRE(resolved.deployment);
   const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
-                                 moeplan::predict::roofline_efficiency());
+                                 moeplan::roofline_efficiency());
   const auto costs = moeplan::predict::run_costs(run, *resolved.deployment, steps);
   CHECK(costs.decode.dispatch == 0.0);
   CHECK(costs.prefill.dispatch == 0.0);

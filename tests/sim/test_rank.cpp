@@ -14,7 +14,9 @@ namespace {
 struct RankFixture {
   Model model = test::qwen3_235b();
   Scenario scenario = test::h200_closed_loop(100, 10, 4, 4);
-  StepModel steps{model, scenario.cluster.hardware};
+  StepModel ceilings{model, scenario.cluster.hardware};
+  EngineProfile profile = unit_profile("test");
+  StepCost steps{ceilings, profile};
   ServingContext context{model, scenario, steps, SkewModel{}};
   StepPricer pricer{context, parse_layout("tp=8", "test"),
                     RoleOptions{Role::aggregated, DispatchMode::gather_scatter, false}, scenario.memory};

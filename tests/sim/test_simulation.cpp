@@ -17,12 +17,15 @@ namespace {
 struct Setting {
   Model model = test::qwen3_235b();
   Scenario scenario;
-  StepModel steps;
+  StepModel ceilings;
+  EngineProfile profile = unit_profile("test");
+  StepCost steps;
   ServingContext context;
 
   explicit Setting(Scenario chosen)
       : scenario(std::move(chosen)),
-        steps(model, scenario.cluster.hardware, moeplan::tuned_efficiency(scenario.cluster.efficiency)),
+        ceilings(model, scenario.cluster.hardware, moeplan::tuned_efficiency(scenario.cluster.efficiency)),
+        steps(ceilings, profile),
         context{model, scenario, steps, SkewModel{}} {}
 
   PoolSpec pool(const std::string& text, Role role = Role::aggregated) const {
@@ -73,8 +76,8 @@ TEST_CASE("a decode-only step is padded to the captured graph size, in the simul
   REQUIRE(estimate.batch == 12);
   const double attended = 12.0 * (512 + 1024 / 2.0);
   const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 16);
-  const double padded = setting.steps.decode(pool.layout, DecodeInput{16, attended / 16}, options).total;
-  const double unpadded = setting.steps
+  const double padded = setting.ceilings.decode(pool.layout, DecodeInput{16, attended / 16}, options).total;
+  const double unpadded = setting.ceilings
                               .decode(pool.layout, DecodeInput{12, attended / 12},
                                       role_step_options(setting.context, pool.layout, pool.options, 12))
                               .total;
@@ -189,7 +192,7 @@ TEST_CASE("a lone long prefill stalls the other DP rank by its whole cost padded
   scenario.workload.length_trace = {{4096, 1}, {16, 1}};
   const auto per_token = [&](const Setting& setting, const PoolSpec& pool, double length) {
     const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 8192);
-    const StepBreakdown step = setting.steps.prefill(pool.layout, PrefillInput{8192, length, 0}, options);
+    const StepBreakdown step = setting.ceilings.prefill(pool.layout, PrefillInput{8192, length, 0}, options);
     REQUIRE(step.routed_experts > 0);
     return PrefillCost{(step.total - step.routed_experts) / 8192, step.routed_experts / 8192};
   };

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include "cost/engine_profile.hpp"
 #include "io/input_error.hpp"
-#include "predict/engine_profile.hpp"
 
 namespace {
 
@@ -19,35 +19,35 @@ std::filesystem::path profile_file(const std::string& name, const std::string& t
 }  // namespace
 
 TEST_CASE("a profile reads back as written") {
-  moeplan::predict::EngineProfile profile;
+  moeplan::EngineProfile profile;
   profile.engine = "vllm";
   profile.source = "hand";
   profile.multipliers = {1.25, 2.0, 1.5, 0.5, 3.0};
   profile.overheads = {0.03, 0.002, 1e-5};
   profile.fitted = true;
   profile.held_out = {5, 100, 12.0, 20.0, 6.0, 9.0};
-  const auto path = profile_file("round-trip", moeplan::predict::engine_profile_json(profile));
-  const auto read = moeplan::predict::read_engine_profile(path.string());
+  const auto path = profile_file("round-trip", moeplan::engine_profile_json(profile));
+  const auto read = moeplan::read_engine_profile(path.string());
   CHECK(read.engine == "vllm");
   CHECK(read.multipliers.communication == doctest::Approx(0.5));
   CHECK(read.overheads.sequence_step == doctest::Approx(1e-5));
   CHECK(read.held_out.tpot_median == doctest::Approx(6.0));
-  CHECK(moeplan::predict::error_band_percent(read, true) == doctest::Approx(6.0));
+  CHECK(moeplan::error_band_percent(read, true) == doctest::Approx(6.0));
   std::filesystem::remove(path);
 }
 
 TEST_CASE("an efficiency above the ceiling or a negative overhead is refused naming the key") {
-  moeplan::predict::EngineProfile profile;
+  moeplan::EngineProfile profile;
   profile.engine = "sglang";
-  std::string text = moeplan::predict::engine_profile_json(profile);
+  std::string text = moeplan::engine_profile_json(profile);
   const std::string faster = text.substr(0, text.find("\"attention\": 1.5")) + "\"attention\": 0.9" +
                              text.substr(text.find("\"attention\": 1.5") + 16);
   const auto path = profile_file("too-fast", faster);
-  CHECK_THROWS_WITH_AS(moeplan::predict::read_engine_profile(path.string()), doctest::Contains("multipliers.attention"),
+  CHECK_THROWS_WITH_AS(moeplan::read_engine_profile(path.string()), doctest::Contains("multipliers.attention"),
                        moeplan::InputError);
   std::filesystem::remove(path);
 }
 
 TEST_CASE("an unfitted profile gets the wide band") {
-  CHECK(moeplan::predict::error_band_percent(moeplan::predict::EngineProfile{}, false, 40.0) == 40.0);
+  CHECK(moeplan::error_band_percent(moeplan::EngineProfile{}, false, 40.0) == 40.0);
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace moeplan::predict {
+namespace moeplan {
 
 enum class Scheduler {
   prefill_first,  // SGLang: waiting prompts run as their own (chunked) forward passes, decode pauses
@@ -34,7 +34,7 @@ struct FamilyMultipliers {
 };
 
 // Seconds the engine spends beside the kernels; never negative.
-struct Overheads {
+struct EngineOverheads {
   double request = 0.02;         // per request, in TTFT: HTTP, tokenizer, first-chunk streaming
   double step = 0.002;           // per forward step: scheduling, launch, sampling
   double sequence_step = 20e-6;  // per running sequence per step: batch bookkeeping, detokenized streaming
@@ -56,7 +56,7 @@ struct EngineProfile {
   std::int64_t chunk_tokens = 8192;  // prefill tokens per step (chunked-prefill size or token budget)
   bool dense_over_dp_group = false;  // dense FFN and LM head stay TP over the whole DP group
   FamilyMultipliers multipliers;
-  Overheads overheads;
+  EngineOverheads overheads;
   // Share of the other prompts of a rank that arrive together with a new one, from 0 (arrivals spread
   // evenly over a request's life) to 1 (the loop's requests arrive in one wave, as identical lengths
   // started together keep them): a prompt waits behind half of those on average.
@@ -64,6 +64,20 @@ struct EngineProfile {
   HeldOutError held_out;
   bool fitted = false;
 };
+
+// The profile an engine gets when none was fitted: its scheduler and chunk size from the engine's
+// defaults ([sglang-server-args], [vllm-engine-args-docs], [trtllm-ifb-scheduler]) and middling efficiencies.
+EngineProfile default_engine_profile(const std::string& engine);
+
+// The profile of a deployment that names no engine: the fitted profiles' geometric-mean multipliers and
+// mean overheads and burst, SGLang's scheduler (the engine of most measured runs), unfitted, so its band is
+// the wide default. `fitted` empty: SGLang's unfitted defaults.
+EngineProfile mean_profile(const std::vector<EngineProfile>& fitted);
+
+// Steps priced at the step model's ceilings as they are: every multiplier 1, no overhead. The profile of a
+// scenario whose efficiencies were tuned to its hardware (the 910B timings of [doc-004]), where the tuned
+// fractions already hold what the kernels reach; `source` says whose.
+EngineProfile unit_profile(const std::string& source);
 
 // Reads and writes the profile JSON (schema_version 1); errors name the file and the key.
 EngineProfile read_engine_profile(const std::string& file);
@@ -76,14 +90,14 @@ double error_band_percent(const EngineProfile& profile, bool tpot, double fallba
 // The profile a file's engine name maps to in `folder` (engines/<name>.json).
 std::string engine_profile_path(const std::string& folder, const std::string& engine);
 
-// The band printed beside a TTFT or TPOT: the engine profile's held-out median errors, or the wide
-// default with the reason when the scenario names no engine or the engine has no fitted profile.
+// The band printed beside a TTFT or TPOT: the profile's held-out median errors, or the wide default with
+// the reason when the profile was never fitted.
 struct ErrorBand {
   double ttft_percent = 0;
   double tpot_percent = 0;
   std::string basis;  // where the band comes from, in words
 };
 inline constexpr double kUnfittedBandPercent = 40.0;
-ErrorBand error_band_for(const std::string& folder, const std::string& engine);
+ErrorBand error_band_of(const EngineProfile& profile);
 
-}  // namespace moeplan::predict
+}  // namespace moeplan

@@ -1,13 +1,14 @@
-#include "predict/engine_profile.hpp"
+#include "cost/engine_profile.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
 
-namespace moeplan::predict {
+namespace moeplan {
 
 namespace {
 
@@ -26,8 +27,8 @@ FamilyMultipliers read_multipliers(const JsonFields& fields) {
   return multipliers;
 }
 
-Overheads read_overheads(const JsonFields& fields) {
-  Overheads overheads;
+EngineOverheads read_overheads(const JsonFields& fields) {
+  EngineOverheads overheads;
   overheads.request = fields.number("request_seconds", 0.0, kMostOverheadSeconds);
   overheads.step = fields.number("step_seconds", 0.0, kMostOverheadSeconds);
   overheads.sequence_step = fields.number("sequence_step_seconds", 0.0, kMostOverheadSeconds);
@@ -64,6 +65,55 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
   profile.fitted = root.flag("fitted");
   if (root.has("held_out")) profile.held_out = read_held_out(root.object("held_out"));
+  return profile;
+}
+
+EngineProfile default_engine_profile(const std::string& engine) {
+  EngineProfile profile;
+  profile.engine = engine;
+  profile.source = "defaults: no profile was fitted for this engine";
+  // SGLang runs prompts as their own passes of --chunked-prefill-size tokens [sglang-server-args];
+  // vLLM V1 mixes prompt chunks into decode steps under max_num_batched_tokens [vllm-engine-args-docs];
+  // TensorRT-LLM batches context chunks in flight with generation [trtllm-ifb-scheduler].
+  profile.scheduler = engine == "sglang" ? Scheduler::prefill_first : Scheduler::mixed_chunks;
+  profile.chunk_tokens = 8192;
+  profile.dense_over_dp_group = engine == "sglang";
+  return profile;
+}
+
+EngineProfile mean_profile(const std::vector<EngineProfile>& fitted) {
+  EngineProfile profile = default_engine_profile("sglang");
+  if (fitted.empty()) return profile;
+  const auto count = static_cast<double>(fitted.size());
+  const auto geometric_mean = [&](double FamilyMultipliers::*family) {
+    double sum = 0;
+    for (const EngineProfile& one : fitted) sum += std::log(one.multipliers.*family);
+    return std::exp(sum / count);
+  };
+  const auto mean = [&](auto read) {
+    double sum = 0;
+    for (const EngineProfile& one : fitted) sum += read(one);
+    return sum / count;
+  };
+  for (auto family : {&FamilyMultipliers::attention, &FamilyMultipliers::experts, &FamilyMultipliers::other,
+                      &FamilyMultipliers::communication, &FamilyMultipliers::prefill}) {
+    profile.multipliers.*family = geometric_mean(family);
+  }
+  profile.overheads.request = mean([](const EngineProfile& one) { return one.overheads.request; });
+  profile.overheads.step = mean([](const EngineProfile& one) { return one.overheads.step; });
+  profile.overheads.sequence_step = mean([](const EngineProfile& one) { return one.overheads.sequence_step; });
+  profile.arrival_burst = mean([](const EngineProfile& one) { return one.arrival_burst; });
+  profile.engine = "";
+  profile.source = "no engine named: the mean of " + std::to_string(fitted.size()) + " fitted engine profiles";
+  return profile;
+}
+
+EngineProfile unit_profile(const std::string& source) {
+  EngineProfile profile = default_engine_profile("");
+  profile.multipliers = {1.0, 1.0, 1.0, 1.0, 1.0};
+  profile.overheads = {0.0, 0.0, 0.0};
+  profile.arrival_burst = 0.0;
+  profile.source = source + ", no engine overheads";
   return profile;
 }
 
@@ -109,16 +159,11 @@ std::string engine_profile_path(const std::string& folder, const std::string& en
   return folder + "/" + engine + ".json";
 }
 
-ErrorBand error_band_for(const std::string& folder, const std::string& engine) {
+ErrorBand error_band_of(const EngineProfile& profile) {
   const double wide = kUnfittedBandPercent;
-  if (engine.empty()) return {wide, wide, "the scenario names no engine (engine: {name: ...}); band unfitted"};
-  const std::string file = engine_profile_path(folder, engine);
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) return {wide, wide, "no profile " + file + "; band unfitted"};
-  const EngineProfile profile = read_engine_profile(file);
-  if (!profile.fitted || profile.held_out.runs == 0) return {wide, wide, file + " was never fitted; band unfitted"};
+  if (!profile.fitted || profile.held_out.runs == 0) return {wide, wide, profile.source + "; band unfitted"};
   return {profile.held_out.ttft_median, profile.held_out.tpot_median,
-          "held-out median error of " + file + " over " + std::to_string(profile.held_out.runs) + " runs"};
+          "held-out median error of " + profile.source + " over " + std::to_string(profile.held_out.runs) + " runs"};
 }
 
-}  // namespace moeplan::predict
+}  // namespace moeplan

@@ -1,16 +1,20 @@
 #pragma once
-// Which engine and which release of it: flag names and rules drift between releases
-// ([sglang-server-args-docs] for SGLang, [vllm-engine-args-docs] for vLLM), so every writer takes a version.
+// The serving engine: one enum, one name table (engine_name / parse_engine), and the release, parsed
+// once where a scenario, a plan or the command line names it. Flag names, rules and costs drift between
+// releases ([sglang-server-args-docs] for SGLang, [vllm-engine-args-docs] for vLLM), so every writer takes a
+// version.
 #include <compare>
 #include <string>
 
-namespace moeplan::exporting {
+namespace moeplan {
 
 enum class Engine { sglang, vllm, vllm_ascend, trtllm };
 
 std::string engine_name(Engine engine);
-// "sglang", "vllm", "vllm-ascend" or "trtllm"; throws InputError naming `source` otherwise.
-Engine parse_engine(const std::string& name, const std::string& source);
+inline constexpr Engine kEngines[] = {Engine::sglang, Engine::vllm, Engine::vllm_ascend, Engine::trtllm};
+
+// "sglang", "vllm", "vllm-ascend" or "trtllm"; throws InputError naming `source` and `key` otherwise.
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& key = "--engine");
 
 // A release "0.5.4", "v0.10.2rc1", "0.4.6.post1", "1.2.0rc6.post2" (a post release of a candidate), or
 // "main", newer than every release. A release candidate sorts before its release and a post release after
@@ -40,7 +44,8 @@ constexpr EngineVersion kMainBranch{true, 0, 0, 0, EngineVersion::final, 0};
 // (main stays main).
 EngineVersion without_suffix(const EngineVersion& version);
 
-// Throws InputError naming `source` ("--engine-version") when the text is not a version.
-EngineVersion parse_engine_version(const std::string& text, const std::string& source);
+// Throws InputError naming `source` and `key` when the text is not a version.
+EngineVersion parse_engine_version(const std::string& text, const std::string& source,
+                                   const std::string& key = "--engine-version");
 
-}  // namespace moeplan::exporting
+}  // namespace moeplan

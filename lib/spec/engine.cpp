@@ -1,4 +1,4 @@
-#include "export/engine_version.hpp"
+#include "spec/engine.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "io/input_error.hpp"
 
-namespace moeplan::exporting {
+namespace moeplan {
 
 std::string engine_name(Engine engine) {
   switch (engine) {
@@ -20,11 +20,11 @@ std::string engine_name(Engine engine) {
   return "";
 }
 
-Engine parse_engine(const std::string& name, const std::string& source) {
-  for (const Engine engine : {Engine::sglang, Engine::vllm, Engine::vllm_ascend, Engine::trtllm}) {
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& key) {
+  for (const Engine engine : kEngines) {
     if (engine_name(engine) == name) return engine;
   }
-  throw InputError(source, "--engine", fmt::format("one of sglang, vllm, vllm-ascend, trtllm, got '{}'", name));
+  throw InputError(source, key, fmt::format("one of sglang, vllm, vllm-ascend, trtllm, got '{}'", name));
 }
 
 std::string EngineVersion::text() const {
@@ -87,7 +87,7 @@ bool parse_suffix(std::string_view rest, EngineVersion& version) {
 
 }  // namespace
 
-EngineVersion parse_engine_version(const std::string& text, const std::string& source) {
+EngineVersion parse_engine_version(const std::string& text, const std::string& source, const std::string& key) {
   if (text == "main") return kMainBranch;
   const std::string expectation = fmt::format(
       "a release such as 0.5.4, v0.11.0, 0.10.2rc1, 0.4.6.post1 or 1.2.0rc6.post2, or main, got '{}'", text);
@@ -97,15 +97,14 @@ EngineVersion parse_engine_version(const std::string& text, const std::string& s
   for (int index = 0; index < 3; ++index) {
     const auto [next, error] = std::from_chars(cursor, end, parts[index]);
     const bool last = next == end || *next != '.' || index == 2 || !std::isdigit(static_cast<unsigned char>(next[1]));
-    if (error != std::errc() || parts[index] < 0 || (last && index < 1))
-      throw InputError(source, "--engine-version", expectation);
+    if (error != std::errc() || parts[index] < 0 || (last && index < 1)) throw InputError(source, key, expectation);
     cursor = next;
     if (last) break;
     ++cursor;
   }
   EngineVersion version = release(parts[0], parts[1], parts[2]);
-  if (!parse_suffix(std::string_view(cursor, end), version)) throw InputError(source, "--engine-version", expectation);
+  if (!parse_suffix(std::string_view(cursor, end), version)) throw InputError(source, key, expectation);
   return version;
 }
 
-}  // namespace moeplan::exporting
+}  // namespace moeplan
