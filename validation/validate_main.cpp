@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   try {
     moeplan::validation::add_parameter_cases(cases);
     moeplan::validation::add_memory_cases(cases);
+    moeplan::validation::add_engine_start_cases(cases);
     moeplan::validation::add_cost_cases(cases);
     moeplan::validation::add_plan_cases(cases);
     moeplan::validation::add_predict_cases(cases);
