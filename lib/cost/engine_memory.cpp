@@ -38,7 +38,7 @@ std::uint64_t communicators(const Layout& layout) { return layout.gpus() > 1 ? k
 std::uint64_t forward_bytes_per_token(const Model& model, const Layout& layout) {
   const auto hidden = static_cast<std::uint64_t>(model.hidden_size);
   const auto attention_split = static_cast<std::uint64_t>(layout.tp * layout.qkvtp);
-  const std::uint64_t attention = static_cast<std::uint64_t>(model.attention.query_width()) / attention_split * 2;
+  const std::uint64_t attention = static_cast<std::uint64_t>(model.attention.query_width()) / attention_split;
   std::uint64_t ffn = 0;
   if (model.dense_ffn_layers() > 0) {
     ffn = 3 * static_cast<std::uint64_t>(model.dense_intermediate_size / layout.dense_tp_size());
