@@ -73,6 +73,11 @@ void run(const MemoryOptions& options) {
   validate_layout(layout, model, "--layout");
   const std::int64_t context = options.context > 0 ? options.context : scenario.workload.longest_request();
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
+  if (!plan.fits && !plan.refusal.empty()) {
+    throw InputError(
+        options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
+        "memory", fmt::format("a layout the engine starts with: {} for layout {}", plan.refusal, layout_label(layout)));
+  }
   if (!plan.fits) {
     throw InputError(
         options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,

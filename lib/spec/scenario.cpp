@@ -220,7 +220,8 @@ const EngineKeys* engine_keys(MemoryEngine engine) {
   return nullptr;
 }
 
-// The engine's knobs; `utilization` stands for the engine's fraction when the engine's own key is absent.
+// The engine's knobs; `utilization` and `max_batch` stand for the engine's fraction and running-request cap
+// when the engine's own keys are absent.
 EngineMemorySettings read_engine_memory(const YamlView& view, EngineMemorySettings engine) {
   const EngineKeys* keys = engine_keys(engine.engine);
   if (keys == nullptr) return engine;
@@ -230,7 +231,11 @@ EngineMemorySettings read_engine_memory(const YamlView& view, EngineMemorySettin
     engine.fraction = view.number("utilization", 0.05, 1.0);
   }
   if (view.has(keys->keys[1])) engine.batched_tokens = view.integer(keys->keys[1], 1, 1 << 24);
-  if (view.has(keys->keys[2])) engine.max_sequences = view.integer(keys->keys[2], 1, 1 << 20);
+  if (view.has(keys->keys[2])) {
+    engine.max_sequences = view.integer(keys->keys[2], 1, 1 << 20);
+  } else if (view.has("max_batch")) {
+    engine.max_sequences = view.integer("max_batch", 1, 1 << 20);
+  }
   if (view.has(keys->keys[3])) engine.block_tokens = view.integer(keys->keys[3], 1, 1 << 16);
   engine.cuda_graphs = !view.flag_or(keys->keys[4], false);
   return engine;
