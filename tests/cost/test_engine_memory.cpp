@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cost/engine_memory.hpp"
+#include "cost/kv_cache.hpp"
 #include "cost/memory.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layout.hpp"
@@ -190,4 +191,13 @@ TEST_CASE("plan_memory under vLLM: cache in blocks of 16, the engine's cap, infe
   const auto refused = moeplan::plan_memory(llama, whole, h100, settings, v1.max_kv_tokens + 16);
   CHECK_FALSE(refused.fits);
   CHECK(refused.refusal.find("max_model_len") != std::string::npos);
+}
+
+TEST_CASE("sparse MLA's FP8 cache is 656 bytes a layer: FP8 latent, four FP32 scales, bf16 RoPE part") {
+  // DeepSeek-V3.2 [flashinfer-issue-2426]: 512 + 4 x 4 + 64 x 2 = 656, plus the indexer's 128 + 4, 61 layers.
+  CHECK(moeplan::kv_cache_per_rank(model_file("deepseek-v3.2.yaml"), layout("tp=8"), moeplan::DType::fp8_e4m3, 4096)
+            .bytes_per_token == 61ull * (656 + 132));
+  // Dense MLA in FP8 stays (512 + 64) x 1 byte: DeepSeek-V3's 61 layers.
+  CHECK(moeplan::kv_cache_per_rank(model_file("deepseek-v3.yaml"), layout("tp=8"), moeplan::DType::fp8_e4m3, 4096)
+            .bytes_per_token == 61ull * 576);
 }
