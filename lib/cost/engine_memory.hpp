@@ -50,6 +50,10 @@ EngineStart engine_start(const Model& model, const Layout& layout, const Hardwar
 std::string start_refusal(const EngineMemorySettings& settings, const EngineStart& start, std::int64_t kv_tokens,
                           std::int64_t context_length);
 
+// "vLLM 0.10.1, gpu_memory_utilization 0.90": the engine, its release and the fraction it sizes the cache with
+// (its default where the scenario is silent); "" under moeplan's own accounting.
+std::string engine_memory_label(const EngineMemorySettings& settings, const Layout& layout);
+
 // The engine's cap on running requests per DP rank: the scenario's, else the engine's default for this device,
 // release and cache of `kv_tokens` tokens (SGLang sizes it from the pool).
 std::int64_t engine_max_sequences(const EngineMemorySettings& settings, const Hardware& hardware,

@@ -192,9 +192,12 @@ void apply_engine_start(MemoryPlan& plan, const Model& loaded, const Hardware& h
   const EngineStart start =
       engine_start(loaded, plan.layout, hardware, settings.engine, plan.weights.total(), context_length);
   plan.device_bytes = start.device_bytes;
-  plan.usable_bytes = start.budget_bytes;
   plan.overheads = start.overheads;
   plan.kv_cache_bytes = start.kv_bytes > 0 ? static_cast<std::uint64_t>(start.kv_bytes) : 0;
+  // What the engine accounts for: its budget under vLLM; under SGLang and TensorRT-LLM also the terms the fraction
+  // leaves outside, so that the parts add up to it.
+  plan.usable_bytes =
+      start.kv_bytes > 0 ? plan.weights.total() + plan.overheads.total() + plan.kv_cache_bytes : start.budget_bytes;
   size_kv_cache(plan, start.block_tokens, context_length);
   plan.refusal = start_refusal(settings.engine, start, plan.max_kv_tokens, context_length);
   plan.fits = plan.refusal.empty();

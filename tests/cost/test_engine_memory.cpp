@@ -201,3 +201,28 @@ TEST_CASE("sparse MLA's FP8 cache is 656 bytes a layer: FP8 latent, four FP32 sc
   CHECK(moeplan::kv_cache_per_rank(model_file("deepseek-v3.yaml"), layout("tp=8"), moeplan::DType::fp8_e4m3, 4096)
             .bytes_per_token == 61ull * 576);
 }
+
+TEST_CASE("the memory header names the engine, its release and the fraction, marking a default") {
+  auto vllm = engine(moeplan::MemoryEngine::vllm, "0.10.1");
+  CHECK(moeplan::engine_memory_label(vllm, layout("tp=1")) == "vLLM 0.10.1, gpu_memory_utilization 0.90 (default)");
+  vllm.fraction = 0.95;
+  CHECK(moeplan::engine_memory_label(vllm, layout("tp=1")) == "vLLM 0.10.1, gpu_memory_utilization 0.95");
+  CHECK(moeplan::engine_memory_label(engine(moeplan::MemoryEngine::sglang), layout("tp=4")) ==
+        "SGLang, mem_fraction_static 0.85 (default)");
+  CHECK(moeplan::engine_memory_label(engine(moeplan::MemoryEngine::generic), layout("tp=4")).empty());
+}
+
+TEST_CASE("under SGLang the plan's parts add up to what the engine accounts for, context included") {
+  const auto llama = model_file("llama-3.1-8b-instruct.yaml");
+  const auto h100 = moeplan::hardware_preset("H100-SXM", "test", "gpu");
+  moeplan::MemorySettings settings;
+  settings.engine = engine(moeplan::MemoryEngine::sglang);
+  settings.engine.fraction = 0.5;
+  const auto plan = moeplan::plan_memory(llama, layout("tp=1"), h100, settings, 4096);
+  const std::uint64_t weights = moeplan::weight_bytes_per_rank(llama, layout("tp=1")).total();
+  // 0.5 x (81122 - 400) MiB = 40361 MiB for weights and pool; the 400 MiB context outside it.
+  CHECK(plan.kv_cache_bytes == 40361 * kMiB - weights);
+  CHECK(plan.usable_bytes == 40361 * kMiB + 400 * kMiB);
+  CHECK(plan.total() == plan.usable_bytes);
+  CHECK(plan.max_kv_tokens == static_cast<std::int64_t>((40361 * kMiB - weights) / 131072));  // pages of one token
+}
