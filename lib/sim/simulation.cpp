@@ -31,7 +31,7 @@ MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions
 MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, const MemorySettings& settings) {
   const Workload& workload = context.scenario.workload;
   const std::int64_t whole = pool.options.role == Role::prefill ? workload.longest_input() : workload.longest_request();
-  const MemoryPlan memory =
+  MemoryPlan memory =
       plan_memory(context.model, pool.layout, context.scenario.cluster.hardware, settings, workload.longest_request());
   if (!memory.fits && !memory.refusal.empty()) {
     throw InputError(context.scenario.file, "memory",
