@@ -164,17 +164,17 @@ const char* fraction_flag(MemoryEngine engine) {
   return "utilization";
 }
 
-double engine_fraction(const EngineMemorySettings& settings, const Layout& layout) {
+}  // namespace
+
+double engine_memory_fraction(const EngineMemorySettings& settings, const Layout& layout) {
   if (settings.fraction) return *settings.fraction;
   return settings.engine == MemoryEngine::sglang ? sglang_default_fraction(layout) : 0.9;
 }
 
-}  // namespace
-
 std::string engine_memory_label(const EngineMemorySettings& settings, const Layout& layout) {
   if (settings.engine == MemoryEngine::generic) return "";
   return fmt::format("{}, {} {:.2f}{}", engine_label(settings), fraction_flag(settings.engine),
-                     engine_fraction(settings, layout), settings.fraction ? "" : " (default)");
+                     engine_memory_fraction(settings, layout), settings.fraction ? "" : " (default)");
 }
 
 EngineRelease parse_engine_release(const std::string& version) {

@@ -54,6 +54,9 @@ std::string start_refusal(const EngineMemorySettings& settings, const EngineStar
 // (its default where the scenario is silent); "" under moeplan's own accounting.
 std::string engine_memory_label(const EngineMemorySettings& settings, const Layout& layout);
 
+// The fraction the engine sizes its cache with: the scenario's, else the engine's default for this layout.
+double engine_memory_fraction(const EngineMemorySettings& settings, const Layout& layout);
+
 // The engine's cap on running requests per DP rank: the scenario's, else the engine's default for this device,
 // release and cache of `kv_tokens` tokens (SGLang sizes it from the pool).
 std::int64_t engine_max_sequences(const EngineMemorySettings& settings, const Hardware& hardware,
