@@ -215,6 +215,10 @@ void add_engine_start_cases(CaseList& cases) {
   cases.push_back(relative_case("start.device.h100.pr12126",
                                 "vllm-project/vllm#12126 (2025-01-16): total_gpu_memory (79.22GiB) on H100-80G", "GiB",
                                 79.22, h100, 0.005));
+  const double mi300x =
+      static_cast<double>(runtime_memory_bytes(hardware_preset("MI300X", "validation", "gpu"))) / kGiB;
+  cases.push_back(relative_case("start.device.mi300x", "vllm-project/vllm#53961 (2026-08): MI300X (191.98 GiB)", "GiB",
+                                191.98, mi300x, 0.005));
   const std::string floors = "issue floors over the start logs above";
   cases.push_back(absolute_case("start.summary.kv_median_error", floors + ": KV median error <= 10 %", "fraction", 0,
                                 median(kv_errors), 0.10));

@@ -15,6 +15,7 @@ constexpr std::uint64_t kGiB = 1ull << 30;
 // What the driver keeps of the capacity: an H100 80 GB shows 81559 MiB to nvidia-smi and 79.22 GiB (81121 MiB)
 // to torch [vllm-pr-10511]; a 24 GiB card shows 23.58 GiB [vllm-issue-10517]: 437 and 430 MiB.
 constexpr std::uint64_t kDriverReserved = 437 * kMiB;
+constexpr std::uint64_t kRocmReserved = 20 * kMiB;
 // Memory outside the torch allocator on one GPU: CUDA context, cuBLAS and attention workspaces. vLLM printed
 // non_torch_memory 0.35 GiB on one GPU [vllm-issue-10517] and 0.16 GiB under --enforce-eager [vllm-pr-12126].
 constexpr std::uint64_t kOutsideAllocator = 400 * kMiB;
@@ -188,6 +189,14 @@ EngineRelease parse_engine_release(const std::string& version) {
 }
 
 std::uint64_t runtime_memory_bytes(const Hardware& hardware) {
+  // An Instinct's HBM is the datasheet's figure in GiB ("192 GB" is 8 stacks of 24 GiB), of which ROCm shows
+  // all but about 20 MiB: 191.98 GiB on an MI300X [vllm-issue-53961]. Only the preset's decimal figure is read
+  // so; a capacity the scenario gives in GiB (memory_gib) is taken as it is.
+  constexpr std::uint64_t kGB = 1000000000;
+  if (hardware.collectives == "RCCL" && hardware.memory_bytes % kGB == 0) {
+    const double gib = static_cast<double>(hardware.memory_bytes) / 1e9;
+    return static_cast<std::uint64_t>(gib * static_cast<double>(kGiB)) - kRocmReserved;
+  }
   if (!hardware.cuda || hardware.memory_bytes <= kDriverReserved) return hardware.memory_bytes;
   return hardware.memory_bytes - kDriverReserved;
 }

@@ -24,7 +24,8 @@ EngineRelease parse_engine_release(const std::string& version);
 
 // Device memory as the CUDA runtime reports it (torch.cuda.mem_get_info's total): the datasheet capacity less
 // what the driver keeps, 79.22 GiB on an H100 80 GB [vllm-pr-10511] and 23.58 GiB on a 24 GiB card
-// [vllm-issue-10517]; devices the runtime is not CUDA on keep the preset's bytes.
+// [vllm-issue-10517]; an AMD Instinct shows its datasheet figure as GiB less 20 MiB (191.98 GiB on an MI300X
+// [vllm-issue-53961]); other devices keep the preset's bytes.
 std::uint64_t runtime_memory_bytes(const Hardware& hardware);
 
 // The model as the engine loads it on this device: vLLM's MXFP4 MoE on a GPU without FP4 tensor cores pads the

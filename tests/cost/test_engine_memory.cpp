@@ -226,3 +226,14 @@ TEST_CASE("under SGLang the plan's parts add up to what the engine accounts for,
   CHECK(plan.total() == plan.usable_bytes);
   CHECK(plan.max_kv_tokens == static_cast<std::int64_t>((40361 * kMiB - weights) / 131072));  // pages of one token
 }
+
+TEST_CASE("an MI300X shows the runtime its 192 GiB less 20 MiB, not the preset's decimal 192 GB") {
+  const auto mi300x = moeplan::hardware_preset("MI300X", "test", "gpu");
+  CHECK(moeplan::runtime_memory_bytes(mi300x) == 192 * kGiB - 20 * kMiB);  // 191.98 GiB [vllm-issue-53961]
+}
+
+TEST_CASE("an Instinct capacity given in GiB by the scenario is not read as decimal gigabytes") {
+  auto mi300x = moeplan::hardware_preset("MI300X", "test", "gpu");
+  mi300x.memory_bytes = 180 * kGiB;  // memory_gib: 180
+  CHECK(moeplan::runtime_memory_bytes(mi300x) == 180 * kGiB);
+}
