@@ -1,5 +1,6 @@
 // moeplan-validate: every published figure moeplan reproduces, with its source and tolerance.
-// Prints one row per case and exits non-zero when any case fails.
+// Prints one row per case (those whose id starts with the argument, if one is given) and exits non-zero when
+// any printed case fails.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -28,11 +29,22 @@ std::string format_error(const ValidationCase& entry) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool verbose = argc > 1 && std::string(argv[1]) == "--sources";
+  // moeplan-validate [--sources] [PREFIX]: every case, or those whose id starts with PREFIX ("start.").
+  bool verbose = false;
+  std::string prefix;
+  for (int index = 1; index < argc; ++index) {
+    const std::string argument = argv[index];
+    if (argument == "--sources") {
+      verbose = true;
+    } else {
+      prefix = argument;
+    }
+  }
   moeplan::validation::CaseList cases;
   try {
     moeplan::validation::add_parameter_cases(cases);
     moeplan::validation::add_memory_cases(cases);
+    moeplan::validation::add_engine_start_cases(cases);
     moeplan::validation::add_cost_cases(cases);
     moeplan::validation::add_plan_cases(cases);
     moeplan::validation::add_predict_cases(cases);
@@ -49,6 +61,7 @@ int main(int argc, char** argv) {
   int gaps = 0;
   std::printf("%-44s %14s %14s %-9s %10s %10s  %s\n", "case", "expected", "got", "unit", "error", "tolerance", "pass");
   for (const ValidationCase& entry : cases) {
+    if (entry.id.rfind(prefix, 0) != 0) continue;
     const bool ok = entry.passes();
     const bool gap = !ok && !entry.known_gap.empty();
     (ok ? passed : gap ? gaps : failed)++;

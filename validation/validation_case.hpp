@@ -32,6 +32,7 @@ ValidationCase absolute_case(std::string id, std::string source, std::string uni
 
 // Each file of cases adds its own; the runner collects them all.
 void add_memory_cases(CaseList& cases);
+void add_engine_start_cases(CaseList& cases);
 void add_predict_cases(CaseList& cases);
 void add_parameter_cases(CaseList& cases);
 void add_cost_cases(CaseList& cases);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "cost/engine_memory.hpp"
 #include "cost/memory.hpp"
 #include "inputs.hpp"
 #include "io/input_error.hpp"
@@ -27,9 +28,13 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 }
 
 std::string render(const Model& model, const Scenario& scenario, const MemoryPlan& plan) {
-  std::string text = fmt::format("{} on {} ({} GiB), layout {}, memory utilisation {:.2f}\n\n", model.name,
-                                 scenario.cluster.hardware.name, gib(plan.device_bytes), layout_label(plan.layout),
-                                 scenario.memory.utilization);
+  const std::string engine = engine_memory_label(scenario.memory.engine, plan.layout);
+  std::string text = engine.empty() ? fmt::format("{} on {} ({} GiB), layout {}, memory utilisation {:.2f}\n\n",
+                                                  model.name, scenario.cluster.hardware.name, gib(plan.device_bytes),
+                                                  layout_label(plan.layout), scenario.memory.utilization)
+                                    : fmt::format("{} on {} ({} GiB as the runtime reports it), layout {}, {}\n\n",
+                                                  model.name, scenario.cluster.hardware.name, gib(plan.device_bytes),
+                                                  layout_label(plan.layout), engine);
   if (plan.layout.pp > 1) {
     text += fmt::format("pipeline stage {} of {}, the one leaving the fewest KV tokens\n\n", plan.pipeline_stage,
                         plan.layout.pp);
@@ -73,6 +78,11 @@ void run(const MemoryOptions& options) {
   validate_layout(layout, model, "--layout");
   const std::int64_t context = options.context > 0 ? options.context : scenario.workload.longest_request();
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
+  if (!plan.fits && !plan.refusal.empty()) {
+    throw InputError(
+        options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
+        "memory", fmt::format("a layout the engine starts with: {} for layout {}", plan.refusal, layout_label(layout)));
+  }
   if (!plan.fits) {
     throw InputError(
         options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,

@@ -10,6 +10,11 @@ namespace moeplan::cli {
 
 namespace {
 
+// Why a layout's memory plan rejects it: the engine's reason for not starting, or moeplan's budget.
+std::string rejection_text(const MemoryPlan& memory) {
+  return memory.refusal.empty() ? "weights and overheads exceed the usable memory" : memory.refusal;
+}
+
 std::string milliseconds(double seconds) { return fmt::format("{:.2f}", seconds * 1e3); }
 
 std::string options_label(const RoleOptions& options) {
@@ -143,7 +148,7 @@ std::string speculative_text(const ServingContext& context, const Layout& layout
       "  with the {} draft ({} drafted, {:.2f} accepted tokens per step): draft weights {} GiB, KV {} tokens\n",
       speculative_method_name(speculative.method), speculative.draft_tokens, speculative.accepted_tokens(),
       gib(memory.weights.draft), memory.max_kv_tokens);
-  if (!memory.fits) return text + "    rejected: memory: weights and overheads exceed the usable memory\n";
+  if (!memory.fits) return text + "    rejected: memory: " + rejection_text(memory) + "\n";
   for (const Role role : {Role::aggregated, Role::decode}) {
     for (RoleOptions options : role_options(layout, role, scenario.search)) {
       options.speculative = true;
@@ -169,7 +174,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
       "({} bytes per token)\n",
       gib(memory.weights.total()), gib(memory.overheads.total()), gib(memory.usable_bytes), gib(memory.kv_cache_bytes),
       memory.max_kv_tokens, memory.kv.bytes_per_token);
-  if (!memory.fits) return text + "  rejected: memory: weights and overheads exceed the usable memory\n";
+  if (!memory.fits) return text + "  rejected: memory: " + rejection_text(memory) + "\n";
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   for (const Role role : {Role::aggregated, Role::prefill, Role::decode}) {
     for (const RoleOptions& options : role_options(layout, role, scenario.search)) {

@@ -15,6 +15,18 @@ std::uint64_t linear_state_per_rank(const Model& model, const Layout& layout) {
          static_cast<std::uint64_t>(linear.value_heads) * static_cast<std::uint64_t>(linear.layers);
 }
 
+// One token's MLA latent in one layer. Sparse MLA's FP8 cache keeps the latent in FP8 with one FP32 scale per
+// 128 values and the RoPE part in bf16, 656 bytes for DeepSeek-V3.2 (512 + 16 + 128) [flashinfer-issue-2426];
+// otherwise latent and RoPE part both in the cache's dtype (576 bytes in FP8).
+std::uint64_t mla_latent_bytes(const Attention& attention, DType kv_dtype) {
+  const auto latent = static_cast<std::uint64_t>(attention.kv_lora_rank);
+  const auto rope = static_cast<std::uint64_t>(attention.qk_rope_head_dim);
+  if (attention.indexer.enabled() && kv_dtype == DType::fp8_e4m3) {
+    return latent + 4 * static_cast<std::uint64_t>(divide_rounding_up(attention.kv_lora_rank, 128)) + 2 * rope;
+  }
+  return static_cast<std::uint64_t>(static_cast<double>(latent + rope) * element_bytes(kv_dtype));
+}
+
 }  // namespace
 
 double KvCacheShape::sequence_token_equivalent() const {
@@ -42,8 +54,8 @@ KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType k
   if (attention.kind == AttentionKind::mla) {
     // [doc-003], [moeplan-model-arithmetic]: one compressed latent per token and layer, the same on every TP rank;
     // sparse attention adds the indexer's key [deepseek-v3.2-config], replicated with it.
-    const auto per_layer = static_cast<std::uint64_t>((attention.kv_lora_rank + attention.qk_rope_head_dim) * element) +
-                           (attention.indexer.enabled() ? attention.indexer.key_bytes() : 0);
+    const auto per_layer =
+        mla_latent_bytes(attention, kv_dtype) + (attention.indexer.enabled() ? attention.indexer.key_bytes() : 0);
     shape.bytes_per_token = per_layer * attention_layers;
     return shape;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "cost/engine_memory.hpp"
 #include "spec/dtype.hpp"
 
 namespace moeplan {
@@ -173,9 +174,40 @@ bool binds_before(const MemoryPlan& candidate, const MemoryPlan& binding) {
   return candidate.max_kv_tokens < binding.max_kv_tokens;
 }
 
-MemoryPlan plan_stage_memory(const Model& model, const Layout& layout, const PipelineStage& stage,
+// The cache of `plan.kv_cache_bytes` in whole blocks of `block` tokens, and the sequences of context_length it holds.
+void size_kv_cache(MemoryPlan& plan, std::int64_t block_tokens, std::int64_t context_length) {
+  const auto block = static_cast<std::uint64_t>(block_tokens);
+  plan.block_tokens = block_tokens;
+  plan.max_kv_tokens = static_cast<std::int64_t>(plan.kv_cache_bytes / (plan.kv.bytes_per_token * block) * block);
+  const std::uint64_t per_sequence =
+      plan.kv.bytes_per_token * static_cast<std::uint64_t>(divide_rounding_up(context_length, block_tokens)) * block +
+      plan.kv.bytes_per_sequence;
+  plan.max_sequences = static_cast<std::int64_t>(plan.kv_cache_bytes / per_sequence);
+}
+
+// Under the engine's own accounting: the weights as it loads them, what it sets aside at start-up, and whether
+// it starts.
+void apply_engine_start(MemoryPlan& plan, const Model& loaded, const Hardware& hardware, const MemorySettings& settings,
+                        std::int64_t context_length) {
+  const EngineStart start =
+      engine_start(loaded, plan.layout, hardware, settings.engine, plan.weights.total(), context_length);
+  plan.device_bytes = start.device_bytes;
+  plan.overheads = start.overheads;
+  plan.kv_cache_bytes = start.kv_bytes > 0 ? static_cast<std::uint64_t>(start.kv_bytes) : 0;
+  // What the engine accounts for: its budget under vLLM; under SGLang and TensorRT-LLM also the terms the fraction
+  // leaves outside, so that the parts add up to it.
+  plan.usable_bytes =
+      start.kv_bytes > 0 ? plan.weights.total() + plan.overheads.total() + plan.kv_cache_bytes : start.budget_bytes;
+  size_kv_cache(plan, start.block_tokens, context_length);
+  plan.refusal = start_refusal(settings.engine, start, plan.max_kv_tokens, context_length);
+  plan.fits = plan.refusal.empty();
+  plan.engine_max_sequences = engine_max_sequences(settings.engine, hardware, plan.max_kv_tokens, context_length);
+}
+
+MemoryPlan plan_stage_memory(const Model& served, const Layout& layout, const PipelineStage& stage,
                              const Hardware& hardware, const MemorySettings& settings, std::int64_t context_length,
                              const DraftShape& draft) {
+  const Model model = loaded_model(served, hardware, settings.engine);
   MemoryPlan plan;
   plan.layout = layout;
   plan.pipeline_stage = stage.index;
@@ -192,17 +224,16 @@ MemoryPlan plan_stage_memory(const Model& model, const Layout& layout, const Pip
     plan.weights.draft = draft_weight_bytes(model, layout, draft);
     plan.kv.bytes_per_token += stage_kv_cache(whole, model, {0, 0, draft.layers, false, true}).bytes_per_token;
   }
+  if (settings.engine.engine != MemoryEngine::generic) {
+    apply_engine_start(plan, model, hardware, settings, context_length);
+    return plan;
+  }
   const std::uint64_t committed = plan.weights.total() + plan.overheads.total();
   plan.fits = committed < plan.usable_bytes;
   if (!plan.fits) return plan;
   plan.kv_cache_bytes = plan.usable_bytes - committed;
   // The cache is allocated in whole blocks of kv_block_tokens, and each sequence holds whole blocks.
-  const auto block = static_cast<std::uint64_t>(settings.kv_block_tokens);
-  plan.max_kv_tokens = static_cast<std::int64_t>(plan.kv_cache_bytes / (plan.kv.bytes_per_token * block) * block);
-  const std::uint64_t per_sequence =
-      plan.kv.bytes_per_token * static_cast<std::uint64_t>(settings.kv_blocks(context_length)) * block +
-      plan.kv.bytes_per_sequence;
-  plan.max_sequences = static_cast<std::int64_t>(plan.kv_cache_bytes / per_sequence);
+  size_kv_cache(plan, settings.kv_block_tokens, context_length);
   return plan;
 }
 
@@ -251,7 +282,10 @@ nlohmann::json memory_json(const MemoryPlan& plan) {
           {"kv_bytes_per_sequence_fixed", plan.kv.bytes_per_sequence},
           {"max_kv_tokens", plan.max_kv_tokens},
           {"context_length", plan.context_length},
-          {"max_sequences", plan.max_sequences}};
+          {"max_sequences", plan.max_sequences},
+          {"kv_block_tokens", plan.block_tokens},
+          {"engine_max_sequences", plan.engine_max_sequences},
+          {"refusal", plan.refusal}};
 }
 
 }  // namespace moeplan

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cost/kv_cache.hpp"
 #include "spec/hardware.hpp"
@@ -45,6 +46,11 @@ struct MemoryPlan {
   std::int64_t max_kv_tokens = 0;
   std::int64_t context_length = 0;
   std::int64_t max_sequences = 0;  // concurrent sequences of context_length per DP rank
+  // Under an engine's accounting (MemorySettings::engine): why it would refuse to start ("" when it starts),
+  // the tokens per cache block, and its cap on running requests per DP rank; 0 under moeplan's own terms.
+  std::string refusal;
+  std::int64_t block_tokens = 1;
+  std::int64_t engine_max_sequences = 0;
 
   std::uint64_t total() const { return weights.total() + overheads.total() + kv_cache_bytes; }
 };

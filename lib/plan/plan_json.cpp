@@ -1,7 +1,9 @@
 #include "plan/plan_json.hpp"
 
 #include <algorithm>
+#include <utility>
 
+#include "cost/engine_memory.hpp"
 #include "spec/weight_tensors.hpp"
 
 namespace moeplan {
@@ -78,6 +80,18 @@ nlohmann::json speculative_json(const ServingEstimate& serving, const Scenario& 
   return json;
 }
 
+// The fractions an exported command launches the engine with: under the engine's own accounting the one its
+// cache was sized with (SGLang's mem_fraction_static, vLLM's gpu_memory_utilization), else moeplan's share of
+// the device and the scenario's utilization.
+std::pair<double, double> launch_fractions(const MemoryPlan& memory, const Scenario& scenario) {
+  const EngineMemorySettings& engine = scenario.memory.engine;
+  const double used =
+      static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / static_cast<double>(memory.device_bytes);
+  if (engine.engine == MemoryEngine::generic) return {used, scenario.memory.utilization};
+  const double fraction = engine_memory_fraction(engine, memory.layout);
+  return {engine.engine == MemoryEngine::sglang ? fraction : std::min(used, fraction), fraction};
+}
+
 // One role of a plan with the engine settings it implies; `nodes` and `gpus` describe one instance,
 // `role_nodes` all of the role's nodes.
 nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, std::int64_t role_nodes,
@@ -87,7 +101,7 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   const MemoryPlan& memory = candidate.memory;
   const std::int64_t gpus = layout.gpus();
   const std::int64_t instance_nodes = std::max<std::int64_t>(1, layout.nodes);
-  const auto device = static_cast<double>(memory.device_bytes);
+  const std::pair<double, double> fractions = launch_fractions(memory, scenario);
   const bool decodes = serving.options.role != Role::prefill;
   // deepep normal disables CUDA graphs [sglang-server-args]; prefill pools run without them.
   const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
@@ -105,10 +119,10 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
       {"chunked_prefill_tokens", scenario.memory.activation_tokens},
       {"cuda_graph_max_batch", graphs ? serving.batch : 0},
       {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
-      {"kv_block_tokens", scenario.memory.kv_block_tokens},
+      {"kv_block_tokens", memory.block_tokens},
       {"prefix_caching", scenario.memory.prefix_caching},
-      {"memory_fraction_static", static_cast<double>(memory.weights.total() + memory.kv_cache_bytes) / device},
-      {"memory_utilization", scenario.memory.utilization},
+      {"memory_fraction_static", fractions.first},
+      {"memory_utilization", fractions.second},
       {"kv_cache_dtype", dtype_name(kv_dtype)},
       {"max_context", context_length},
       {"memory", memory_json(memory)},

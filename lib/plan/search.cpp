@@ -15,6 +15,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string memory_detail(const MemoryPlan& memory) {
+  if (!memory.refusal.empty()) return memory.refusal;
   return fmt::format("weights {:.2f} GiB + overheads {:.2f} GiB exceed the usable {:.2f} GiB",
                      static_cast<double>(memory.weights.total()) / kGiB,
                      static_cast<double>(memory.overheads.total()) / kGiB,

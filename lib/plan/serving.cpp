@@ -29,8 +29,11 @@ std::int64_t batch_ceiling(const ServingContext& context, const Layout& layout, 
   const auto by_memory = static_cast<std::int64_t>(static_cast<double>(memory.max_kv_tokens) / held_per_sequence);
   std::int64_t batch = by_memory;
   limit = "memory";
-  if (context.scenario.memory.max_batch < batch) {
-    batch = context.scenario.memory.max_batch;
+  // Under an engine's accounting its running-request cap (max_num_seqs, max_running_requests, max_batch_size).
+  const std::int64_t cap =
+      memory.engine_max_sequences > 0 ? memory.engine_max_sequences : context.scenario.memory.max_batch;
+  if (cap < batch) {
+    batch = cap;
     limit = "max_batch";
   }
   if (workload.concurrency) {

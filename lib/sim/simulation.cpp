@@ -31,8 +31,12 @@ MemorySettings memory_settings(const Scenario& scenario, const SimulationOptions
 MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, const MemorySettings& settings) {
   const Workload& workload = context.scenario.workload;
   const std::int64_t whole = pool.options.role == Role::prefill ? workload.longest_input() : workload.longest_request();
-  const MemoryPlan memory =
+  MemoryPlan memory =
       plan_memory(context.model, pool.layout, context.scenario.cluster.hardware, settings, workload.longest_request());
+  if (!memory.fits && !memory.refusal.empty()) {
+    throw InputError(context.scenario.file, "memory",
+                     fmt::format("a layout the engine starts with; {}: {}", layout_label(pool.layout), memory.refusal));
+  }
   if (!memory.fits) {
     throw InputError(context.scenario.file, "memory",
                      fmt::format("a layout whose weights and overheads fit the device; {} leaves no room for KV",
@@ -120,7 +124,11 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.pool = spec;
     pool.result.memory = pool_memory(context, spec, settings);
     // Fixed per-sequence state takes a slot per running sequence out of the KV cache first.
-    const StateCache states = reserve_state_cache(pool.result.memory, settings.max_batch, settings.kv_block_tokens);
+    // The engine's running-request cap and cache block under its accounting, unless --max-batch names one.
+    const MemoryPlan& memory = pool.result.memory;
+    const std::int64_t running =
+        options.max_batch || memory.engine_max_sequences == 0 ? settings.max_batch : memory.engine_max_sequences;
+    const StateCache states = reserve_state_cache(memory, running, memory.block_tokens);
     if (states.slots < 1) {
       throw InputError(context.scenario.file, "memory",
                        fmt::format("a layout whose KV cache holds one sequence's fixed state; {} holds none",
@@ -134,7 +142,7 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
                             pool.result.memory.max_kv_tokens,
                             pool.result.max_batch,
                             settings.activation_tokens,
-                            settings.kv_block_tokens,
+                            pool.result.memory.block_tokens,
                             settings.prefix_caching,
                             settings.pad_prefill_across_dp};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {

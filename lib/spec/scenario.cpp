@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
@@ -192,11 +193,64 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
   return static_cast<std::uint64_t>(view.number(key, 0, 1e5) * kGiB);
 }
 
-MemorySettings read_memory(const YamlView& view) {
-  view.expect_only({"utilization", "kv_cache_dtype", "activation_tokens", "max_batch", "kv_block_tokens",
-                    "graph_batch_sizes", "activation_gib", "cuda_graph_gib", "communication_gib", "weight_prefetch_mib",
-                    "prefix_caching", "pad_prefill_across_dp"});
+// Each engine's memory knobs under its own flag names: fraction, batched tokens, running sequences, block
+// tokens, and the switch that turns CUDA graphs off.
+struct EngineKeys {
+  MemoryEngine engine;
+  const char* name;
+  std::array<const char*, 5> keys;
+};
+
+constexpr std::array<EngineKeys, 3> kEngineKeys{{
+    {MemoryEngine::vllm,
+     "vllm",
+     {"gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "block_size", "enforce_eager"}},
+    {MemoryEngine::sglang,
+     "sglang",
+     {"mem_fraction_static", "chunked_prefill_size", "max_running_requests", "page_size", "disable_cuda_graph"}},
+    {MemoryEngine::trtllm,
+     "trtllm",
+     {"free_gpu_memory_fraction", "max_num_tokens", "max_batch_size", "tokens_per_block", "disable_cuda_graph"}},
+}};
+
+const EngineKeys* engine_keys(MemoryEngine engine) {
+  for (const EngineKeys& keys : kEngineKeys) {
+    if (keys.engine == engine) return &keys;
+  }
+  return nullptr;
+}
+
+// The engine's knobs; `utilization` and `max_batch` stand for the engine's fraction and running-request cap
+// when the engine's own keys are absent.
+EngineMemorySettings read_engine_memory(const YamlView& view, EngineMemorySettings engine) {
+  const EngineKeys* keys = engine_keys(engine.engine);
+  if (keys == nullptr) return engine;
+  if (view.has(keys->keys[0])) {
+    engine.fraction = view.number(keys->keys[0], 0.01, 1.0);
+  } else if (view.has("utilization")) {
+    engine.fraction = view.number("utilization", 0.05, 1.0);
+  }
+  if (view.has(keys->keys[1])) engine.batched_tokens = view.integer(keys->keys[1], 1, 1 << 24);
+  if (view.has(keys->keys[2])) {
+    engine.max_sequences = view.integer(keys->keys[2], 1, 1 << 20);
+  } else if (view.has("max_batch")) {
+    engine.max_sequences = view.integer("max_batch", 1, 1 << 20);
+  }
+  if (view.has(keys->keys[3])) engine.block_tokens = view.integer(keys->keys[3], 1, 1 << 16);
+  engine.cuda_graphs = !view.flag_or(keys->keys[4], false);
+  return engine;
+}
+
+MemorySettings read_memory(const YamlView& view, const EngineMemorySettings& engine) {
+  std::vector<std::string> allowed{"utilization",         "kv_cache_dtype",  "activation_tokens",
+                                   "max_batch",           "kv_block_tokens", "graph_batch_sizes",
+                                   "activation_gib",      "cuda_graph_gib",  "communication_gib",
+                                   "weight_prefetch_mib", "prefix_caching",  "pad_prefill_across_dp"};
+  if (const EngineKeys* keys = engine_keys(engine.engine))
+    allowed.insert(allowed.end(), keys->keys.begin(), keys->keys.end());
+  view.expect_only(allowed);
   MemorySettings memory;
+  memory.engine = read_engine_memory(view, engine);
   memory.utilization = view.number_or("utilization", memory.utilization, 0.05, 1.0);
   if (view.has("kv_cache_dtype")) {
     try {
@@ -337,6 +391,15 @@ EngineChoice read_engine(const YamlView& view) {
   return engine;
 }
 
+EngineMemorySettings engine_memory(const EngineChoice& choice) {
+  EngineMemorySettings engine;
+  for (const EngineKeys& keys : kEngineKeys) {
+    if (choice.name == keys.name) engine.engine = keys.engine;
+  }
+  engine.version = choice.version;
+  return engine;
+}
+
 }  // namespace
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) {
@@ -353,11 +416,13 @@ Scenario load_scenario_yaml(const std::filesystem::path& file) {
   scenario.cluster = read_cluster(root.child("cluster"));
   scenario.workload = read_workload(root.child("workload"));
   if (const auto slo = root.optional_child("slo")) scenario.slo = read_slo(*slo);
-  if (const auto memory = root.optional_child("memory")) scenario.memory = read_memory(*memory);
+  // The engine first: the memory block speaks in its terms.
+  if (const auto engine = root.optional_child("engine")) scenario.engine = read_engine(*engine);
+  scenario.memory.engine = engine_memory(scenario.engine);
+  if (const auto memory = root.optional_child("memory")) scenario.memory = read_memory(*memory, scenario.memory.engine);
   if (const auto search = root.optional_child("search")) scenario.search = read_search(*search);
   if (const auto speculative = root.optional_child("speculative"))
     scenario.speculative = read_speculative(*speculative);
-  if (const auto engine = root.optional_child("engine")) scenario.engine = read_engine(*engine);
   if (root.has("expert_loads")) {
     const std::filesystem::path loads = root.text("expert_loads");
     scenario.expert_loads = (loads.is_absolute() ? loads : file.parent_path() / loads).string();

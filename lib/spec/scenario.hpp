@@ -54,8 +54,28 @@ struct Slo {
   std::optional<double> tpot;  // s
 };
 
+// The serving engine whose start-up accounting sizes the KV cache (cost/engine_memory.hpp documents each term);
+// generic: moeplan's own terms below, one accounting for every engine.
+enum class MemoryEngine { generic, vllm, sglang, trtllm };
+
+// The engine's memory knobs in its own terms; an unset knob takes the engine's default at its release.
+struct EngineMemorySettings {
+  MemoryEngine engine = MemoryEngine::generic;
+  std::string version;  // the engine's release ("0.10.1"); empty: the newest release the accounting knows
+  // vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.
+  std::optional<double> fraction;
+  // vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TensorRT-LLM max_num_tokens.
+  std::optional<std::int64_t> batched_tokens;
+  // vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size.
+  std::optional<std::int64_t> max_sequences;
+  // vLLM block_size, SGLang page_size, TensorRT-LLM tokens_per_block.
+  std::optional<std::int64_t> block_tokens;
+  bool cuda_graphs = true;  // false: vLLM enforce_eager, SGLang disable_cuda_graph
+};
+
 // Memory terms beside weights and KV (cost/memory.hpp documents each); overrides replace the estimate.
 struct MemorySettings {
+  EngineMemorySettings engine;
   double utilization = 0.90;              // share of device memory the engine may use
   std::optional<DType> kv_cache_dtype;    // default: the model's
   std::int64_t activation_tokens = 8192;  // tokens in one forward pass (chunked-prefill size)

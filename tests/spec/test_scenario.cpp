@@ -211,3 +211,57 @@ memory: {kv_cache_dtype: fp8_e4m3}
   CHECK(moeplan::served_model(model, scenario).kv_cache_dtype == moeplan::DType::fp8_e4m3);
   CHECK(moeplan::served_model(model, moeplan::default_scenario("H200")).kv_cache_dtype == moeplan::DType::bf16);
 }
+
+TEST_CASE("a scenario naming an engine speaks its memory knobs in the engine's own terms") {
+  const std::string path = write_temporary("engine-memory.yaml", R"(schema_version: 1
+name: engine-memory
+engine: {name: vllm, version: 0.10.1}
+cluster: {gpu: H100-SXM}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {gpu_memory_utilization: 0.8, max_num_batched_tokens: 4096, max_num_seqs: 64, block_size: 32,
+         enforce_eager: true}
+)");
+  const auto engine = moeplan::load_scenario_yaml(path).memory.engine;
+  CHECK(engine.engine == moeplan::MemoryEngine::vllm);
+  CHECK(engine.version == "0.10.1");
+  CHECK(engine.fraction == approx(0.8));
+  CHECK(engine.batched_tokens == 4096);
+  CHECK(engine.max_sequences == 64);
+  CHECK(engine.block_tokens == 32);
+  CHECK_FALSE(engine.cuda_graphs);
+}
+
+TEST_CASE("utilization and max_batch stand for the engine's fraction and cap; without an engine, none applies") {
+  const std::string path = write_temporary("engine-generic-keys.yaml", R"(schema_version: 1
+name: engine-generic-keys
+engine: {name: sglang}
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {utilization: 0.88, max_batch: 128}
+)");
+  const auto engine = moeplan::load_scenario_yaml(path).memory.engine;
+  CHECK(engine.engine == moeplan::MemoryEngine::sglang);
+  CHECK(engine.fraction == approx(0.88));
+  CHECK(engine.max_sequences == 128);
+  CHECK(engine.cuda_graphs);
+  const auto generic =
+      moeplan::load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/qwen3-235b-rl-910b.yaml");
+  CHECK(generic.memory.engine.engine == moeplan::MemoryEngine::generic);
+  CHECK_FALSE(generic.memory.engine.fraction.has_value());
+}
+
+TEST_CASE("another engine's memory knob is refused with its key") {
+  const std::string path = write_temporary("engine-wrong-key.yaml", R"(schema_version: 1
+name: engine-wrong-key
+engine: {name: vllm}
+cluster: {gpu: H100-SXM}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+memory: {mem_fraction_static: 0.9}
+)");
+  try {
+    moeplan::load_scenario_yaml(path);
+    FAIL("expected an InputError");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "memory.mem_fraction_static");
+  }
+}
