@@ -27,7 +27,9 @@ Scenario engine_scenario(MemoryEngine engine, double fraction, std::int64_t max_
 TEST_CASE("under vLLM the batch stops at max_num_seqs and the plan launches with gpu_memory_utilization") {
   const Model model = test::qwen3_235b();
   const Scenario scenario = engine_scenario(MemoryEngine::vllm, 0.8, 48);
-  const StepModel steps{model, scenario.cluster.hardware};
+  const StepModel ceilings{model, scenario.cluster.hardware};
+  const EngineProfile profile = unit_profile("test");
+  const StepCost steps{ceilings, profile};
   SilentReporter quiet;
   const SearchResult result = search_layouts(model, scenario, steps, quiet);
   REQUIRE_FALSE(result.aggregated.empty());
@@ -43,7 +45,9 @@ TEST_CASE("under vLLM the batch stops at max_num_seqs and the plan launches with
 TEST_CASE("under SGLang the plan launches with the mem_fraction_static its pool was sized with") {
   const Model model = test::qwen3_235b();
   const Scenario scenario = engine_scenario(MemoryEngine::sglang, 0.85, 64);
-  const StepModel steps{model, scenario.cluster.hardware};
+  const StepModel ceilings{model, scenario.cluster.hardware};
+  const EngineProfile profile = unit_profile("test");
+  const StepCost steps{ceilings, profile};
   SilentReporter quiet;
   const SearchResult result = search_layouts(model, scenario, steps, quiet);
   REQUIRE_FALSE(result.aggregated.empty());
