@@ -77,8 +77,9 @@ void run(const FitOptions& options) {
   predict::Predictor predictor(catalog, predict::ProfileSet({}));
   const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
   if (set.samples.size() < 8) {
+    // The form --help shows gives only --bench: name whichever the runs came from.
     throw InputError(
-        options.runs.front(), "backend",
+        options.runs.empty() ? options.bench.front() : options.runs.front(), options.runs.empty() ? "(runs)" : "backend",
         fmt::format("at least 8 predictable {} runs to fit, found {}", options.engine, set.samples.size()));
   }
   predict::EngineProfile start = options.start.empty() ? predict::default_engine_profile(options.engine)

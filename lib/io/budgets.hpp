@@ -12,6 +12,9 @@ inline constexpr std::uintmax_t kLargestDocument = std::uintmax_t{64} << 20;   /
 inline constexpr std::uintmax_t kLargestDataFile = std::uintmax_t{512} << 20;  // load logs, placements, traces
 inline constexpr std::uintmax_t kLargestMeasurementFile = std::uintmax_t{256} << 20;  // measured runs, bench results
 
+// Lists and objects inside one another in a JSON document; the program's own files nest at most 6 deep.
+inline constexpr std::int64_t kDeepestJsonNesting = 128;
+
 // An echoed value in an error message is cut to this many characters.
 inline constexpr std::size_t kLongestEchoedToken = 80;
 

@@ -10,6 +10,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/text_fields.hpp"
 
 namespace moeplan::predict {
@@ -213,9 +214,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& file) {
-  check_input_size(file, kLargestMeasurementFile);  // a measured-runs file is under 1 MiB
-  std::ifstream input(file);
-  if (!input) throw InputError(file, "", "a readable measured-runs CSV file");
+  std::ifstream input = open_input_file(file, kLargestMeasurementFile);  // a measured-runs file is under 1 MiB
   std::string line;
   if (!std::getline(input, line)) throw InputError(file, "line 1", "a header line");
   const std::map<std::string, std::size_t> columns = header_columns(line, file);

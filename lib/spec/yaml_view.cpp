@@ -9,6 +9,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 
 namespace moeplan {
 
@@ -16,12 +17,7 @@ YamlView::YamlView(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
-  if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
-  check_input_size(file.string(), kLargestDocument);
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) {
-    throw InputError(file.string(), "", fmt::format("a file it may read ({})", std::strerror(errno)));
-  }
+  std::ifstream stream = open_input_file(file.string(), kLargestDocument);
   YAML::Node root;
   try {
     root = YAML::Load(stream);
