@@ -26,6 +26,16 @@ EngineProfile default_engine_profile(const std::string& engine) {
   return profile;
 }
 
+std::vector<std::string> ProfileSet::folder_files(const std::string& folder) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+    const std::string file = engine_profile_path(folder, engine);
+    if (std::filesystem::exists(file, error)) files.push_back(file);
+  }
+  return files;
+}
+
 ProfileSet ProfileSet::load_folder(const std::string& folder) {
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) {
