@@ -171,9 +171,9 @@ class DuplicateKeyCheck {
 
   void open_level(bool object) {
     if (static_cast<std::int64_t>(levels_.size()) >= kDeepestJsonNesting) {
-      throw InputError(file_, child_path(),
-                       fmt::format("at most {} levels of nested lists and objects (docs/budgets.md)",
-                                   kDeepestJsonNesting));
+      throw InputError(
+          file_, child_path(),
+          fmt::format("at most {} levels of nested lists and objects (docs/budgets.md)", kDeepestJsonNesting));
     }
     levels_.push_back({object, {}, child_step(), "", 0});
   }

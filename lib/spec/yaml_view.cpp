@@ -126,6 +126,8 @@ double YamlView::number_or(const std::string& key, double fallback, double minim
 std::string YamlView::text(const std::string& key) const {
   std::string value = scalar(key).Scalar();
   if (value.empty()) throw InputError(file_, key_path(key), "a non-empty string");
+  // "\0" escapes a NUL into a YAML string; every reader of a C string would cut the value there.
+  if (value.find('\0') != std::string::npos) throw InputError(file_, key_path(key), "a string without NUL bytes");
   return value;
 }
 
