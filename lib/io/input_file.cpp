@@ -28,7 +28,8 @@ std::string kind_of_file(mode_t mode) {
 void check_regular_file(const std::string& file) {
   struct stat status {};
   if (::stat(file.c_str(), &status) != 0) {
-    throw InputError(file, "", fmt::format("an existing, readable file ({})", std::strerror(errno)));
+    if (errno == ENOENT) throw InputError(file, "", "an existing, readable file");
+    throw InputError(file, "", fmt::format("a file it may read ({})", std::strerror(errno)));
   }
   if (!S_ISREG(status.st_mode)) {
     throw InputError(file, "", fmt::format("a regular file to read, got {}", kind_of_file(status.st_mode)));

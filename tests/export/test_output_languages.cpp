@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "export/exporter.hpp"
 #include "export/hosts.hpp"
 #include "export/launch_command.hpp"
 #include "export/yaml_text.hpp"
