@@ -54,8 +54,10 @@ MeasuredRun run_from(const JsonFields& fields, const BenchDeployment& deployment
   run.system = deployment.system;
   run.worker = deployment.worker;
   const double completed = static_cast<double>(fields.integer("completed", 1));
-  run.input_tokens = std::llround(fields.non_negative("total_input_tokens") / completed);
-  run.output_tokens = std::llround(fields.non_negative("total_output_tokens") / completed);
+  // At most 2^31 tokens a request, as the runs CSV takes: past it llround has no result (1e308 was dropped).
+  const double most_tokens = completed * static_cast<double>(std::int64_t{1} << 31);
+  run.input_tokens = std::llround(fields.number("total_input_tokens", 0, most_tokens) / completed);
+  run.output_tokens = std::llround(fields.number("total_output_tokens", 0, most_tokens) / completed);
   if (!fields.has("max_concurrency") || fields.is_null("max_concurrency")) {
     fields.fail("max_concurrency", "a closed-loop run (--max-concurrency); a request rate alone is an open loop");
   }
