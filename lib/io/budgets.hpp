@@ -31,6 +31,7 @@ inline constexpr std::int64_t kMostExportFiles = 4096;                        //
 inline constexpr std::int64_t kMostInstances = 4096;                          // instances of one role in a plan
 inline constexpr double kMostFitWork = 16384;           // fit-engine, predict-runs --held-out: runs fitted x fits
 inline constexpr double kMostRunComparisons = 1 << 22;  // predict-runs: pairs of runs at one deployment and load
+inline constexpr std::int64_t kLongestRunContext = std::int64_t{1} << 24;  // predict: isl + osl of one request
 
 // Throws InputError(source, key, "at most <limit> <what> (docs/budgets.md), got <amount>") when `amount`,
 // what the input asks for, exceeds `limit`; `what` names the unit ("list entries").

@@ -1,7 +1,10 @@
 #include "predict/predictor.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
+#include "io/budgets.hpp"
 #include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 
@@ -81,6 +84,11 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
   }
   if (run.input_tokens < 1 || run.output_tokens < 2 || run.concurrency < 1) {
     reason = "a run needs isl >= 1, osl >= 2 and a concurrency";
+    return std::nullopt;
+  }
+  if (run.input_tokens + run.output_tokens > kLongestRunContext) {
+    reason = fmt::format("isl + osl of {} tokens is past {} (docs/budgets.md), longer than any model's context",
+                         run.input_tokens + run.output_tokens, kLongestRunContext);
     return std::nullopt;
   }
   const Resolved resolved = resolve_run(run, catalog_);
