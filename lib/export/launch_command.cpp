@@ -48,7 +48,7 @@ std::string comment_text(const std::string& text) {
   if (!valid_utf8(text)) return printable(text);
   std::string safe;
   for (std::size_t index = 0; index < text.size();) {
-    const CodePoint point = code_point_at(std::string_view(text).substr(index));
+    const CodePoint point = code_point_at(std::string_view{text}.substr(index));
     // Below 0x80 as \xNN; NEL, the other C1 controls, U+2028 and U+2029 (line breaks to a YAML 1.1
     // reader) as \uXXXX.
     if (is_line_break_or_control(point.value))

@@ -35,7 +35,7 @@ bool fits_literal_block(const std::string& text) {
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = text.find('\n', start);
-    const std::string_view line = std::string_view(text).substr(start, end - start);
+    const std::string_view line = std::string_view{text}.substr(start, end - start);
     if (!single_line_text(line) || (!line.empty() && line.back() == ' ')) return false;
     start = end + 1;
   }
@@ -71,7 +71,7 @@ std::string yaml_block(const std::string& text, int indent) {
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = text.find('\n', start);
-    const std::string_view line = std::string_view(text).substr(start, end - start);
+    const std::string_view line = std::string_view{text}.substr(start, end - start);
     block += line.empty() ? std::string("\n") : fmt::format("{:{}}{}\n", "", indent, line);
     start = end + 1;
   }
