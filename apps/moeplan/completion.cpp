@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 
 namespace moeplan::cli {
 
@@ -27,6 +29,15 @@ std::vector<std::string> choices_in(const std::string& type_name) {
   return choices;
 }
 
+// Text options whose value is a name, a layout or a list, never a path: completing files there misleads.
+bool names_no_file(const CLI::Option& option) {
+  static const std::set<std::string> kNotPaths = {"gpu",          "layout",       "engine-version", "model-path",
+                                                  "hosts",        "image",        "kv-connector",   "bench-model-id",
+                                                  "bench-system", "bench-layout", "kv-cache-dtype", "engine"};
+  const auto& names = option.get_lnames();
+  return std::any_of(names.begin(), names.end(), [](const std::string& name) { return kNotPaths.count(name) > 0; });
+}
+
 CompletedOption completed_option(const CLI::Option& option) {
   CompletedOption completed;
   for (const std::string& name : option.get_snames()) completed.names.push_back("-" + name);
@@ -35,7 +46,8 @@ CompletedOption completed_option(const CLI::Option& option) {
   completed.takes_value = option.get_items_expected_min() > 0;  // CLI11 counts a flag as expecting nothing
   const std::string type_name = option.get_type_name();
   completed.choices = choices_in(type_name);
-  completed.file_value = completed.takes_value && completed.choices.empty() && type_name.rfind("TEXT", 0) == 0;
+  completed.file_value =
+      completed.takes_value && completed.choices.empty() && type_name.rfind("TEXT", 0) == 0 && !names_no_file(option);
   return completed;
 }
 

@@ -43,11 +43,15 @@ std::string bash_value_arms(const CompletedCommand& command) {
   std::string arms;
   for (const CompletedOption& option : command.options) {
     if (!option.takes_value || option.names.empty()) continue;
-    std::string action = "return ;;";
+    // A value that is neither a choice nor a file (a number, a layout, a GPU name) offers nothing: without
+    // `compopt +o default` bash would fall back to file names.
+    std::string action = "compopt +o default 2>/dev/null; COMPREPLY=(); return ;;";
     if (!option.choices.empty()) {
-      action = fmt::format("COMPREPLY=($(compgen -W \"{}\" -- \"$current\")); return ;;", joined(option.choices, " "));
+      action = fmt::format("mapfile -t COMPREPLY < <(compgen -W \"{}\" -- \"$current\"); return ;;",
+                           joined(option.choices, " "));
     } else if (option.file_value) {
-      action = "COMPREPLY=($(compgen -f -- \"$current\")); return ;;";
+      // One name a line: a file name with a blank stays one candidate.
+      action = "mapfile -t COMPREPLY < <(compgen -f -- \"$current\"); return ;;";
     }
     arms += fmt::format("        {}) {}\n", joined(option.names, "|"), action);
   }
@@ -125,7 +129,7 @@ std::string bash_completion(const std::vector<CompletedCommand>& commands) {
       "    case \"$word\" in\n      {}) command=\"$word\"; break ;;\n    esac\n"
       "  done\n"
       "  case \"$command\" in\n{}    *) words=\"{}\" ;;\n  esac\n"
-      "  COMPREPLY=($(compgen -W \"$words\" -- \"$current\"))\n"
+      "  mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$current\")\n"
       "}}\n"
       "complete -o default -F _moeplan moeplan\n",
       joined(names, "|"), arms, joined(top_words, " "));

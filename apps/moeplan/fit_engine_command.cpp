@@ -28,8 +28,10 @@ struct FitOptions {
   predict::BenchDeployment bench_deployment;
 };
 
-// --out, checked against every input (--runs, --bench, --start) before any work.
+// --out, checked against every input (--runs, --bench, --start, the model YAMLs of --models and their
+// bases) before any work.
 void add_outputs(OutputSet& outputs, const FitOptions& options) {
+  for (const auto& file : predict::ModelCatalog::folder_files(options.models)) outputs.add_input("--models", file);
   for (const std::string& file : options.runs) outputs.add_input("--runs", file);
   for (const std::string& file : options.bench) outputs.add_input("--bench", file);
   outputs.add_input("--start", options.start);
@@ -77,8 +79,10 @@ void run(const FitOptions& options) {
   predict::Predictor predictor(catalog, predict::ProfileSet({}));
   const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
   if (set.samples.size() < 8) {
+    // The form --help shows gives only --bench: name whichever the runs came from.
     throw InputError(
-        options.runs.front(), "backend",
+        options.runs.empty() ? options.bench.front() : options.runs.front(),
+        options.runs.empty() ? "(runs)" : "backend",
         fmt::format("at least 8 predictable {} runs to fit, found {}", options.engine, set.samples.size()));
   }
   EngineProfile start =

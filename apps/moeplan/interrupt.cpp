@@ -9,7 +9,8 @@ namespace moeplan::cli {
 namespace {
 
 extern "C" void on_interrupt(int signal_number) {
-  if (!cancellation_requested.exchange(true)) return;
+  // A blocked open never reaches a cancellation check, and nothing is written yet: end now.
+  if (!cancellation_requested.exchange(true) && !blocking_call_in_progress.load()) return;
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }

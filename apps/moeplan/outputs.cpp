@@ -39,7 +39,10 @@ void add_output_if_given(OutputSet& outputs, const std::string& key, const std::
 }
 
 void add_model_inputs(OutputSet& outputs, const ModelInput& input) {
-  outputs.add_input("--model", input.model_file);
+  if (!input.model_file.empty()) {
+    // A variant's base file is read too.
+    for (const auto& file : model_yaml_files(input.model_file)) outputs.add_input("--model", file);
+  }
   outputs.add_input("--hf-config", input.hf_config_file);
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "io/input_error.hpp"
 #include "outputs.hpp"
 #include "predict/run_report.hpp"
 #include "predict/version_spread.hpp"
@@ -53,8 +54,14 @@ std::string spread_line(const predict::VersionSpread& spread) {
 }
 
 void run(const PredictOptions& options) {
+  if (options.by_partition && options.held_out_folds == 0) {
+    throw InputError("command line", "--by-partition", "--held-out N as well (it chooses what --held-out leaves out)");
+  }
   OutputSet outputs;
   outputs.add_input("--runs", options.runs);
+  // Every file the folders hold that is read: each model YAML with its base, each engine profile.
+  for (const auto& file : predict::ModelCatalog::folder_files(options.models)) outputs.add_input("--models", file);
+  for (const auto& file : predict::ProfileSet::folder_files(options.engines)) outputs.add_input("--engines", file);
   outputs.add_file("--out", options.out);
   const std::vector<predict::MeasuredRun> runs = predict::read_measured_runs(options.runs);
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);

@@ -30,9 +30,18 @@ std::vector<std::string> name_words(const std::string& name) {
 
 // True when the device name holds the preset's GPU as a whole word: "NVIDIA H200" is an H200 and not
 // an H20, which a substring match would also have found in it.
+// An "H200 NVL" or "H100 PCIe" is another board of the same chip (lower power and clocks, PCIe or NVLink
+// bridges instead of the SXM baseboard), and the presets are SXM boards: a form factor the device names
+// and the preset does not is another GPU.
 bool device_is(const std::string& device_name, const std::string& preset_name) {
   const std::vector<std::string> wanted = name_words(gpu_token(preset_name));
   const std::vector<std::string> words = name_words(device_name);
+  const std::vector<std::string> preset_words = name_words(preset_name);
+  for (const char* form_factor : {"NVL", "PCIE"}) {
+    const bool device_has = std::find(words.begin(), words.end(), form_factor) != words.end();
+    if (device_has && std::find(preset_words.begin(), preset_words.end(), form_factor) == preset_words.end())
+      return false;
+  }
   return std::find(words.begin(), words.end(), wanted.front()) != words.end();
 }
 

@@ -9,6 +9,7 @@
 #include "eplb/load_log_readers.hpp"
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 
 namespace moeplan::eplb {
 
@@ -27,9 +28,7 @@ std::vector<TokenCount> LoadLog::layer_total(std::int64_t layer) const {
 }
 
 LoadLog read_load_log(const std::filesystem::path& file, const LoadReadOptions& options) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) throw InputError(file.string(), "", "a readable load-log file");
-  check_input_size(file.string(), kLargestDataFile);
+  std::ifstream stream = open_input_file(file.string(), kLargestDataFile);
   std::string extension = file.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char character) { return static_cast<char>(std::tolower(character)); });

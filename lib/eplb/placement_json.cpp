@@ -15,6 +15,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/json_fields.hpp"
 
 namespace moeplan::eplb {
@@ -258,9 +259,7 @@ std::string placement_json_text(const Placement& placement, const std::string& p
 Placement read_placement_json(const std::filesystem::path& file, const DeploymentShape& shape, std::int64_t layers,
                               std::int64_t dense_layers) {
   const auto name = file.string();
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) throw InputError(name, "", "a readable placement file");
-  check_input_size(name, kLargestDataFile);
+  std::ifstream stream = open_input_file(name, kLargestDataFile);
   std::stringstream buffer;
   buffer << stream.rdbuf();
   nlohmann::json root;

@@ -1,4 +1,5 @@
 #include "export/endpoints.hpp"
+#include "export/hosts.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@ constexpr std::int64_t kSideChannelPort = 5600;  // [vllm-nixl-proxy]: VLLM_NIXL
 bool heads_instance(const NodeLaunch& node) { return node.node_rank == 0; }
 
 std::string url(Engine engine, const NodeLaunch& node) {
-  return fmt::format("http://{}:{}", node.host, http_port(engine, node));
+  return "http://" + host_and_port(node.host, http_port(engine, node));
 }
 
 void add_sglang_endpoints(LaunchCommand& command, const NodeLaunch& node, bool on_ascend) {
@@ -111,7 +112,7 @@ nlohmann::json trtllm_servers(const std::vector<NodeLaunch>& nodes, RoleKind kin
   std::vector<std::string> urls;
   for (const NodeLaunch& node : nodes) {
     if (node.role->role == kind && heads_instance(node))
-      urls.push_back(fmt::format("{}:{}", node.host, http_port(Engine::trtllm, node)));
+      urls.push_back(host_and_port(node.host, http_port(Engine::trtllm, node)));
   }
   return {{"num_instances", urls.size()}, {"urls", urls}};
 }

@@ -328,7 +328,15 @@ void add_manifest(ExportResult& result, const PlanFile& plan, const Launches& la
   const bool has_group = std::any_of(launches.nodes.begin(), launches.nodes.end(), [&](const NodeLaunch& node) {
     return node.node_rank == 0 && lws_group_written(request.engine, node);
   });
-  if (!spans_nodes || !has_group) return;
+  if (!spans_nodes || !has_group) {
+    // An image asked for and written nowhere would be a silent no.
+    if (!request.image.empty()) {
+      throw InputError("command line", "--image",
+                       "a plan with an instance over several nodes, the only kind lws.yaml is written for (this "
+                       "export writes no lws.yaml)");
+    }
+    return;
+  }
   const std::string image = request.image.empty() ? default_image(request.engine, request.version) : request.image;
   result.files.push_back(
       {"lws.yaml", lws_manifest(request.engine, plan, launches.nodes, launches.commands, image), false});

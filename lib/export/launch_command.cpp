@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "io/utf8_text.hpp"
+
 namespace moeplan::exporting {
 
 std::optional<std::string> LaunchCommand::value_of(const std::string& flag) const {
@@ -43,10 +45,17 @@ std::string memory_fraction_text(double fraction) {
 }
 
 std::string comment_text(const std::string& text) {
+  if (!valid_utf8(text)) return printable(text);
   std::string safe;
-  for (const char character : text) {
-    const auto byte = static_cast<unsigned char>(character);
-    safe += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, character);
+  for (std::size_t index = 0; index < text.size();) {
+    const CodePoint point = code_point_at(std::string_view{text}.substr(index));
+    // Below 0x80 as \xNN; NEL, the other C1 controls, U+2028 and U+2029 (line breaks to a YAML 1.1
+    // reader) as \uXXXX.
+    if (is_line_break_or_control(point.value))
+      safe += point.value < 0x80 ? fmt::format("\\x{:02x}", point.value) : fmt::format("\\u{:04x}", point.value);
+    else
+      safe += text.substr(index, point.length);
+    index += point.length;
   }
   return safe;
 }

@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include "export/yaml_text.hpp"
+
 namespace moeplan::exporting {
 
 namespace {
@@ -29,7 +31,10 @@ std::optional<std::string> group_expansion(const std::string& flag, const std::s
   if (flag == "--data-parallel-start-rank")
     return fmt::format("$((LWS_WORKER_INDEX * {}))", std::stoll(value) / names.node_rank);
   if (value == names.head_host) return "${LWS_LEADER_ADDRESS}";
-  if (value.starts_with(names.head_host + ":")) return "${LWS_LEADER_ADDRESS}" + value.substr(names.head_host.size());
+  // HOST:PORT, or [HOST]:PORT for an IPv6 address (host_and_port).
+  for (const std::string& head : {names.head_host, "[" + names.head_host + "]"}) {
+    if (value.starts_with(head + ":")) return "${LWS_LEADER_ADDRESS}" + value.substr(head.size());
+  }
   return std::nullopt;
 }
 
@@ -69,10 +74,10 @@ std::string pod_template(const std::string& key, const PlanFile& plan, const Nod
                          const LaunchCommand& command, const std::string& image) {
   const GroupNames names{node.head_host, node.host, node.node_rank};
   std::string text = fmt::format("    {}:\n      spec:\n        containers:\n        - name: engine\n", key);
-  text += fmt::format("          image: {}\n", image);
+  text += fmt::format("          image: {}\n", yaml_quoted(image));
   if (command.reads_output_files) text += "          workingDir: /deploy  # the export directory, mounted\n";
-  text += "          command: [\"/bin/sh\", \"-c\"]\n          args:\n          - |\n";
-  text += pod_script(command, names, "            ");
+  text += "          command: [\"/bin/sh\", \"-c\"]\n          args:\n          - ";
+  text += yaml_block(pod_script(command, names, ""), 12);
   text +=
       "          env:\n          - name: POD_IP\n            valueFrom:\n              fieldRef:\n"
       "                fieldPath: status.podIP\n";

@@ -18,7 +18,8 @@ std::vector<std::string> host_names(std::int64_t nodes, const std::vector<std::s
     for (std::int64_t node = 0; node < nodes; ++node) names.push_back(fmt::format("node{}", node));
     return names;
   }
-  if (static_cast<std::int64_t>(hosts.size()) < nodes) {
+  // Too many is refused like too few: a host left over would be a node the user expects to run.
+  if (static_cast<std::int64_t>(hosts.size()) != nodes) {
     throw InputError("command line", "--hosts",
                      fmt::format("{} host names, one per node of the plan, got {}", nodes, hosts.size()));
   }

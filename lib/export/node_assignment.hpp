@@ -24,7 +24,7 @@ struct NodeLaunch {
 };
 
 // `hosts`: node addresses in deployment order; empty names them node0, node1, ...
-// Throws InputError("command line", "--hosts", ...) when fewer hosts than nodes are given.
+// Throws InputError("command line", "--hosts", ...) when the hosts given are not one per node.
 std::vector<NodeLaunch> assign_nodes(const DeploymentPlan& plan, const PlanScenario& scenario,
                                      const std::vector<std::string>& hosts);
 

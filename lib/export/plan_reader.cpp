@@ -6,6 +6,7 @@
 
 #include "io/input_error.hpp"
 #include "io/json_fields.hpp"
+#include "io/utf8_text.hpp"
 #include "spec/engine.hpp"
 #include "spec/model.hpp"
 
@@ -16,20 +17,14 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 31;
 
-// Printable text only: the name reaches comment lines of scripts and manifests, where a line break would
-// start a command of its own.
-bool printable(const std::string& text) {
-  return std::none_of(text.begin(), text.end(), [](char character) {
-    const auto byte = static_cast<unsigned char>(character);
-    return byte < 0x20 || byte == 0x7f;
-  });
-}
-
 PlanModel parse_model(const JsonFields& root) {
   const JsonFields fields = root.object("model");
   PlanModel model;
   model.name = fields.text("name");
-  if (!printable(model.name)) fields.fail("name", "a model name without control characters (line breaks, tabs)");
+  // One line of text only: the name reaches comment lines of scripts and manifests, where a line break
+  // (for a YAML 1.1 reader also NEL, U+2028 and U+2029) would start a command or a key of its own.
+  if (!single_line_text(model.name))
+    fields.fail("name", "a model name in UTF-8 without control characters or line breaks (tabs, NEL, U+2028)");
   if (fields.has("file")) model.file = fields.text("file");
   if (fields.has("hf_id")) model.hf_id = fields.text("hf_id");
   if (fields.has("hf_id") && !is_hugging_face_id(model.hf_id)) {
@@ -152,6 +147,13 @@ std::optional<SpeculativePlan> speculative_plan(const JsonFields& role) {
   plan.method = methods[fields.choice("method", methods)];
   plan.draft_tokens = fields.integer("draft_tokens", 1, 16);
   if (plan.method != "mtp") plan.draft_model = fields.text("draft_model");
+  // The draft model becomes an engine's argument: never a flag, never a line of its own.
+  if (plan.method != "mtp" &&
+      (!single_line_text(plan.draft_model) || plan.draft_model.empty() || plan.draft_model.front() == '-')) {
+    fields.fail("draft_model", fmt::format("a model path or hub id in UTF-8 without control characters or line "
+                                           "breaks, not starting with '-', got '{}'",
+                                           printable(plan.draft_model)));
+  }
   return plan;
 }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
+#include "export/hosts.hpp"
 #include "io/input_error.hpp"
 #include "io/utf8_text.hpp"
 
@@ -15,13 +17,6 @@ namespace {
 constexpr const char* kCommandLine = "command line";
 constexpr std::size_t kLongestHost = 253;  // a DNS name's limit (RFC 1035, section 2.3.4)
 
-bool has_control_byte(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char character) {
-    const auto byte = static_cast<unsigned char>(character);
-    return byte < 0x20 || byte == 0x7f;
-  });
-}
-
 // A connector's class name: letters, digits, '.', '-' and '_', not starting with '-'.
 bool valid_connector(std::string_view name) {
   if (name.empty() || name.size() > kLongestHost || name.front() == '-') return false;
@@ -31,20 +26,22 @@ bool valid_connector(std::string_view name) {
   });
 }
 
-// Text that reaches a script as a quoted token and deployment.json as a JSON string.
-bool safe_text(const std::string& text) { return valid_utf8(text) && !has_control_byte(text); }
+// Text that reaches a script as a quoted token, a YAML value and deployment.json as a JSON string: one
+// line to every reader, YAML 1.1's NEL, U+2028 and U+2029 included.
+bool safe_text(const std::string& text) { return single_line_text(text); }
 
 void check_text(const std::string& key, const std::string& text, const std::string& what) {
   if (!safe_text(text)) {
-    throw InputError(kCommandLine, key,
-                     fmt::format("{} in UTF-8 without control characters, got '{}'", what, printable(text)));
+    throw InputError(
+        kCommandLine, key,
+        fmt::format("{} in UTF-8 without control characters or line breaks, got '{}'", what, printable(text)));
   }
 }
 
 // The engine's model argument: --model-path, else the plan's hf_id, else its model name; never one that
 // reads as a flag.
 void check_model_path(const ExportRequest& request, const PlanFile& plan) {
-  const std::string expectation = "UTF-8 without control characters, not starting with '-'";
+  const std::string expectation = "UTF-8 without control characters or line breaks, not starting with '-'";
   if (!request.model_path.empty()) {
     if (!safe_text(request.model_path) || request.model_path.front() == '-') {
       throw InputError(
@@ -61,23 +58,46 @@ void check_model_path(const ExportRequest& request, const PlanFile& plan) {
   }
 }
 
-}  // namespace
-
-bool is_host_name(std::string_view host) {
-  if (host.empty() || host.size() > kLongestHost || host.front() == '-') return false;
-  return std::all_of(host.begin(), host.end(), [](char character) {
-    return std::isalnum(static_cast<unsigned char>(character)) || character == '.' || character == '-' ||
-           character == ':';
+// A container image reference ([registry[:port]/]path[:tag][@digest]): letters, digits and ". _ - / : @",
+// starting with a letter or digit, at most 512 bytes; nothing a YAML or shell reader would read apart.
+bool valid_image(std::string_view image) {
+  if (image.empty() || image.size() > 512 || std::isalnum(static_cast<unsigned char>(image.front())) == 0) return false;
+  return std::all_of(image.begin(), image.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("._-/:@").find(c) != std::string_view::npos;
   });
 }
 
-void check_request_values(const ExportRequest& request, const PlanFile& plan) {
+void check_hosts(const ExportRequest& request) {
+  std::set<std::string> seen;
   for (const std::string& host : request.hosts) {
-    if (!is_host_name(host)) {
-      throw InputError(
-          kCommandLine, "--hosts",
-          fmt::format("host names or addresses (letters, digits, '.', '-', ':'), got '{}'", printable(host)));
+    const HostKind kind = host_kind(host);
+    if (kind == HostKind::invalid) {
+      throw InputError(kCommandLine, "--hosts",
+                       fmt::format("host names (RFC 1123), IPv4 or IPv6 addresses, got '{}'", printable(host)));
     }
+    // [trtllm-llmapi-launch]: mpirun -H reads HOST:SLOTS, which an IPv6 address cannot be written in.
+    if (kind == HostKind::ipv6 && request.engine == Engine::trtllm) {
+      throw InputError(kCommandLine, "--hosts",
+                       fmt::format("host names or IPv4 addresses for TensorRT-LLM, whose mpirun -H list reads "
+                                   "HOST:SLOTS; got the IPv6 address '{}'",
+                                   host));
+    }
+    if (!seen.insert(host).second) {
+      throw InputError(kCommandLine, "--hosts", fmt::format("each host once (one node each), got '{}' twice", host));
+    }
+  }
+}
+
+}  // namespace
+
+void check_request_values(const ExportRequest& request, const PlanFile& plan) {
+  check_hosts(request);
+  if (!request.image.empty() && !valid_image(request.image)) {  // empty: default_image
+    throw InputError(kCommandLine, "--image",
+                     fmt::format("a container image (letters, digits, '.', '_', '-', '/', ':', '@', starting with a "
+                                 "letter or digit), got '{}'",
+                                 printable(request.image)));
   }
   if (!request.kv_connector.empty() && !valid_connector(request.kv_connector)) {  // empty: the engine's default
     throw InputError(

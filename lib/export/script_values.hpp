@@ -15,8 +15,4 @@ namespace moeplan::exporting {
 // leave its token, read as a flag, or not be recorded in JSON.
 void check_request_values(const ExportRequest& request, const PlanFile& plan);
 
-// A DNS name, an IPv4 or an IPv6 address: letters, digits, '.', '-' and ':', at most 253 bytes, not
-// starting with '-'; nothing a shell, a comment or a YAML value would read apart.
-bool is_host_name(std::string_view host);
-
 }  // namespace moeplan::exporting

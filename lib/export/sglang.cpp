@@ -1,4 +1,5 @@
 #include "export/sglang.hpp"
+#include "export/hosts.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,7 +29,7 @@ void add_parallelism(LaunchCommand& command, const NodeLaunch& node, const Sglan
   if (role.nodes > 1) {
     command.add("--nnodes", std::to_string(role.nodes));
     command.add("--node-rank", std::to_string(node.node_rank));
-    command.add("--dist-init-addr", fmt::format("{}:{}", node.head_host, settings.dist_init_port));
+    command.add("--dist-init-addr", host_and_port(node.head_host, settings.dist_init_port));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "export/refusal.hpp"
+#include "export/yaml_text.hpp"
 #include "io/utf8_text.hpp"
 
 namespace moeplan::exporting {
@@ -98,44 +99,6 @@ void add_batching(LaunchCommand& command, const RolePlan& role) {
   command.add("--max_batch_size", std::to_string(role.max_batch_per_dp_rank));
   command.add("--max_num_tokens", std::to_string(role.chunked_prefill_tokens));
   command.add("--max_seq_len", std::to_string(role.max_context));
-}
-
-// [yaml-spec]: DEL, the C1 controls and U+FFFE/U+FFFF are not printable, and a YAML 1.1 reader takes NEL,
-// U+2028 and U+2029 as line breaks (folding them inside quotes); JSON leaves them raw, so they are escaped.
-bool yaml_must_escape(std::uint32_t point) {
-  return point == 0x7f || (point >= 0x80 && point <= 0x9f) || point == 0x2028 || point == 0x2029 || point == 0xfffe ||
-         point == 0xffff;
-}
-
-// A double-quoted YAML scalar holding exactly `text`: JSON's escapes, which YAML reads the same, plus the
-// escapes of what JSON leaves raw and YAML would not read back as it was.
-std::string yaml_quoted(const std::string& text) {
-  const std::string json = Json(text).dump();
-  std::string quoted;
-  for (std::size_t index = 0; index < json.size();) {
-    // A JSON dump is well-formed UTF-8.
-    const CodePoint point = code_point_at(std::string_view{json}.substr(index));
-    quoted += yaml_must_escape(point.value) ? fmt::format("\\u{:04x}", point.value) : json.substr(index, point.length);
-    index += point.length;
-  }
-  return quoted;
-}
-
-// [yaml-spec]: the plain words a YAML 1.1 reader takes for a boolean or null rather than a string.
-bool yaml_typed_word(const std::string& word) {
-  static const std::vector<std::string> kWords = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"};
-  return std::find(kWords.begin(), kWords.end(), word) != kWords.end();
-}
-
-// A key as written: plain when it is a lower-case name (a letter, then letters, digits, underscores) that
-// no reader takes for another type, else quoted.
-std::string yaml_key(const std::string& key) {
-  const bool name = !key.empty() && std::islower(static_cast<unsigned char>(key.front())) != 0 &&
-                    std::all_of(key.begin(), key.end(), [](char character) {
-                      const auto byte = static_cast<unsigned char>(character);
-                      return std::islower(byte) != 0 || std::isdigit(byte) != 0 || character == '_';
-                    });
-  return name && !yaml_typed_word(key) ? key : yaml_quoted(key);
 }
 
 std::string yaml_scalar(const Json& value) {

@@ -12,6 +12,9 @@ inline constexpr std::uintmax_t kLargestDocument = std::uintmax_t{64} << 20;   /
 inline constexpr std::uintmax_t kLargestDataFile = std::uintmax_t{512} << 20;  // load logs, placements, traces
 inline constexpr std::uintmax_t kLargestMeasurementFile = std::uintmax_t{256} << 20;  // measured runs, bench results
 
+// Lists and objects inside one another in a JSON document; the program's own files nest at most 6 deep.
+inline constexpr std::int64_t kDeepestJsonNesting = 128;
+
 // An echoed value in an error message is cut to this many characters.
 inline constexpr std::size_t kLongestEchoedToken = 80;
 
@@ -28,6 +31,7 @@ inline constexpr std::int64_t kMostExportFiles = 4096;                        //
 inline constexpr std::int64_t kMostInstances = 4096;                          // instances of one role in a plan
 inline constexpr double kMostFitWork = 16384;           // fit-engine, predict-runs --held-out: runs fitted x fits
 inline constexpr double kMostRunComparisons = 1 << 22;  // predict-runs: pairs of runs at one deployment and load
+inline constexpr std::int64_t kLongestRunContext = std::int64_t{1} << 24;  // predict: isl + osl of one request
 
 // Throws InputError(source, key, "at most <limit> <what> (docs/budgets.md), got <amount>") when `amount`,
 // what the input asks for, exceeds `limit`; `what` names the unit ("list entries").

@@ -10,6 +10,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 
 namespace moeplan {
 
@@ -123,7 +124,9 @@ bool JsonFields::flag(const std::string& key) const {
 namespace {
 
 // The objects and arrays open at a point of the parse, with each object's keys so far and each array's
-// next index, to name a repeated key by its full path.
+// next index, to name a repeated key by its full path. Each level holds only its own step of the path
+// (its key or index), so memory grows with the input's size, not with its depth times its size; the full
+// path is put together only for a refusal.
 class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
@@ -131,7 +134,7 @@ class DuplicateKeyCheck {
   bool on_event(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
     if (event == Event::object_start || event == Event::array_start) {
-      levels_.push_back({event == Event::object_start, {}, child_path(), "", 0});
+      open_level(event == Event::object_start);
     } else if (event == Event::key) {
       add_key(parsed.get<std::string>());
     } else {
@@ -145,16 +148,34 @@ class DuplicateKeyCheck {
   struct Level {
     bool object = false;
     std::set<std::string> keys;
-    std::string path;
+    std::string step;  // ".key" or "[index]" from the parent; "" for the document
     std::string last_key;
     std::int64_t next_index = 0;
   };
 
-  std::string child_path() const {
+  // The step from the innermost open level to the value that starts now.
+  std::string child_step() const {
     if (levels_.empty()) return "";
     const Level& parent = levels_.back();
-    if (!parent.object) return fmt::format("{}[{}]", parent.path, parent.next_index);
-    return parent.path.empty() ? parent.last_key : parent.path + "." + parent.last_key;
+    if (!parent.object) return fmt::format("[{}]", parent.next_index);
+    return "." + parent.last_key;
+  }
+
+  // The key path of the value that starts now: every open level's step, then the child's.
+  std::string child_path() const {
+    std::string path;
+    for (const Level& level : levels_) path += level.step;
+    path += child_step();
+    return path.starts_with(".") ? path.substr(1) : path;
+  }
+
+  void open_level(bool object) {
+    if (static_cast<std::int64_t>(levels_.size()) >= kDeepestJsonNesting) {
+      throw InputError(
+          file_, child_path(),
+          fmt::format("at most {} levels of nested lists and objects (docs/budgets.md)", kDeepestJsonNesting));
+    }
+    levels_.push_back({object, {}, child_step(), "", 0});
   }
 
   void add_key(const std::string& key) {
@@ -178,9 +199,7 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(const std::string& file)
 }
 
 nlohmann::json read_json_file(const std::string& file) {
-  std::ifstream stream(file);
-  if (!stream) throw InputError(file, "", "an existing, readable file");
-  check_input_size(file, kLargestDocument);
+  std::ifstream stream = open_input_file(file, kLargestDocument);
   nlohmann::json document = nlohmann::json::parse(stream, refuse_duplicate_keys(file), false);
   if (document.is_discarded()) throw InputError(file, "", "well-formed JSON");
   return document;

@@ -47,6 +47,20 @@ CodePoint code_point_at(std::string_view text) {
   return {value, length};
 }
 
+bool is_line_break_or_control(std::uint32_t point) {
+  return point < 0x20 || (point >= 0x7f && point <= 0x9f) || point == 0x2028 || point == 0x2029;
+}
+
+bool single_line_text(std::string_view text) {
+  if (!valid_utf8(text)) return false;
+  for (std::size_t index = 0; index < text.size();) {
+    const CodePoint point = code_point_at(text.substr(index));
+    if (is_line_break_or_control(point.value)) return false;
+    index += point.length;
+  }
+  return true;
+}
+
 std::string printable(std::string_view text) {
   std::string shown;
   for (const char character : text) {

@@ -20,6 +20,14 @@ struct CodePoint {
 };
 CodePoint code_point_at(std::string_view text);
 
+// Whether `point` breaks a line or is a control for some reader of an output: the C0 controls, DEL, the
+// C1 controls (U+0085 NEL among them) and U+2028 / U+2029, which YAML 1.1 readers take as line breaks.
+bool is_line_break_or_control(std::uint32_t point);
+
+// Well-formed UTF-8 holding no code point is_line_break_or_control flags: text that stays on one line
+// in a script, a comment, a YAML or JSON value, whichever reader reads it.
+bool single_line_text(std::string_view text);
+
 // `text` as a message may echo it: bytes outside printable ASCII written as \xNN.
 std::string printable(std::string_view text);
 

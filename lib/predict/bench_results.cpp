@@ -8,6 +8,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/json_fields.hpp"
 
 namespace moeplan::predict {
@@ -16,19 +17,19 @@ namespace {
 
 // The JSON documents of a file: one object, or one per non-empty line.
 std::vector<nlohmann::json> documents(const std::string& file) {
-  check_input_size(file, kLargestMeasurementFile);
-  std::ifstream input(file);
-  if (!input) throw InputError(file, "", "a readable benchmark result file");
+  std::ifstream input = open_input_file(file, kLargestMeasurementFile);
   std::stringstream whole;
   whole << input.rdbuf();
-  nlohmann::json single = nlohmann::json::parse(whole.str(), nullptr, false);
+  // A key written twice is refused (the last would win silently), here and on every line.
+  nlohmann::json single = nlohmann::json::parse(whole.str(), refuse_duplicate_keys(file), false);
   if (!single.is_discarded() && single.is_object()) return {single};
   std::vector<nlohmann::json> lines;
   std::istringstream text(whole.str());
   std::string line;
   for (std::int64_t number = 1; std::getline(text, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json document = nlohmann::json::parse(line, nullptr, false);
+    nlohmann::json document =
+        nlohmann::json::parse(line, refuse_duplicate_keys(file + " line " + std::to_string(number)), false);
     if (document.is_discarded() || !document.is_object()) {
       throw InputError(file, "line " + std::to_string(number),
                        "one JSON object per line (bench_serving --output-file)");
@@ -53,8 +54,10 @@ MeasuredRun run_from(const JsonFields& fields, const BenchDeployment& deployment
   run.system = deployment.system;
   run.worker = deployment.worker;
   const double completed = static_cast<double>(fields.integer("completed", 1));
-  run.input_tokens = std::llround(fields.non_negative("total_input_tokens") / completed);
-  run.output_tokens = std::llround(fields.non_negative("total_output_tokens") / completed);
+  // At most 2^31 tokens a request, as the runs CSV takes: past it llround has no result (1e308 was dropped).
+  const double most_tokens = completed * static_cast<double>(std::int64_t{1} << 31);
+  run.input_tokens = std::llround(fields.number("total_input_tokens", 0, most_tokens) / completed);
+  run.output_tokens = std::llround(fields.number("total_output_tokens", 0, most_tokens) / completed);
   if (!fields.has("max_concurrency") || fields.is_null("max_concurrency")) {
     fields.fail("max_concurrency", "a closed-loop run (--max-concurrency); a request rate alone is an open loop");
   }

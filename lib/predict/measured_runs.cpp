@@ -10,6 +10,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/text_fields.hpp"
 
 namespace moeplan::predict {
@@ -70,7 +71,9 @@ class Row {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != cell.size() || !std::isfinite(value) || value < 0) {
+    // Decimal only: std::stod would also take a hex float ("0x1p3") or "inf".
+    const bool decimal = cell.find_first_not_of("0123456789.eE+-") == std::string::npos;
+    if (!decimal || used != cell.size() || !std::isfinite(value) || value < 0) {
       fail(column, "a non-negative time in ms, got '" + cell.substr(0, 40) + "'");
     }
     return value;
@@ -124,10 +127,19 @@ void undo_square_recording(const std::string& id, WorkerShape& shape) {
   shape.moe_tp = 1;
 }
 
-std::int64_t concurrency_of(const std::string& source, const MeasuredRun& run) {
+// The concurrency the source names ("silicon_concurrency=16"), else the one the batch implies; a named one
+// must be a whole number from 1 to 2^31 (std::stoll would throw past 2^63).
+std::int64_t concurrency_of(const std::string& source, const MeasuredRun& run, const Row& row) {
   static const std::regex held(R"(silicon_concurrency=(\d+))");
   std::smatch match;
-  if (std::regex_search(source, match, held)) return std::stoll(match[1]);
+  if (std::regex_search(source, match, held)) {
+    std::int64_t value = 0;
+    if (!parse_integer_field(match[1], value) || value < 1 || value > (std::int64_t{1} << 31)) {
+      row.fail("silicon_data_source",
+               "silicon_concurrency= a whole number from 1 to 2^31, got '" + match[1].str().substr(0, 40) + "'");
+    }
+    return value;
+  }
   if (run.disaggregated) return run.decode.batch * run.decode.attention_dp * run.decode.workers;
   return run.worker.batch * run.worker.attention_dp;
 }
@@ -174,7 +186,7 @@ MeasuredRun read_run(const Row& row, std::int64_t line) {
   run.decode = read_shape(row, "decode_");
   for (WorkerShape* shape : {&run.worker, &run.prefill, &run.decode}) complete_shape(*shape);
   undo_square_recording(run.id, run.worker);
-  run.concurrency = concurrency_of(row.text("silicon_data_source"), run);
+  run.concurrency = concurrency_of(row.text("silicon_data_source"), run, row);
   run.ttft_ms = row.milliseconds("silicon_ttft_ms");
   run.tpot_ms = row.milliseconds("silicon_tpot_ms");
   run.sweep = sweep_key(run);
@@ -213,16 +225,21 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& file) {
-  check_input_size(file, kLargestMeasurementFile);  // a measured-runs file is under 1 MiB
-  std::ifstream input(file);
-  if (!input) throw InputError(file, "", "a readable measured-runs CSV file");
+  std::ifstream input = open_input_file(file, kLargestMeasurementFile);  // a measured-runs file is under 1 MiB
   std::string line;
   if (!std::getline(input, line)) throw InputError(file, "line 1", "a header line");
+  // A spreadsheet's UTF-8 byte-order mark before the header is not part of the first column's name.
+  if (line.starts_with("\xef\xbb\xbf")) line.erase(0, 3);
   const std::map<std::string, std::size_t> columns = header_columns(line, file);
   std::vector<MeasuredRun> runs;
   std::set<std::string> ids;
   for (std::int64_t number = 2; std::getline(input, line); ++number) {
     if (trimmed(line).empty()) continue;
+    // A quoted field never spans lines here: an odd count of '"' is an unclosed quote or a quoted line break.
+    if (std::count(line.begin(), line.end(), '"') % 2 != 0) {
+      throw InputError(file, "line " + std::to_string(number),
+                       "fields whose quotes close on their line (an unclosed '\"' or a quoted line break)");
+    }
     const Row row(columns, split_csv_line(line), file, number);
     runs.push_back(read_run(row, number));
     if (!ids.insert(runs.back().id).second) row.fail("id", "ids that differ, '" + runs.back().id + "' repeats");

@@ -1,7 +1,10 @@
 #include "predict/predictor.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
+#include "io/budgets.hpp"
 #include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 
@@ -12,6 +15,16 @@ namespace {
 bool unknown_engine(const std::string& engine) { return engine != "sglang" && engine != "vllm" && engine != "trtllm"; }
 
 }  // namespace
+
+std::vector<std::string> ProfileSet::folder_files(const std::string& folder) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+    const std::string file = engine_profile_path(folder, engine);
+    if (std::filesystem::exists(file, error)) files.push_back(file);
+  }
+  return files;
+}
 
 ProfileSet ProfileSet::load_folder(const std::string& folder) {
   std::error_code error;
@@ -58,6 +71,11 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
   }
   if (run.input_tokens < 1 || run.output_tokens < 2 || run.concurrency < 1) {
     reason = "a run needs isl >= 1, osl >= 2 and a concurrency";
+    return std::nullopt;
+  }
+  if (run.input_tokens + run.output_tokens > kLongestRunContext) {
+    reason = fmt::format("isl + osl of {} tokens is past {} (docs/budgets.md), longer than any model's context",
+                         run.input_tokens + run.output_tokens, kLongestRunContext);
     return std::nullopt;
   }
   const Resolved resolved = resolve_run(run, catalog_);

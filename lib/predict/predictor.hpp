@@ -27,6 +27,8 @@ struct RunPrediction {
 class ProfileSet {
  public:
   static ProfileSet load_folder(const std::string& folder);
+  // The files load_folder reads: <engine>.json of each engine present in `folder`.
+  static std::vector<std::string> folder_files(const std::string& folder);
   explicit ProfileSet(std::map<std::string, EngineProfile> profiles);
   const EngineProfile& get(const std::string& engine);
   // One line per engine: the file its profile came from and how it was fitted, or that the engine

@@ -46,7 +46,7 @@ std::string shape_label(const WorkerShape& shape) {
 
 }  // namespace
 
-ModelCatalog ModelCatalog::load_folder(const std::filesystem::path& folder) {
+std::vector<std::filesystem::path> ModelCatalog::folder_models(const std::filesystem::path& folder) {
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) {
     throw InputError(folder.string(), "--models", "a folder of model YAML files");
@@ -56,6 +56,19 @@ ModelCatalog ModelCatalog::load_folder(const std::filesystem::path& folder) {
     if (entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::filesystem::path> ModelCatalog::folder_files(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> read;
+  for (const auto& file : folder_models(folder)) {
+    for (auto& each : model_yaml_files(file)) read.push_back(std::move(each));
+  }
+  return read;
+}
+
+ModelCatalog ModelCatalog::load_folder(const std::filesystem::path& folder) {
+  const std::vector<std::filesystem::path> files = folder_models(folder);
   std::vector<Model> models;
   for (const auto& file : files) models.push_back(load_model_yaml(file));
   return ModelCatalog(std::move(models));

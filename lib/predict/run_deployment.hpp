@@ -19,6 +19,10 @@ namespace moeplan::predict {
 class ModelCatalog {
  public:
   static ModelCatalog load_folder(const std::filesystem::path& folder);
+  // The model YAMLs of `folder` load_folder reads, in name order; InputError when it is not a folder.
+  static std::vector<std::filesystem::path> folder_models(const std::filesystem::path& folder);
+  // Every file load_folder reads: each model YAML and the base file a variant names.
+  static std::vector<std::filesystem::path> folder_files(const std::filesystem::path& folder);
   explicit ModelCatalog(std::vector<Model> models);
 
   // Exact id first; then a quantized checkpoint of a known base model: the owner ignored and a format

@@ -2,20 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "io/csv_text.hpp"
+
 namespace moeplan::predict {
 
 namespace {
 
 std::string optional_cell(const std::optional<double>& value) {
   return value ? fmt::format("{:.4f}", *value) : std::string();
-}
-
-// A reason never breaks the CSV: commas and line breaks become spaces.
-std::string csv_safe(std::string text) {
-  for (char& character : text) {
-    if (character == ',' || character == '\n' || character == '\r' || character == '"') character = ' ';
-  }
-  return text;
 }
 
 }  // namespace
@@ -32,11 +26,11 @@ std::string predictions_csv(const std::vector<MeasuredRun>& runs, const std::vec
     const MeasuredRun& run = runs[index];
     const RunPrediction& prediction = predictions[index];
     const bool predicted = prediction.ttft_ms.has_value();
-    text += fmt::format("{},{},{},{},{},{},{},{}\n", csv_safe(run.id), optional_cell(prediction.ttft_ms),
-                        optional_cell(prediction.tpot_ms),
-                        predicted ? fmt::format("{:.1f}", prediction.ttft_band_percent) : "",
-                        predicted ? fmt::format("{:.1f}", prediction.tpot_band_percent) : "",
-                        optional_cell(run.ttft_ms), optional_cell(run.tpot_ms), csv_safe(prediction.reason));
+    // The id and the reason are text: csv_field keeps a ',' or '"' in them (run ids may hold both).
+    text += csv_line({csv_field(run.id), optional_cell(prediction.ttft_ms), optional_cell(prediction.tpot_ms),
+                      predicted ? fmt::format("{:.1f}", prediction.ttft_band_percent) : "",
+                      predicted ? fmt::format("{:.1f}", prediction.tpot_band_percent) : "", optional_cell(run.ttft_ms),
+                      optional_cell(run.tpot_ms), csv_field(prediction.reason)});
   }
   return text;
 }

@@ -10,6 +10,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/json_fields.hpp"
 #include "spec/shape_limits.hpp"
 
@@ -96,9 +97,7 @@ class ConfigView {
 };
 
 nlohmann::json parse_json_file(const std::filesystem::path& file) {
-  std::ifstream stream(file);
-  if (!stream) throw InputError(file.string(), "", "an existing, readable file");
-  check_input_size(file.string(), kLargestDocument);
+  std::ifstream stream = open_input_file(file.string(), kLargestDocument);
   try {
     nlohmann::json json = nlohmann::json::parse(stream, refuse_duplicate_keys(file.string()));
     if (!json.is_object()) throw InputError(file.string(), "", "a JSON object at the top level");

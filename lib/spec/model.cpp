@@ -235,6 +235,16 @@ bool is_hugging_face_id(const std::string& id) {
   return is_id_part(view.substr(0, slash)) && is_id_part(view.substr(slash + 1));
 }
 
+std::vector<std::filesystem::path> model_yaml_files(const std::filesystem::path& file) {
+  try {
+    const YamlView root = YamlView::load_file(file);
+    if (!root.has("base")) return {file};
+    return {file, file.parent_path() / root.text("base")};
+  } catch (const InputError&) {
+    return {file};
+  }
+}
+
 Model load_model_yaml(const std::filesystem::path& file) {
   const YamlView root = YamlView::load_file(file);
   if (root.has("base")) {

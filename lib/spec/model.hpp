@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spec/dtype.hpp"
 
@@ -157,6 +158,10 @@ struct Model {
 };
 
 Model load_model_yaml(const std::filesystem::path& file);
+
+// The files load_model_yaml(file) reads: `file`, then the base its `base:` names (a variant's). A file
+// that cannot be read is listed alone; load_model_yaml refuses it.
+std::vector<std::filesystem::path> model_yaml_files(const std::filesystem::path& file);
 
 // Whether `id` reads as a Hugging Face repository id: "owner/name", each part 1-96 characters of
 // letters, digits, '-', '_' and '.', not starting with '.' or '-'.

@@ -10,6 +10,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 #include "io/text_fields.hpp"
 
 namespace moeplan {
@@ -84,11 +85,7 @@ std::int64_t LengthSampler::draw(std::mt19937_64& random) {
 }
 
 std::vector<RequestLengths> read_length_trace(const std::string& file) {
-  std::ifstream stream(file);
-  if (!std::filesystem::is_regular_file(file) || !stream) {
-    throw InputError(file, "", "a readable CSV file of input_tokens,output_tokens lines");
-  }
-  check_input_size(file, kLargestDataFile);
+  std::ifstream stream = open_input_file(file, kLargestDataFile);
   std::vector<RequestLengths> trace;
   std::string line;
   std::int64_t number = 0;

@@ -9,6 +9,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 
 namespace moeplan {
 
@@ -16,12 +17,7 @@ YamlView::YamlView(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
-  if (!std::filesystem::is_regular_file(file)) throw InputError(file.string(), "", "an existing, readable file");
-  check_input_size(file.string(), kLargestDocument);
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) {
-    throw InputError(file.string(), "", fmt::format("a file it may read ({})", std::strerror(errno)));
-  }
+  std::ifstream stream = open_input_file(file.string(), kLargestDocument);
   YAML::Node root;
   try {
     root = YAML::Load(stream);
@@ -130,6 +126,8 @@ double YamlView::number_or(const std::string& key, double fallback, double minim
 std::string YamlView::text(const std::string& key) const {
   std::string value = scalar(key).Scalar();
   if (value.empty()) throw InputError(file_, key_path(key), "a non-empty string");
+  // "\0" escapes a NUL into a YAML string; every reader of a C string would cut the value there.
+  if (value.find('\0') != std::string::npos) throw InputError(file_, key_path(key), "a string without NUL bytes");
   return value;
 }
 

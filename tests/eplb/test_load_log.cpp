@@ -100,7 +100,7 @@ TEST_CASE("bad load logs name the file, the key and what was expected") {
 
 TEST_CASE("read_load_log picks the reader by extension and reports unreadable files") {
   CHECK(error_of([] { read_load_log("/nonexistent/loads.json", {}); }) ==
-        "/nonexistent/loads.json: a readable load-log file");
+        "/nonexistent/loads.json: an existing, readable file");
   const auto log = read_load_log(std::string(MOEPLAN_SOURCE_DIR) + "/validation/data/eplb_readme_example.json", {});
   CHECK(log.num_layers == 2);
   CHECK(log.num_experts == 12);

@@ -36,3 +36,16 @@ TEST_CASE("the same key in sibling objects is no repeat") {
       nlohmann::json::parse(R"({"a": {"k": 1}, "b": [1, {"k": 2}]})", moeplan::refuse_duplicate_keys("f"));
   CHECK(parsed["b"][1]["k"] == 2);  // the callback keeps every value
 }
+
+TEST_CASE("nesting past 128 levels is refused with its key path; 128 levels are read") {
+  // 1 object, then 127 lists inside "a": 128 levels open at the innermost, the limit itself.
+  const std::string at_limit = R"({"a": )" + std::string(127, '[') + std::string(127, ']') + "}";
+  CHECK(duplicate_error(at_limit).empty());
+  // One more list: the 129th level opens at a[0]...[0] with 127 indices.
+  std::string path = "a";
+  for (int level = 0; level < 127; ++level) path += "[0]";
+  const std::string message = duplicate_error(R"({"a": )" + std::string(128, '[') + std::string(128, ']') + "}");
+  CHECK(message.find("expected at most 128 levels of nested lists and objects (docs/budgets.md)") != std::string::npos);
+  CHECK(
+      message.starts_with("plan.json: " + path.substr(0, 80) + "... (" + std::to_string(path.size()) + " characters)"));
+}

@@ -156,5 +156,5 @@ TEST_CASE("bad lengths are refused with the file, key and expectation") {
   write_temporary("nan.csv", "5,nan\n");
   refused("nan-trace.yaml", "{length_trace: moeplan-test-nan.csv, concurrency: 1}", "line 1: expected");
   refused("missing-trace.yaml", "{length_trace: moeplan-test-absent.csv, concurrency: 1}",
-          "moeplan-test-absent.csv: expected a readable CSV file");
+          "moeplan-test-absent.csv: expected an existing, readable file");
 }
