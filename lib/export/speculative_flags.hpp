@@ -4,7 +4,7 @@
 #include "export/engine_version.hpp"
 #include "export/launch_command.hpp"
 #include "export/plan_file.hpp"
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 
 namespace moeplan::exporting {
 

@@ -7,7 +7,7 @@
 #include "export/exporter.hpp"
 #include "export/flag_table.hpp"
 #include "export/node_assignment.hpp"
-#include "export/vllm_ascend.hpp"
+#include "export/vllm_ascend/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan::exporting;
@@ -31,6 +31,7 @@ Outcome export_at(const nlohmann::json& document, Engine engine, const std::stri
   request.engine = engine;
   request.version = parse_engine_version(version, "test");
   request.model_path = "org/model";
+  request.network_interface = "eth0";  // vllm-ascend PD: the sockets' NIC
   request.kv_connector = kv_connector;
   Outcome outcome;
   outcome.refusal = refusal_of([&] { outcome.result = export_plan(plans.back(), request); }).message;
@@ -80,17 +81,21 @@ TEST_CASE("SGLang --enable-two-batch-overlap arrived in 0.4.7") {
   CHECK(contains(refusal, "nearest release that runs it is --engine-version 0.4.7"));
 }
 
-TEST_CASE("SGLang two-batch overlap with standard dispatch: refused after 0.5.6.post2, main needs DP attention") {
+TEST_CASE("SGLang two-batch overlap with standard dispatch: a crash to 0.5.6.post2, a refusal from 0.5.7 and on main") {
   nlohmann::json document = tp8(1);
   nlohmann::json& role = document["plans"][0]["roles"][0];
   role["layout"]["tp"] = 1;
   role["layout"]["dp"] = 8;
   role["layout"]["ep"] = 8;
   role["two_batch_overlap"] = true;
-  // 350fbbf4d:2401 (2025-12-22) refuses it; 0.5.6.post2 (2025-12-11) has no such check; main relaxed it.
-  const std::string refusal = export_at(document, Engine::sglang, "0.5.9").refusal;
-  CHECK(contains(refusal, "tbo-needs-all-to-all"));
-  CHECK(contains(refusal, "--engine-version main"));
+  // [sglang-tbo-dispatch]: v0.5.6.post2 deepseek_v2.py:1168-1174 calls dispatch_a, which the standard
+  // dispatcher lacks; v0.5.7 server_args.py:4665-4667 refuses it; DP attention does not help on main.
+  const std::string crash = export_at(document, Engine::sglang, "0.5.6.post2").refusal;
+  CHECK(contains(crash, "two_batch_overlap: expected false without DeepEP"));
+  CHECK(contains(crash, "crashes on the first split batch"));
+  CHECK(contains(export_at(document, Engine::sglang, "0.5.7").refusal, "refuses it in check_server_args"));
+  CHECK(contains(export_at(document, Engine::sglang, "main").refusal, "two_batch_overlap"));
+  role["dispatch"] = "deepep_low_latency";
   CHECK(export_at(document, Engine::sglang, "0.5.6.post2").refusal.empty());
 }
 
@@ -127,15 +132,17 @@ TEST_CASE("SGLang on Ascend: the ascend attention backend from 0.4.9, its transf
   CHECK(contains(prefill, "--disaggregation-transfer-backend ascend"));
 }
 
-TEST_CASE("SGLang redundant experts with standard dispatch run wrongly: refused on every release") {
+TEST_CASE("SGLang redundant experts with standard dispatch: wrong output before 0.5.17, fixed from 0.5.17") {
   nlohmann::json document = tp8(1);
   nlohmann::json& role = document["plans"][0]["roles"][0];
   role["layout"]["ep"] = 8;
   role["layout"]["redundant"] = 8;  // (256 + 8) / 8 = 33 slots per rank
-  // [sglang-pr-32962]: each rank picks its own replica, so replicated experts are summed more than once.
-  const std::string refusal = export_at(document, Engine::sglang, "main").refusal;
-  CHECK(contains(refusal, "eplb-redundant-standard-dispatch"));
-  CHECK(contains(refusal, "no release in the table runs it"));
+  role["layout"]["fused_shared"] = 0;
+  // [sglang-eplb-standard-fix]: each rank picked its own replica before 06ccaef24a (first in v0.5.17).
+  const std::string before = export_at(document, Engine::sglang, "0.5.6.post2").refusal;
+  CHECK(contains(before, "layout.redundant: expected 0 with standard dispatch before SGLang 0.5.17"));
+  CHECK(export_at(document, Engine::sglang, "0.5.17").refusal.empty());
+  CHECK(export_at(document, Engine::sglang, "main").refusal.empty());
 }
 
 TEST_CASE("SGLang fused shared expert under EP: main enforces it, 0.5 releases would run it unfused") {
@@ -217,6 +224,7 @@ TEST_CASE("vllm-ascend torchair_graph_config: not read from 0.12.0rc1, refused f
   const auto nodes = assign_nodes(plan.plans[0], plan.scenario, {});
   VllmSettings settings;
   settings.version = parse_engine_version("0.10.0rc1", "test");
+  settings.network_interface = "eth0";
   settings.model_path = "Qwen/Qwen3-235B-A22B";
   const LaunchCommand decode = vllm_ascend_launch(plan, nodes[1], settings);
   const auto problems = check_command(Engine::vllm_ascend, settings.version, decode, plan_facts(plan, *nodes[1].role));
