@@ -15,7 +15,7 @@ endfunction()
 set(out ${WORK_DIR}/export-plan-engine)
 file(REMOVE_RECURSE ${out})
 expect_success(export-plan-engine "for sglang 0.5.4" export --plan ${plans}/deepseek-v3-tp8-h200-sglang-0.5.4.json
-               --out ${out})
+               --model-path deepseek-ai/DeepSeek-V3 --out ${out})
 file(READ ${out}/aggregated-0-node0.sh script)
 string(FIND "${script}" "checked against lib/export/flags/sglang.json for sglang 0.5.4" checked)
 if(checked EQUAL -1)
