@@ -200,6 +200,25 @@ TEST_CASE("vllm-ascend: the Mooncake connector, never NIXL") {
   CHECK(contains(refusal, "no release in the table runs it"));
 }
 
+TEST_CASE(
+    "vllm-ascend PD: the connector module before 0.11.0rc0, the sockets' NIC always [vllm-ascend-mooncake-guide]") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  document["plans"][0]["roles"][1]["layout"]["otp"] = 1;  // O-projection TP is no part of this check
+  // v0.10.2rc1's guide line 58 names the module; v0.11.0rc0 registers the name when the plugin loads.
+  const std::string older = script(export_at(document, Engine::vllm_ascend, "0.10.2rc1"), "decode-0-node0.sh");
+  CHECK(contains(older, R"("kv_connector_module_path":"vllm_ascend.distributed.mooncake_connector")"));
+  const std::string newer = script(export_at(document, Engine::vllm_ascend, "0.11.0rc0"), "decode-0-node0.sh");
+  CHECK_FALSE(contains(newer, "kv_connector_module_path"));
+  // Lines 28-33: HCCL's timeouts 204 s and 120 s and the three sockets on the NIC (eth0 in these tests).
+  for (const std::string& text : {older, newer}) {
+    CHECK(contains(text, "export HCCL_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export GLOO_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export TP_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export HCCL_EXEC_TIMEOUT=204\n"));
+    CHECK(contains(text, "export HCCL_CONNECT_TIMEOUT=120\n"));
+  }
+}
+
 TEST_CASE("vllm-ascend O-projection TP needs the recompute scheduler from 0.23.0rc1") {
   const nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
   // ascend_config.py@v0.23.0:152 raises without recompute_scheduler_enable; v0.22.1rc1 has no such check.
@@ -230,4 +249,32 @@ TEST_CASE("vllm-ascend torchair_graph_config: not read from 0.12.0rc1, refused f
   const auto problems = check_command(Engine::vllm_ascend, settings.version, decode, plan_facts(plan, *nodes[1].role));
   CHECK(std::any_of(problems.begin(), problems.end(),
                     [](const TableProblem& problem) { return problem.subject == "torchair-not-for-qwen"; }));
+}
+
+TEST_CASE("SGLang PD front: mini_lb to 0.4.7.post1, the router's PD flags from 0.4.8 [sglang-mini-lb]") {
+  const nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  // [doc-003]: one prefill instance (node0, port 30000, bootstrap 8998) and one decode instance (node4).
+  const std::string before = script(export_at(document, Engine::sglang, "0.4.7.post1"), "router.sh");
+  CHECK(contains(before, "exec python3 -m sglang.srt.disaggregation.mini_lb \\\n"));
+  CHECK(contains(before, "--prefill http://node0:30000 \\\n"));
+  CHECK(contains(before, "--prefill-bootstrap-ports 8998 \\\n"));
+  CHECK(contains(before, "--decode http://node4:30000 \\\n"));
+  CHECK_FALSE(contains(before, "--pd-disaggregation"));
+  const std::string after = script(export_at(document, Engine::sglang, "0.4.8"), "router.sh");
+  CHECK(contains(after, "exec python3 -m sglang_router.launch_router \\\n    --pd-disaggregation"));
+  CHECK_FALSE(contains(after, "pip install"));
+}
+
+TEST_CASE("SGLang images by release: cu124 before 0.4.8, cu126 to 0.5.2, a bare tag from 0.5.3 [sglang-images]") {
+  const nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.4.7.post1"), "lws.yaml"),
+                 "image: lmsysorg/sglang:v0.4.7.post1-cu124\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.4.8"), "lws.yaml"),
+                 "image: lmsysorg/sglang:v0.4.8-cu126\n"));
+  // The table's 0.5.0 is the v0.5.0rc2 commit: there is no v0.5.0 tag.
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.0rc2"), "lws.yaml"),
+                 "image: lmsysorg/sglang:v0.5.0rc2-cu126\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.2"), "lws.yaml"),
+                 "image: lmsysorg/sglang:v0.5.2-cu126\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.3"), "lws.yaml"), "image: lmsysorg/sglang:v0.5.3\n"));
 }
