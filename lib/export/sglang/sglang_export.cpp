@@ -28,7 +28,7 @@ class SglangExport final : public EngineExport {
   // cu126, and from 0.5.3 a bare release tag names the default build; main is the moving `latest`.
   std::string image(const EngineVersion& version) const override {
     if (version.main) return "lmsysorg/sglang:latest";
-    const std::string tag = "lmsysorg/sglang:v" + version.text();
+    std::string tag = "lmsysorg/sglang:v" + version.text();
     if (version < release(0, 4, 8)) return tag + "-cu124";
     if (version < release(0, 5, 3)) return tag + "-cu126";
     return tag;
