@@ -28,6 +28,7 @@ struct ExportOptions {
   std::vector<std::string> hosts;
   std::int64_t eplb_rebalance_iterations = 1000;
   std::string kv_connector;
+  std::string network_interface;
   std::string image;
   std::string out;
 };
@@ -44,6 +45,7 @@ ExportRequest request_from(const ExportOptions& options, const PlanFile& plan) {
   request.model_path = options.model_path;
   request.eplb_rebalance_iterations = options.eplb_rebalance_iterations;
   request.kv_connector = options.kv_connector;
+  request.network_interface = options.network_interface;
   request.image = options.image;
   return request;
 }
@@ -130,6 +132,8 @@ void add_export_command(CLI::App& app) {
   command->add_option(
       "--kv-connector", options->kv_connector,
       "vLLM KV connector of disaggregated roles (default: NixlConnector; MooncakeConnectorV1 on Ascend)");
+  command->add_option("--network-interface", options->network_interface,
+                      "network interface of vllm-ascend's disaggregated roles (HCCL, Gloo and TP sockets)");
   command->add_option("--image", options->image,
                       "container image of lws.yaml (default: the engine's published image for the release)");
   add_output_option(*command, "--out", options->out,

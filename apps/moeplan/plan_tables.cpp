@@ -150,7 +150,7 @@ std::string speculative_text(const ServingContext& context, const Layout& layout
       gib(memory.weights.draft), memory.max_kv_tokens);
   if (!memory.fits) return text + "    rejected: memory: " + rejection_text(memory) + "\n";
   for (const Role role : {Role::aggregated, Role::decode}) {
-    for (RoleOptions options : role_options(layout, role, scenario.search)) {
+    for (RoleOptions options : role_options(layout, role, scenario.search, scenario.engine)) {
       options.speculative = true;
       text += serving_text(estimate_serving(context, layout, memory, options));
     }
@@ -177,7 +177,7 @@ std::string explain_layout(const Model& model, const Scenario& scenario, const S
   if (!memory.fits) return text + "  rejected: memory: " + rejection_text(memory) + "\n";
   const ServingContext context{model, scenario, steps, SkewModel{}, measured_loads};
   for (const Role role : {Role::aggregated, Role::prefill, Role::decode}) {
-    for (const RoleOptions& options : role_options(layout, role, scenario.search)) {
+    for (const RoleOptions& options : role_options(layout, role, scenario.search, scenario.engine)) {
       text += serving_text(estimate_serving(context, layout, memory, options));
     }
   }

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "export/trtllm.hpp"
+#include "export/trtllm/trtllm.hpp"
 
 namespace moeplan::exporting {
 
@@ -54,6 +54,31 @@ void add_trtllm_endpoints(LaunchCommand& command, const NodeLaunch& node) {
   command.add("--port", std::to_string(http_port(Engine::trtllm, node)));
 }
 
+// [sglang-mini-lb]: before 0.4.8 the PD front is the server's own mini load balancer, which takes
+// comma-separated prefill URLs, their bootstrap ports and decode URLs; the router has no PD flags there.
+LaunchCommand sglang_mini_load_balancer(const std::vector<NodeLaunch>& nodes) {
+  std::vector<std::string> prefill;
+  std::vector<std::string> ports;
+  std::vector<std::string> decode;
+  for (const NodeLaunch& node : nodes) {
+    if (!heads_instance(node)) continue;
+    if (node.role->role == RoleKind::prefill) {
+      prefill.push_back(url(Engine::sglang, node));
+      ports.push_back(std::to_string(kBootstrapPort + node.slot));
+    } else {
+      decode.push_back(url(Engine::sglang, node));
+    }
+  }
+  LaunchCommand command;
+  command.program = {"python3", "-m", "sglang.srt.disaggregation.mini_lb"};
+  command.add("--prefill", fmt::format("{}", fmt::join(prefill, ",")));
+  command.add("--prefill-bootstrap-ports", fmt::format("{}", fmt::join(ports, ",")));
+  command.add("--decode", fmt::format("{}", fmt::join(decode, ",")));
+  command.add("--host", "0.0.0.0");
+  command.add("--port", std::to_string(router_port(Engine::sglang)));
+  return command;
+}
+
 // [sglang-router-args]: --pd-disaggregation, --prefill URL BOOTSTRAP_PORT and --decode URL, repeated.
 LaunchCommand sglang_router(const std::vector<NodeLaunch>& nodes, bool disaggregated) {
   LaunchCommand command;
@@ -74,7 +99,9 @@ LaunchCommand sglang_router(const std::vector<NodeLaunch>& nodes, bool disaggreg
   if (!workers.empty()) command.add("--worker-urls", workers);
   command.add("--host", "0.0.0.0");
   command.add("--port", std::to_string(router_port(Engine::sglang)));
-  command.notes.emplace_back("the router is the sglang-router package (pip install sglang-router)");
+  // [sglang-router-args], [sglang-images]: sglang-router is versioned apart from the server; the release's image
+  // builds it from the release's own tree, so no unpinned package is installed over it.
+  command.notes.emplace_back("run the router in the release's lws.yaml image, which carries sglang-router");
   return command;
 }
 
@@ -147,13 +174,15 @@ void add_endpoints(LaunchCommand& command, Engine engine, const NodeLaunch& node
   }
 }
 
-std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<NodeLaunch>& nodes) {
+std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<NodeLaunch>& nodes,
+                                           const EngineVersion& version) {
   bool disaggregated = false;
   std::int64_t instances = 0;
   for (const NodeLaunch& node : nodes) {
     disaggregated = disaggregated || node.role->role != RoleKind::aggregated;
     if (heads_instance(node)) ++instances;
   }
+  if (engine == Engine::sglang && disaggregated && version < release(0, 4, 8)) return sglang_mini_load_balancer(nodes);
   if (engine == Engine::sglang && (disaggregated || instances > 1)) return sglang_router(nodes, disaggregated);
   if (engine == Engine::trtllm && disaggregated) return trtllm_router(nodes);
   if (engine != Engine::sglang && disaggregated) return vllm_proxy(engine, nodes);

@@ -26,7 +26,8 @@ void add_endpoints(LaunchCommand& command, Engine engine, const NodeLaunch& node
 
 // The router (SGLang, `trtllm-serve disaggregated`) or proxy (vLLM, vllm-ascend) in front of the instances,
 // or nullopt when the deployment is one aggregated instance, or aggregated vLLM or TensorRT-LLM (which have
-// no router of their own).
-std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<NodeLaunch>& nodes);
+// no router of their own). SGLang before 0.4.8 fronts PD with its mini load balancer ([sglang-mini-lb]).
+std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<NodeLaunch>& nodes,
+                                           const EngineVersion& version);
 
 }  // namespace moeplan::exporting

@@ -9,16 +9,15 @@
 
 #include "export/deployment_json.hpp"
 #include "export/endpoints.hpp"
+#include "export/engine_export.hpp"
 #include "export/expert_location.hpp"
 #include "export/flag_table.hpp"
 #include "export/lws_manifest.hpp"
 #include "export/placement_file.hpp"
 #include "export/refusal.hpp"
 #include "export/script_values.hpp"
-#include "export/sglang.hpp"
-#include "export/sglang_rules.hpp"
-#include "export/trtllm.hpp"
-#include "export/vllm_ascend.hpp"
+#include "export/trtllm/trtllm.hpp"
+#include "export/vllm/vllm_export.hpp"
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
 
@@ -96,69 +95,30 @@ void check_platform(const PlanFile& plan, Engine engine) {
 
 void check_roles(const PlanFile& plan, const DeploymentPlan& deployment, const ExportRequest& request) {
   check_platform(plan, request.engine);
-  for (const RolePlan& role : deployment.roles) {
-    switch (request.engine) {
-      case Engine::sglang: check_sglang_role(plan, role, request.version); break;
-      case Engine::vllm: check_vllm_role(plan, role, request.version, VllmPlatform::cuda); break;
-      case Engine::vllm_ascend:
-        check_vllm_role(plan, role, request.version, VllmPlatform::ascend);
-        check_vllm_ascend_role(plan, role, request.version);
-        break;
-      case Engine::trtllm: check_trtllm_role(plan, role); break;
-    }
-  }
+  const EngineExport& engine = engine_export(request.engine);
+  for (const RolePlan& role : deployment.roles) engine.check_role(plan, role, request.version);
 }
 
-// The engine's --model-path: the request's, else the plan's Hugging Face id, else (with a note) its name.
-std::string model_path_for(const PlanFile& plan, const ExportRequest& request, LaunchCommand& command) {
+// The engine's --model-path: the request's, else the plan's Hugging Face id. A bare model name is no path
+// an engine can load, so a model without an id needs --model-path.
+std::string model_path_for(const PlanFile& plan, const ExportRequest& request) {
   if (!request.model_path.empty()) return request.model_path;
   if (!plan.model.hf_id.empty()) return plan.model.hf_id;
-  command.notes.push_back(
-      fmt::format("the model path is the plan's model name '{}': the model file names no "
-                  "Hugging Face id (hf_id); pass --model-path to export",
-                  plan.model.name));
-  return plan.model.name;
-}
-
-const Layout* layout_of(const DeploymentPlan& deployment, RoleKind kind) {
-  for (const RolePlan& role : deployment.roles) {
-    if (role.role == kind) return &role.layout;
-  }
-  return nullptr;
-}
-
-VllmSettings vllm_settings(const DeploymentPlan& deployment, const ExportRequest& request) {
-  VllmSettings settings;
-  settings.version = request.version;
-  settings.kv_connector = request.kv_connector;
-  settings.prefill_layout = layout_of(deployment, RoleKind::prefill);
-  settings.decode_layout = layout_of(deployment, RoleKind::decode);
-  return settings;
+  throw InputError(kCommandLine, "--model-path",
+                   fmt::format("a local path or Hugging Face id for {}, whose model file names no hf_id, got none",
+                               plan.model.name));
 }
 
 LaunchCommand engine_launch(const PlanFile& plan, const DeploymentPlan& deployment, const NodeLaunch& node,
                             const ExportRequest& request, const std::map<RoleKind, ExpertPlacement>& placements) {
-  LaunchCommand notes;
-  const std::string model_path = model_path_for(plan, request, notes);
-  LaunchCommand command;
-  if (request.engine == Engine::sglang) {
-    SglangSettings settings;
-    settings.version = request.version;
-    settings.model_path = model_path;
-    settings.eplb_rebalance_iterations = request.eplb_rebalance_iterations;
-    const bool placed = placements.contains(node.role->role);
-    command = sglang_launch(plan, node, settings,
-                            placed ? std::optional(expert_location_file_name(node.role->role)) : std::nullopt);
-  } else if (request.engine == Engine::trtllm) {
-    command = trtllm_launch(node, model_path);
-  } else {
-    VllmSettings settings = vllm_settings(deployment, request);
-    settings.model_path = model_path;
-    command = request.engine == Engine::vllm_ascend ? vllm_ascend_launch(plan, node, settings)
-                                                    : vllm_launch(node, settings, VllmPlatform::cuda);
-  }
-  command.notes.insert(command.notes.begin(), notes.notes.begin(), notes.notes.end());
-  return command;
+  const bool placed = placements.contains(node.role->role);
+  const LaunchInputs inputs{plan,
+                            deployment,
+                            node,
+                            request,
+                            model_path_for(plan, request),
+                            placed ? std::optional(expert_location_file_name(node.role->role)) : std::nullopt};
+  return engine_export(request.engine).launch(inputs);
 }
 
 VllmPlatform platform_of(Engine engine) {
@@ -170,7 +130,7 @@ LaunchCommand launch_for(const PlanFile& plan, const DeploymentPlan& deployment,
   LaunchCommand command = engine_launch(plan, deployment, node, request, placements);
   const bool vllm_family = request.engine == Engine::vllm || request.engine == Engine::vllm_ascend;
   const std::string connector =
-      !vllm_family ? "" : kv_connector_for(vllm_settings(deployment, request), platform_of(request.engine));
+      !vllm_family ? "" : kv_connector_for(vllm_request_settings(deployment, request), platform_of(request.engine));
   add_endpoints(command, request.engine, node, plan.scenario.on_ascend(), connector);
   return command;
 }
@@ -211,8 +171,9 @@ Launches build_launches(const PlanFile& plan, const DeploymentPlan& deployment, 
   launches.nodes = assign_nodes(deployment, plan.scenario, request.hosts);
   for (const NodeLaunch& node : launches.nodes)
     launches.commands.push_back(launch_for(plan, deployment, node, request, placements));
-  if (request.engine == Engine::trtllm) place_trtllm_ranks(launches.nodes, launches.commands);
-  launches.router = router_launch(request.engine, launches.nodes);
+  const EngineExport& engine = engine_export(request.engine);
+  engine.arrange(launches.nodes, launches.commands);
+  launches.router = engine.router(launches.nodes, request.version);
   return launches;
 }
 
@@ -337,7 +298,8 @@ void add_manifest(ExportResult& result, const PlanFile& plan, const Launches& la
     }
     return;
   }
-  const std::string image = request.image.empty() ? default_image(request.engine, request.version) : request.image;
+  const std::string image =
+      request.image.empty() ? engine_export(request.engine).image(request.version) : request.image;
   result.files.push_back(
       {"lws.yaml", lws_manifest(request.engine, plan, launches.nodes, launches.commands, image), false});
 }

@@ -29,6 +29,7 @@ struct ExportRequest {
   std::string model_path;                         // empty: the plan's Hugging Face id, else its model name
   std::int64_t eplb_rebalance_iterations = 1000;  // SGLang online EPLB; 0 = off
   std::string kv_connector;                       // vLLM PD connector; empty: the platform's (vllm.hpp)
+  std::string network_interface;                  // vllm-ascend PD: the NIC its HCCL, Gloo and TP sockets use
   std::string image;                              // the manifest's container image; empty: default_image
   bool name_nearest_release = true;               // a table refusal searches the table for the nearest release
 };

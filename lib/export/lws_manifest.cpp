@@ -130,17 +130,4 @@ std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<
   return text;
 }
 
-std::string default_image(Engine engine, const EngineVersion& version) {
-  const std::string tag = version.main ? "latest" : "v" + version.text();
-  switch (engine) {
-    case Engine::sglang: return "lmsysorg/sglang:" + tag;
-    case Engine::vllm: return "vllm/vllm-openai:" + tag;
-    case Engine::vllm_ascend: return "quay.io/ascend/vllm-ascend:" + tag;
-    // [trtllm-containers]: NGC release images are tagged with the bare release number.
-    case Engine::trtllm:
-      return "nvcr.io/nvidia/tensorrt-llm/release:" + (version.main ? std::string("latest") : version.text());
-  }
-  return "";
-}
-
 }  // namespace moeplan::exporting

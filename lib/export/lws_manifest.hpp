@@ -21,7 +21,4 @@ bool lws_group_written(Engine engine, const NodeLaunch& node);
 std::string lws_manifest(Engine engine, const PlanFile& plan, const std::vector<NodeLaunch>& nodes,
                          const std::vector<LaunchCommand>& commands, const std::string& image);
 
-// The image the manifest names by default: the engine's published image for the release.
-std::string default_image(Engine engine, const EngineVersion& version);
-
 }  // namespace moeplan::exporting

@@ -3,7 +3,7 @@
 // that cannot run a plan's stages.
 #include "export/launch_command.hpp"
 #include "export/plan_file.hpp"
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 
 namespace moeplan::exporting {
 

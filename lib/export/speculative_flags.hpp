@@ -3,7 +3,7 @@
 // combinations that cannot run a plan's draft.
 #include "export/launch_command.hpp"
 #include "export/plan_file.hpp"
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 #include "spec/engine.hpp"
 
 namespace moeplan::exporting {

@@ -7,6 +7,7 @@
 #include "io/input_error.hpp"
 #include "plan/disaggregation.hpp"
 #include "plan/layout_space.hpp"
+#include "spec/engine_rules.hpp"
 
 namespace moeplan {
 
@@ -53,7 +54,8 @@ void keep(Evaluation evaluation, std::vector<Candidate>& kept, SearchResult& res
 
 }  // namespace
 
-std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search) {
+std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search,
+                                      const EngineChoice& engine) {
   if (layout.ep == 1) return {{role, DispatchMode::gather_scatter, false}};
   std::vector<DispatchMode> modes{DispatchMode::all_to_all};
   // [sglang-server-args]: DeepEP-class backends force EP = the instance's ranks. [doc-003]: without
@@ -61,9 +63,19 @@ std::vector<RoleOptions> role_options(const Layout& layout, Role role, const Sea
   if (layout.ep == layout.world()) {
     modes.push_back(role == Role::decode ? DispatchMode::deepep_low_latency : DispatchMode::deepep_normal);
   }
+  // spec/engine_rules.hpp: a mechanism pair the scenario's engine release cannot run (two-batch overlap
+  // without DeepEP, fused shared experts with it) is never chosen; a mode left without an allowed
+  // overlap setting runs without overlap. Redundant experts are the layout's, judged at export.
+  const bool sglang = follows_sglang_rules(engine.name);
+  const EngineVersion version = sglang ? scenario_release(engine.version, "scenario") : kMainBranch;
   std::vector<RoleOptions> options;
   for (const DispatchMode mode : modes) {
-    for (const bool overlap : search.two_batch_overlap) options.push_back({role, mode, overlap});
+    const std::size_t before = options.size();
+    for (const bool overlap : search.two_batch_overlap) {
+      const MechanismChoice choice{mode != DispatchMode::all_to_all, overlap, layout.fused_shared, 0};
+      if (!sglang || !sglang_combination_problem(version, choice)) options.push_back({role, mode, overlap});
+    }
+    if (options.size() == before) options.push_back({role, mode, false});
   }
   return options;
 }
@@ -100,7 +112,7 @@ Evaluation evaluate_layout(const ServingContext& context, const Layout& layout, 
       last = Rejection{layout, role_text, "memory", memory_detail(memory)};
       continue;
     }
-    for (RoleOptions options : role_options(layout, role, context.scenario.search)) {
+    for (RoleOptions options : role_options(layout, role, context.scenario.search, context.scenario.engine)) {
       options.speculative = speculative;
       const ServingEstimate estimate = estimate_serving(context, layout, memory, options);
       if (!estimate.rejected.empty()) {

@@ -57,8 +57,10 @@ struct SearchResult {
 };
 
 // The dispatch modes and overlap settings a layout may run in a role (all-to-all backends need EP = ranks,
-// [sglang-server-args]).
-std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search);
+// [sglang-server-args]), less the combinations the scenario's engine release cannot run
+// (spec/engine_rules.hpp).
+std::vector<RoleOptions> role_options(const Layout& layout, Role role, const SearchSpace& search,
+                                      const EngineChoice& engine);
 
 // Feasibility and the best serving estimate of one layout in one role; a rejection otherwise.
 struct Evaluation {

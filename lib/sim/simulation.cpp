@@ -301,7 +301,8 @@ SimulationResult simulate_disaggregated(const ServingContext& context, const Poo
 }
 
 RoleOptions best_role_options(const ServingContext& context, const Layout& layout, Role role) {
-  const std::vector<RoleOptions> candidates = role_options(layout, role, context.scenario.search);
+  const std::vector<RoleOptions> candidates =
+      role_options(layout, role, context.scenario.search, context.scenario.engine);
   const MemoryPlan memory = plan_memory(context.model, layout, context.scenario.cluster.hardware,
                                         context.scenario.memory, context.scenario.workload.longest_request());
   RoleOptions best = candidates.front();

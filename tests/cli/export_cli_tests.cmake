@@ -15,7 +15,7 @@ endfunction()
 set(out ${WORK_DIR}/export-plan-engine)
 file(REMOVE_RECURSE ${out})
 expect_success(export-plan-engine "for sglang 0.5.4" export --plan ${plans}/deepseek-v3-tp8-h200-sglang-0.5.4.json
-               --out ${out})
+               --model-path deepseek-ai/DeepSeek-V3 --out ${out})
 file(READ ${out}/aggregated-0-node0.sh script)
 string(FIND "${script}" "checked against lib/export/flags/sglang.json for sglang 0.5.4" checked)
 if(checked EQUAL -1)
@@ -58,7 +58,7 @@ expect_same_file(export-vllm-decode ${out}/decode-0-node1.sh ${expected}/deepsee
 set(out ${WORK_DIR}/export-ascend)
 file(REMOVE_RECURSE ${out})
 expect_success(export-ascend "decode-0-node0.sh" export --plan ${plans}/qwen3-235b-pd-otp4-910b.json --engine vllm-ascend
-               --model-path Qwen/Qwen3-235B-A22B --out ${out})
+               --model-path Qwen/Qwen3-235B-A22B --network-interface eth0 --out ${out})
 expect_same_file(export-ascend-decode ${out}/decode-0-node0.sh ${expected}/qwen3-235b-pd-vllm-ascend/decode-0-node0.sh)
 
 # The tp8 plan's unfused entry on TensorRT-LLM 1.2.0rc6: the script and the extra-options file it names.
@@ -96,6 +96,11 @@ expect_failure(export-release-lacks-flag 2 "the nearest release that runs it is 
 expect_failure(export-vllm-placement 2 "--placement: expected no placement for vllm" ${out}
                export --plan ${plans}/deepseek-v3-pd-h100.json --engine vllm
                --placement ${expected}/deepseek-v3-placement-288.json --out ${out})
+expect_failure(export-no-model-path 2 "--model-path: expected a local path or Hugging Face id for DeepSeek-V3" ${out}
+               export --plan ${plans}/deepseek-v3-tp8-h200.json --engine vllm --plan-index 1 --out ${out})
+expect_failure(export-ascend-no-interface 2 "--network-interface: expected the network interface" ${out}
+               export --plan ${plans}/qwen3-235b-pd-otp4-910b.json --engine vllm-ascend
+               --model-path Qwen/Qwen3-235B-A22B --out ${out})
 expect_failure(export-plan-index 2 "--plan-index: expected an index below 2" ${out}
                export --plan ${plans}/deepseek-v3-tp8-h200.json --engine sglang --plan-index 2 --out ${out})
 expect_failure(export-missing-plan 2 "no-such-plan.json: expected an existing, readable file" ${out}

@@ -1,8 +1,8 @@
 // Pipeline stages and speculative decoding in the launch commands, written by hand from [sglang-pp],
 // [sglang-speculative], [vllm-pp-indices] and [vllm-speculative-config].
-#include "export/sglang.hpp"
-#include "export/sglang_rules.hpp"
-#include "export/vllm.hpp"
+#include "export/sglang/sglang.hpp"
+#include "export/sglang/sglang_rules.hpp"
+#include "export/vllm/vllm.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;

@@ -7,7 +7,7 @@
 #include "export/exporter.hpp"
 #include "export/flag_table.hpp"
 #include "export/node_assignment.hpp"
-#include "export/vllm_ascend.hpp"
+#include "export/vllm_ascend/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;
@@ -32,6 +32,7 @@ Outcome export_at(const nlohmann::json& document, Engine engine, const std::stri
   request.engine = engine;
   request.version = parse_engine_version(version, "test");
   request.model_path = "org/model";
+  request.network_interface = "eth0";  // vllm-ascend PD: the sockets' NIC
   request.kv_connector = kv_connector;
   Outcome outcome;
   outcome.refusal = refusal_of([&] { outcome.result = export_plan(plans.back(), request); }).message;
@@ -81,17 +82,21 @@ TEST_CASE("SGLang --enable-two-batch-overlap arrived in 0.4.7") {
   CHECK(contains(refusal, "nearest release that runs it is --engine-version 0.4.7"));
 }
 
-TEST_CASE("SGLang two-batch overlap with standard dispatch: refused after 0.5.6.post2, main needs DP attention") {
+TEST_CASE("SGLang two-batch overlap with standard dispatch: a crash to 0.5.6.post2, a refusal from 0.5.7 and on main") {
   nlohmann::json document = tp8(1);
   nlohmann::json& role = document["plans"][0]["roles"][0];
   role["layout"]["tp"] = 1;
   role["layout"]["dp"] = 8;
   role["layout"]["ep"] = 8;
   role["two_batch_overlap"] = true;
-  // 350fbbf4d:2401 (2025-12-22) refuses it; 0.5.6.post2 (2025-12-11) has no such check; main relaxed it.
-  const std::string refusal = export_at(document, Engine::sglang, "0.5.9").refusal;
-  CHECK(contains(refusal, "tbo-needs-all-to-all"));
-  CHECK(contains(refusal, "--engine-version main"));
+  // [sglang-tbo-dispatch]: v0.5.6.post2 deepseek_v2.py:1168-1174 calls dispatch_a, which the standard
+  // dispatcher lacks; v0.5.7 server_args.py:4665-4667 refuses it; DP attention does not help on main.
+  const std::string crash = export_at(document, Engine::sglang, "0.5.6.post2").refusal;
+  CHECK(contains(crash, "two_batch_overlap: expected false without DeepEP"));
+  CHECK(contains(crash, "crashes on the first split batch"));
+  CHECK(contains(export_at(document, Engine::sglang, "0.5.7").refusal, "refuses it in check_server_args"));
+  CHECK(contains(export_at(document, Engine::sglang, "main").refusal, "two_batch_overlap"));
+  role["dispatch"] = "deepep_low_latency";
   CHECK(export_at(document, Engine::sglang, "0.5.6.post2").refusal.empty());
 }
 
@@ -128,15 +133,17 @@ TEST_CASE("SGLang on Ascend: the ascend attention backend from 0.4.9, its transf
   CHECK(contains(prefill, "--disaggregation-transfer-backend ascend"));
 }
 
-TEST_CASE("SGLang redundant experts with standard dispatch run wrongly: refused on every release") {
+TEST_CASE("SGLang redundant experts with standard dispatch: wrong output before 0.5.17, fixed from 0.5.17") {
   nlohmann::json document = tp8(1);
   nlohmann::json& role = document["plans"][0]["roles"][0];
   role["layout"]["ep"] = 8;
   role["layout"]["redundant"] = 8;  // (256 + 8) / 8 = 33 slots per rank
-  // [sglang-pr-32962]: each rank picks its own replica, so replicated experts are summed more than once.
-  const std::string refusal = export_at(document, Engine::sglang, "main").refusal;
-  CHECK(contains(refusal, "eplb-redundant-standard-dispatch"));
-  CHECK(contains(refusal, "no release in the table runs it"));
+  role["layout"]["fused_shared"] = 0;
+  // [sglang-eplb-standard-fix]: each rank picked its own replica before 06ccaef24a (first in v0.5.17).
+  const std::string before = export_at(document, Engine::sglang, "0.5.6.post2").refusal;
+  CHECK(contains(before, "layout.redundant: expected 0 with standard dispatch before SGLang 0.5.17"));
+  CHECK(export_at(document, Engine::sglang, "0.5.17").refusal.empty());
+  CHECK(export_at(document, Engine::sglang, "main").refusal.empty());
 }
 
 TEST_CASE("SGLang fused shared expert under EP: main enforces it, 0.5 releases would run it unfused") {
@@ -194,6 +201,25 @@ TEST_CASE("vllm-ascend: the Mooncake connector, never NIXL") {
   CHECK(contains(refusal, "no release in the table runs it"));
 }
 
+TEST_CASE(
+    "vllm-ascend PD: the connector module before 0.11.0rc0, the sockets' NIC always [vllm-ascend-mooncake-guide]") {
+  nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
+  document["plans"][0]["roles"][1]["layout"]["otp"] = 1;  // O-projection TP is no part of this check
+  // v0.10.2rc1's guide line 58 names the module; v0.11.0rc0 registers the name when the plugin loads.
+  const std::string older = script(export_at(document, Engine::vllm_ascend, "0.10.2rc1"), "decode-0-node0.sh");
+  CHECK(contains(older, R"("kv_connector_module_path":"vllm_ascend.distributed.mooncake_connector")"));
+  const std::string newer = script(export_at(document, Engine::vllm_ascend, "0.11.0rc0"), "decode-0-node0.sh");
+  CHECK_FALSE(contains(newer, "kv_connector_module_path"));
+  // Lines 28-33: HCCL's timeouts 204 s and 120 s and the three sockets on the NIC (eth0 in these tests).
+  for (const std::string& text : {older, newer}) {
+    CHECK(contains(text, "export HCCL_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export GLOO_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export TP_SOCKET_IFNAME=eth0\n"));
+    CHECK(contains(text, "export HCCL_EXEC_TIMEOUT=204\n"));
+    CHECK(contains(text, "export HCCL_CONNECT_TIMEOUT=120\n"));
+  }
+}
+
 TEST_CASE("vllm-ascend O-projection TP needs the recompute scheduler from 0.23.0rc1") {
   const nlohmann::json document = plan_document("qwen3-235b-pd-otp4-910b.json");
   // ascend_config.py@v0.23.0:152 raises without recompute_scheduler_enable; v0.22.1rc1 has no such check.
@@ -218,9 +244,39 @@ TEST_CASE("vllm-ascend torchair_graph_config: not read from 0.12.0rc1, refused f
   const auto nodes = assign_nodes(plan.plans[0], plan.scenario, {});
   VllmSettings settings;
   settings.version = parse_engine_version("0.10.0rc1", "test");
+  settings.network_interface = "eth0";
   settings.model_path = "Qwen/Qwen3-235B-A22B";
   const LaunchCommand decode = vllm_ascend_launch(plan, nodes[1], settings);
   const auto problems = check_command(Engine::vllm_ascend, settings.version, decode, plan_facts(plan, *nodes[1].role));
   CHECK(std::any_of(problems.begin(), problems.end(),
                     [](const TableProblem& problem) { return problem.subject == "torchair-not-for-qwen"; }));
+}
+
+TEST_CASE("SGLang PD front: mini_lb to 0.4.7.post1, the router's PD flags from 0.4.8 [sglang-mini-lb]") {
+  const nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  // [doc-003]: one prefill instance (node0, port 30000, bootstrap 8998) and one decode instance (node4).
+  const std::string before = script(export_at(document, Engine::sglang, "0.4.7.post1"), "router.sh");
+  CHECK(contains(before, "exec python3 -m sglang.srt.disaggregation.mini_lb \\\n"));
+  CHECK(contains(before, "--prefill http://node0:30000 \\\n"));
+  CHECK(contains(before, "--prefill-bootstrap-ports 8998 \\\n"));
+  CHECK(contains(before, "--decode http://node4:30000 \\\n"));
+  CHECK_FALSE(contains(before, "--pd-disaggregation"));
+  const std::string after = script(export_at(document, Engine::sglang, "0.4.8"), "router.sh");
+  CHECK(contains(after, "exec python3 -m sglang_router.launch_router \\\n    --pd-disaggregation"));
+  CHECK_FALSE(contains(after, "pip install"));
+}
+
+TEST_CASE("SGLang images by release: cu124 before 0.4.8, cu126 to 0.5.2, a bare tag from 0.5.3 [sglang-images]") {
+  const nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.4.7.post1"), "lws.yaml"),
+                 "image: \"lmsysorg/sglang:v0.4.7.post1-cu124\"\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.4.8"), "lws.yaml"),
+                 "image: \"lmsysorg/sglang:v0.4.8-cu126\"\n"));
+  // The table's 0.5.0 is the v0.5.0rc2 commit: there is no v0.5.0 tag.
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.0rc2"), "lws.yaml"),
+                 "image: \"lmsysorg/sglang:v0.5.0rc2-cu126\"\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.2"), "lws.yaml"),
+                 "image: \"lmsysorg/sglang:v0.5.2-cu126\"\n"));
+  CHECK(contains(script(export_at(document, Engine::sglang, "0.5.3"), "lws.yaml"),
+                 "image: \"lmsysorg/sglang:v0.5.3\"\n"));
 }

@@ -39,6 +39,7 @@ ExportRequest request_for(Engine engine, const std::string& model_path) {
   ExportRequest request;
   request.engine = engine;
   request.model_path = model_path;
+  request.network_interface = "eth0";  // vllm-ascend PD: the sockets' NIC
   return request;
 }
 
@@ -129,15 +130,19 @@ TEST_CASE("the deployment JSON does not depend on the engine") {
   CHECK(file_named(sglang, "deployment.json").contents == file_named(vllm, "deployment.json").contents);
 }
 
-TEST_CASE("hosts, the model name as default path, and the plan index") {
+TEST_CASE("hosts, a model without a Hugging Face id needs --model-path, and the plan index") {
   const PlanFile plan = read_plan("deepseek-v3-tp8-h200.json");
   ExportRequest request = request_for(Engine::vllm, "");
   request.plan_index = 1;
   request.hosts = {"h200-a"};
+  // The plan's model names no hf_id: a bare model name is no path an engine can load.
+  const auto missing = refusal_of([&] { export_plan(plan, request); });
+  CHECK(missing.key == "--model-path");
+  CHECK(missing.message.find("DeepSeek-V3, whose model file names no hf_id") != std::string::npos);
+  request.model_path = "/models/DeepSeek-V3";
   const ExportResult result = export_plan(plan, request);
   const std::string script = file_named(result, "aggregated-0-node0.sh").contents;
-  CHECK(script.find("exec vllm serve DeepSeek-V3 \\\n") != std::string::npos);
-  CHECK(script.find("# note: the model path is the plan's model name 'DeepSeek-V3'") != std::string::npos);
+  CHECK(script.find("exec vllm serve /models/DeepSeek-V3 \\\n") != std::string::npos);
   CHECK(script.find("host h200-a") != std::string::npos);
   CHECK(nlohmann::json::parse(file_named(result, "deployment.json").contents)["predicted"]["calibration"] ==
         "calibration-h200.json");

@@ -303,6 +303,7 @@ Tally run_conformance(Engine engine) {
         request.version = version;
         request.plan_index = index;
         request.model_path = "org/model";
+        request.network_interface = "eth0";  // vllm-ascend PD: the sockets' NIC
         request.name_nearest_release = false;
         try {
           check_scripts(plan, request, export_plan(plan, request));

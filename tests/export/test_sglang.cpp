@@ -1,8 +1,8 @@
 // SGLang launch arguments, written by hand from [sglang-server-args], [sglang-server-args-docs],
 // [sglang-parallel-state] and [sglang-ep-docs].
 #include "export/flag_table.hpp"
-#include "export/sglang.hpp"
-#include "export/sglang_rules.hpp"
+#include "export/sglang/sglang.hpp"
+#include "export/sglang/sglang_rules.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;
@@ -284,9 +284,16 @@ TEST_CASE("hybrid EP with standard dispatch: --ep-size below --tp-size, graphs o
   CHECK(key == "plans[1].roles[0].layout.ep");
 }
 
+TEST_CASE("forced fusion beside two-batch overlap is refused on main [sglang-fusion-overlap]") {
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  document["plans"][0]["roles"][1]["layout"]["fused_shared"] = 1;  // [doc-003]'s decode runs TBO
+  CHECK(refused_key(document, 1) == "layout.fused_shared");
+}
+
 TEST_CASE("DeepEP with fusion needs --enforce-shared-experts-fusion, main only") {
   nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
   document["plans"][0]["roles"][1]["layout"]["fused_shared"] = 1;
+  document["plans"][0]["roles"][1]["two_batch_overlap"] = false;
   const PlanFile plan = plan_from(document);
   const Tokens tokens = sglang_tokens(plan, 1, 0, kMainBranch);
   CHECK(std::find(tokens.begin(), tokens.end(), "--enforce-shared-experts-fusion") != tokens.end());

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "export/exporter.hpp"
-#include "export/trtllm.hpp"
+#include "export/trtllm/trtllm.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;

@@ -1,7 +1,7 @@
 // vLLM engine arguments, written by hand from [vllm-parallel-config], [vllm-cache-config], [vllm-ep-docs] and
 // [vllm-engine-args-docs].
 #include "export/endpoints.hpp"
-#include "export/vllm.hpp"
+#include "export/vllm/vllm.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;

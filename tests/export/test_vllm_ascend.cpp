@@ -1,7 +1,7 @@
 // vllm-ascend: the O-projection TP of [doc-004] through --additional-config, written by hand from
 // [vllm-ascend-finegrained-tp] (finegrained_tp_config from 0.12) and [vllm-ascend-pr-2167] (top-level keys
 // from 0.10.2 to 0.11).
-#include "export/vllm_ascend.hpp"
+#include "export/vllm_ascend/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
 using namespace moeplan;
@@ -29,6 +29,7 @@ TEST_CASE("[doc-004] decode node: DP16 EP16 with OTP4 on vllm-ascend main") {
   check_vllm_ascend_role(plan, decode, kMainBranch);
   VllmSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
+  settings.network_interface = "eth0";
   settings.prefill_layout = &plan.plans[0].roles[0].layout;
   settings.decode_layout = &decode.layout;
   const Tokens expected = {
@@ -133,6 +134,7 @@ TEST_CASE("the plan's KV block and captured graph sizes reach the launch command
   const PlanFile plan = plan_from(document);
   VllmSettings settings;
   settings.model_path = "Qwen/Qwen3-235B-A22B";
+  settings.network_interface = "eth0";
   const Tokens command = export_test::tokens(vllm_ascend_launch(plan, node_of(plan, 1, 0), settings));
   const auto block = std::find(command.begin(), command.end(), "--block-size");
   REQUIRE(block != command.end());

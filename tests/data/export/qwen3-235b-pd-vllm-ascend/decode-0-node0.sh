@@ -2,6 +2,11 @@
 # Qwen3-235B-A22B decode instance 0, node rank 0 of 1, host node1: vllm-ascend main launch from qwen3-235b-pd-otp4-910b.json plans[0].roles[1]
 # checked against lib/export/flags/vllm_ascend.json for vllm-ascend main
 # note: recompute_scheduler_enable is on: vllm-ascend main runs the O-projection TP only with the recompute scheduler (from 0.23.0rc1)
+export HCCL_SOCKET_IFNAME=eth0
+export GLOO_SOCKET_IFNAME=eth0
+export TP_SOCKET_IFNAME=eth0
+export HCCL_EXEC_TIMEOUT=204
+export HCCL_CONNECT_TIMEOUT=120
 exec vllm serve Qwen/Qwen3-235B-A22B \
     --tensor-parallel-size 1 \
     --data-parallel-size 16 \

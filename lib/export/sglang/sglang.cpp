@@ -1,4 +1,4 @@
-#include "export/sglang.hpp"
+#include "export/sglang/sglang.hpp"
 #include "export/hosts.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 
 #include "export/flag_table.hpp"
 #include "export/pipeline_flags.hpp"
-#include "export/sglang_rules.hpp"
+#include "export/sglang/sglang_rules.hpp"
 #include "export/speculative_flags.hpp"
 
 namespace moeplan::exporting {

@@ -2,7 +2,7 @@
 // SGLang's own checks on a role ([sglang-server-args] at 001067f), applied before any flag is
 // written, so a plan SGLang would reject or silently change is refused with the reason.
 #include "export/plan_file.hpp"
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 
 namespace moeplan::exporting {
 

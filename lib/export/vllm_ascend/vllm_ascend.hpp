@@ -4,7 +4,7 @@
 // top-level oproj/lmhead keys (with the torchair graph) from 0.10.2 to 0.11 [vllm-ascend-pr-2167], none before.
 #include <nlohmann/json.hpp>
 
-#include "export/vllm.hpp"
+#include "export/vllm/vllm.hpp"
 
 namespace moeplan::exporting {
 

@@ -1,4 +1,4 @@
-#include "export/vllm_ascend.hpp"
+#include "export/vllm_ascend/vllm_ascend.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +8,7 @@
 
 #include "export/flag_table.hpp"
 #include "export/refusal.hpp"
+#include "io/input_error.hpp"
 
 namespace moeplan::exporting {
 
@@ -142,9 +143,29 @@ nlohmann::json vllm_ascend_additional_config(const PlanFile& plan, const RolePla
   return config;
 }
 
+namespace {
+
+// [vllm-ascend-mooncake-guide]: a disaggregated role's HCCL, Gloo and TP sockets bind the NIC the KV cache
+// crosses; vllm-ascend's guide sets all three, and HCCL's timeouts to 204 s (execution) and 120 s (connection).
+void add_network_environment(LaunchCommand& command, const RolePlan& role, const VllmSettings& settings) {
+  if (role.role == RoleKind::aggregated) return;
+  if (settings.network_interface.empty()) {
+    throw InputError("command line", "--network-interface",
+                     "the network interface of the disaggregated roles' KV transfer (vllm-ascend's Mooncake guide "
+                     "sets HCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME and TP_SOCKET_IFNAME to it), got none");
+  }
+  for (const char* variable : {"HCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME"})
+    command.set_environment(variable, settings.network_interface);
+  command.set_environment("HCCL_EXEC_TIMEOUT", "204");
+  command.set_environment("HCCL_CONNECT_TIMEOUT", "120");
+}
+
+}  // namespace
+
 LaunchCommand vllm_ascend_launch(const PlanFile& plan, const NodeLaunch& node, const VllmSettings& settings) {
   LaunchCommand command = vllm_launch(node, settings, VllmPlatform::ascend);
   const RolePlan& role = *node.role;
+  add_network_environment(command, role, settings);
   nlohmann::json config = vllm_ascend_additional_config(plan, role, settings.version);
   if (wants_torchair_sizes(role) && !torchair_read(settings.version)) {
     command.notes.push_back(

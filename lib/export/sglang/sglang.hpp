@@ -7,7 +7,7 @@
 
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 
 namespace moeplan::exporting {
 

@@ -1,4 +1,4 @@
-#include "export/vllm_rules.hpp"
+#include "export/vllm/vllm_rules.hpp"
 
 #include <fmt/format.h>
 

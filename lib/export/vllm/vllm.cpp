@@ -1,4 +1,4 @@
-#include "export/vllm.hpp"
+#include "export/vllm/vllm.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -75,6 +75,11 @@ void add_mooncake_fields(nlohmann::json& config, const NodeLaunch& node, const V
   config["engine_id"] = fmt::format("{}-{}", role_name(node.role->role), node.instance);
   config["kv_connector_extra_config"] = {{"prefill", peer_sizes(settings.prefill_layout)},
                                          {"decode", peer_sizes(settings.decode_layout)}};
+  // [vllm-ascend-mooncake-guide]: before 0.11.0 the connector's name is registered only as a side effect of an
+  // import, so the guide names its module; later releases register it when the plugin loads (the module moved
+  // to distributed/kv_transfer/kv_p2p in 0.14.0rc1, so the old path is written only where it is needed).
+  if (settings.version < moeplan::release_candidate(0, 11, 0, 0))
+    config["kv_connector_module_path"] = "vllm_ascend.distributed.mooncake_connector";
 }
 
 void add_transfer(LaunchCommand& command, const NodeLaunch& node, const VllmSettings& settings, VllmPlatform platform) {

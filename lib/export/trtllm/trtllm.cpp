@@ -1,4 +1,4 @@
-#include "export/trtllm.hpp"
+#include "export/trtllm/trtllm.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -6,7 +6,7 @@
 
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
-#include "export/vllm_rules.hpp"
+#include "export/vllm/vllm_rules.hpp"
 
 namespace moeplan::exporting {
 
@@ -16,6 +16,7 @@ struct VllmSettings {
   // The PD connector; empty picks the platform's: NixlConnector ([vllm-engine-args-docs]), on Ascend
   // vllm-ascend's MooncakeConnectorV1 ([vllm-ascend-mooncake]).
   std::string kv_connector;
+  std::string network_interface;           // vllm-ascend PD: the sockets' NIC ([vllm-ascend-mooncake-guide])
   const Layout* prefill_layout = nullptr;  // the PD peers, which the Mooncake connector is told about
   const Layout* decode_layout = nullptr;
 };

@@ -1,4 +1,4 @@
-#include "export/sglang_flags.hpp"
+#include "export/sglang/sglang_flags.hpp"
 
 #include <fmt/format.h>
 

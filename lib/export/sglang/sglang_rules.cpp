@@ -1,4 +1,4 @@
-#include "export/sglang_rules.hpp"
+#include "export/sglang/sglang_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -6,6 +6,7 @@
 #include "export/pipeline_flags.hpp"
 #include "export/refusal.hpp"
 #include "export/speculative_flags.hpp"
+#include "spec/engine_rules.hpp"
 
 namespace moeplan::exporting {
 
@@ -93,13 +94,16 @@ void check_shared_fusion(const PlanFile& plan, const RolePlan& role, const Engin
   }
 }
 
+// spec/engine_rules.hpp: the mechanism pairs the release's model code or argument checks cannot run; the
+// search asks the same rules, so only a plan made for another engine or release meets them here.
+void check_combinations(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
+  const MechanismChoice choice{uses_deepep(role), role.two_batch_overlap, role.layout.fused_shared,
+                               role.layout.redundant};
+  if (const auto problem = sglang_combination_problem(version, choice))
+    refuse(plan, role, problem->key, problem->expectation);
+}
+
 void check_overlap_and_graphs(const PlanFile& plan, const RolePlan& role) {
-  // [sglang-server-args]: two-batch overlap without an all-to-all backend requires DP attention.
-  if (role.two_batch_overlap && !uses_deepep(role) && role.layout.dp == 1) {
-    refuse(plan, role, "two_batch_overlap",
-           "false with standard dispatch and dp = 1: SGLang's TBO with --moe-a2a-backend none needs "
-           "--enable-dp-attention");
-  }
   // [sglang-server-args]: --deepep-mode normal disables every CUDA graph; prefill roles capture none anyway.
   if (role.dispatch == Dispatch::deepep_normal && role.role != RoleKind::prefill && role.cuda_graph_max_batch > 0) {
     refuse(plan, role, "cuda_graph_max_batch",
@@ -151,6 +155,7 @@ void check_sglang_role(const PlanFile& plan, const RolePlan& role, const EngineV
   check_experts(plan, role, version);
   check_dense_and_head(plan, role);
   check_shared_fusion(plan, role, version);
+  check_combinations(plan, role, version);
   check_overlap_and_graphs(plan, role);
   check_page_size(plan, role);
   check_ascend_limits(plan, role);

@@ -1,0 +1,39 @@
+#pragma once
+// Mechanisms an engine release cannot run together, read from the engine's own code paths (its model
+// files and its argument checks at the release's tag). The search (plan/search.cpp, role_options) asks
+// these before it chooses a mechanism, and the export (export/sglang/sglang_rules.cpp) before it writes
+// a flag, so a plan made for a release never holds what that release cannot run.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "spec/engine_release.hpp"
+
+namespace moeplan {
+
+// The mechanisms of one role, as far as the rules need them.
+struct MechanismChoice {
+  bool all_to_all_backend = false;  // DeepEP-class dispatch (SGLang --moe-a2a-backend deepep)
+  bool two_batch_overlap = false;
+  std::int64_t fused_shared = 0;  // shared experts fused into the routed GEMM
+  std::int64_t redundant = 0;     // redundant expert slots (EPLB)
+};
+
+// One rule broken: the plan key it concerns, what is expected instead, and the source line it rests on.
+struct CombinationProblem {
+  std::string key;
+  std::string expectation;
+};
+
+// The first SGLang rule `choice` breaks at `version`, or nullopt when the release runs it.
+std::optional<CombinationProblem> sglang_combination_problem(const EngineVersion& version,
+                                                             const MechanismChoice& choice);
+
+// Whether the search must follow SGLang's rules for a scenario naming engine `name` ("" names none:
+// plans are exported to SGLang unless the command line names another engine).
+bool follows_sglang_rules(const std::string& name);
+
+// The release a scenario names: "" is main, as export's default; throws InputError(file, "engine.version").
+EngineVersion scenario_release(const std::string& text, const std::string& file);
+
+}  // namespace moeplan
