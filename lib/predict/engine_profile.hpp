@@ -63,7 +63,13 @@ struct EngineProfile {
   double arrival_burst = 0.1;
   HeldOutError held_out;
   bool fitted = false;
+  // The measured ceilings the multipliers sit on, one name per calibrated GPU preset
+  // (PresetCeilings::name); empty: the datasheet roofline. Files written before the key read as empty.
+  std::vector<std::string> ceilings;
 };
+
+// "datasheet roofline", or the ceilings' names joined.
+std::string ceilings_description(const std::vector<std::string>& ceilings);
 
 // Reads and writes the profile JSON (schema_version 1); errors name the file and the key.
 EngineProfile read_engine_profile(const std::string& file);

@@ -1,5 +1,6 @@
 #include "predict/predictor.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "io/cancellation.hpp"
@@ -79,6 +80,11 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
     return std::nullopt;
   }
   const Deployment& deployment = *resolved.deployment;
+  if (!only_presets_.empty() &&
+      std::find(only_presets_.begin(), only_presets_.end(), deployment.hardware_preset) == only_presets_.end()) {
+    reason = "GPU " + deployment.hardware_preset + " has no calibration: the profile sits on measured ceilings";
+    return std::nullopt;
+  }
   return run_costs(run, deployment, steps_.get(deployment));
 }
 
