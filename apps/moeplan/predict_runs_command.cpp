@@ -56,13 +56,13 @@ std::string spread_line(const predict::VersionSpread& spread) {
       spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
 }
 
-// A shipped profile must sit on the ceilings the runs are priced on: a profile fitted at the roofline
-// would apply its multipliers twice over a calibration's measured shares.
+// A fitted profile must sit on the ceilings the runs are priced on: a profile fitted at the roofline
+// would count a calibration's measured shares twice. Unfitted defaults sit on none.
 void check_profile_ceilings(const PredictOptions& options, predict::Predictor& predictor) {
   for (const char* engine : {"sglang", "vllm", "trtllm"}) {
-    const std::string mismatch =
-        predict::ceilings_mismatch(predictor.profiles().get(engine), predictor.ceiling_names());
-    if (mismatch.empty()) continue;
+    const predict::EngineProfile& profile = predictor.profiles().get(engine);
+    const std::string mismatch = predict::ceilings_mismatch(profile, predictor.ceiling_names());
+    if (mismatch.empty() || !profile.fitted) continue;
     throw InputError(predict::engine_profile_path(options.engines, engine), "ceilings",
                      "a profile fitted on the ceilings the runs are priced on (fit-engine with the same --calibration "
                      "files and terms, or --held-out), got one " +
