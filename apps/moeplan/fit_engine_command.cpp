@@ -10,6 +10,7 @@
 #include "predict/bench_results.hpp"
 #include "predict/profile_fit.hpp"
 #include "predict/run_report.hpp"
+#include "run_ceilings.hpp"
 #include "spec/layout.hpp"
 
 namespace moeplan::cli {
@@ -26,6 +27,7 @@ struct FitOptions {
   std::vector<std::string> bench;
   std::string bench_layout;
   predict::BenchDeployment bench_deployment;
+  RunCeilingsInput ceilings;
 };
 
 // --out, checked against every input (--runs, --bench, --start, the model YAMLs of --models and their
@@ -34,6 +36,7 @@ void add_outputs(OutputSet& outputs, const FitOptions& options) {
   for (const auto& file : predict::ModelCatalog::folder_files(options.models)) outputs.add_input("--models", file);
   for (const std::string& file : options.runs) outputs.add_input("--runs", file);
   for (const std::string& file : options.bench) outputs.add_input("--bench", file);
+  for (const std::string& file : options.ceilings.calibrations) outputs.add_input("--calibration", file);
   outputs.add_input("--start", options.start);
   outputs.add_file("--out", options.out);
 }
@@ -77,6 +80,7 @@ void run(const FitOptions& options) {
   const std::vector<predict::MeasuredRun> runs = read_all(options);
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
   predict::Predictor predictor(catalog, predict::ProfileSet({}));
+  apply_run_ceilings(options.ceilings, predictor);
   const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
   if (set.samples.size() < 8) {
     // The form --help shows gives only --bench: name whichever the runs came from.
@@ -87,6 +91,7 @@ void run(const FitOptions& options) {
   }
   EngineProfile start =
       options.start.empty() ? default_engine_profile(options.engine) : read_engine_profile(options.start);
+  start.ceilings = predictor.ceiling_names();
   predict::check_fit_budget(set.samples.size(), options.folds + 1, "--runs");
   EngineProfile profile = predict::fit_profile(set.samples, start);
   profile.held_out = predict::cross_validate(set.samples, start, options.folds);
@@ -97,9 +102,10 @@ void run(const FitOptions& options) {
   const HeldOutError& held = profile.held_out;
   fmt::print(
       "{}: fitted to {} runs ({} left out), held out by whole sweeps in {} folds:\n"
-      "  TPOT median error {:.1f} %, mean {:.1f} %; TTFT median error {:.1f} %, mean {:.1f} %\nwrote {}\n",
+      "  TPOT median error {:.1f} %, mean {:.1f} %; TTFT median error {:.1f} %, mean {:.1f} %\nceilings: {}\n"
+      "wrote {}\n",
       options.engine, set.samples.size(), set.left_out.size(), held.folds, held.tpot_median, held.tpot_mean,
-      held.ttft_median, held.ttft_mean, options.out);
+      held.ttft_median, held.ttft_mean, ceilings_description(profile.ceilings), options.out);
   commit_outputs(outputs);
 }
 
@@ -130,8 +136,11 @@ void add_fit_engine_command(CLI::App& app) {
   command->add_option("--folds", options->folds, "cross-validation folds over whole sweeps")
       ->capture_default_str()
       ->check(CLI::Range(2, 20));
+  add_run_ceilings_options(*command, options->ceilings);
   command->footer(
       "Example:\n  moeplan fit-engine --runs runs.csv --engine sglang --out engines/sglang.json\n"
+      "  moeplan fit-engine --runs runs.csv --engine sglang --calibration validation/data/calibration_4xh200.json "
+      "--out sglang-h200.json\n"
       "  moeplan fit-engine --engine sglang --bench results.jsonl --bench-model-id deepseek-ai/DeepSeek-V3 "
       "--bench-system h200_sxm --bench-layout tp=8,ep=8 --start engines/sglang.json --out my-sglang.json");
   command->callback([options] { run(*options); });

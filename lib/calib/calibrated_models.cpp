@@ -81,6 +81,84 @@ ExpertPathCosts expert_path_costs(const MoeFit& fit, double memory_scale, double
   return costs;
 }
 
+// Graph-captured curves (decode runs under CUDA graphs); eager ones only where no graph curve was fitted.
+std::vector<CollectiveCurve> chosen_curves(const Coefficients& coefficients) {
+  bool any_graph = false;
+  for (const CollectiveFit& fit : coefficients.collectives) any_graph = any_graph || fit.mode == "graph";
+  std::vector<CollectiveCurve> curves;
+  for (const CollectiveFit& fit : coefficients.collectives) {
+    if ((fit.mode == "graph") == any_graph) curves.push_back(fit.curve);
+  }
+  return curves;
+}
+
+// The measured curve of the largest group of `kind` inside the NVLink domain, if any.
+std::optional<CollectiveCurve> largest_measured(const std::vector<CollectiveCurve>& curves, Collective kind) {
+  std::optional<CollectiveCurve> largest;
+  for (const CollectiveCurve& curve : curves) {
+    if (curve.kind != kind || curve.fabric != Fabric::intra_node) continue;
+    if (!largest || curve.ranks > largest->ranks) largest = curve;
+  }
+  return largest;
+}
+
+// The datasheet curve at `ranks`, scaled term by term as `measured` is to its own datasheet curve.
+CollectiveCurve carried_curve(const CollectiveModel& model, const CollectiveCurve& measured, std::int64_t ranks) {
+  const CollectiveCurve sheet = model.default_curve(measured.kind, measured.fabric, measured.ranks);
+  CollectiveCurve carried = model.default_curve(measured.kind, measured.fabric, ranks);
+  carried.floor_time *= measured.floor_time / sheet.floor_time;
+  carried.line_latency *= measured.line_latency / sheet.line_latency;
+  carried.bus_bandwidth *= measured.bus_bandwidth / sheet.bus_bandwidth;
+  carried.floor_until = measured.floor_until;
+  carried.line_from = measured.line_from;
+  return carried;
+}
+
+// The measured curves, and for every larger group inside the domain the largest one's carried curve.
+void set_measured_curves(CollectiveModel& model, const Coefficients& coefficients, std::int64_t domain) {
+  const std::vector<CollectiveCurve> curves = chosen_curves(coefficients);
+  for (const CollectiveCurve& curve : curves) model.set_curve(curve);
+  for (const Collective kind :
+       {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter, Collective::all_to_all}) {
+    const std::optional<CollectiveCurve> largest = largest_measured(curves, kind);
+    if (!largest) continue;
+    for (std::int64_t ranks = largest->ranks + 1; ranks <= domain; ++ranks)
+      model.set_curve(carried_curve(model, *largest, ranks));
+  }
+}
+
+// Floors the calibration measured: the dense GEMMs' fitted floor, the router's and align's fixed costs.
+void set_measured_floors(Efficiency& efficiency, const Coefficients& coefficients) {
+  if (coefficients.gemm) efficiency.gemm_floor = coefficients.gemm->floor_seconds;
+  if (!coefficients.moe) return;
+  efficiency.routing_floor = coefficients.moe->routing.fixed_seconds;
+  efficiency.align_floor = coefficients.moe->align.fixed_seconds;
+}
+
+// The device's measured copy rate and BF16 GEMM rate as shares of the target's datasheet ceilings.
+void set_measured_rates(Efficiency& efficiency, const DeviceRecord& device, const Hardware& target,
+                        const CeilingTerms& terms) {
+  if (terms.memory && device.copy_bytes_per_second > 0) {
+    const double memory = device.copy_bytes_per_second / target.hbm_bandwidth;
+    efficiency.gemm_memory = efficiency.attention_memory = efficiency.elementwise_memory = memory;
+  }
+  if (terms.compute && device.bf16_gemm_flops_per_second > 0) {
+    const double compute = device.bf16_gemm_flops_per_second / target.bf16_flops;
+    efficiency.gemm_compute = efficiency.attention_compute = compute;
+    efficiency.fp8_compute = efficiency.fp4_compute = compute;
+  }
+}
+
+const std::vector<std::pair<std::string, bool CeilingTerms::*>>& term_names() {
+  static const std::vector<std::pair<std::string, bool CeilingTerms::*>> kNames = {
+      {"memory", &CeilingTerms::memory},
+      {"compute", &CeilingTerms::compute},
+      {"collectives", &CeilingTerms::collectives},
+      {"floors", &CeilingTerms::floors},
+      {"expert_paths", &CeilingTerms::expert_paths}};
+  return kNames;
+}
+
 }  // namespace
 
 std::optional<Hardware> preset_for_device(const std::string& device_name) {
@@ -93,11 +171,7 @@ std::optional<Hardware> preset_for_device(const std::string& device_name) {
 CalibratedModels calibrated_models(const Calibration& calibration, const Hardware& target, const std::string& file) {
   const Coefficients& coefficients = calibration.coefficients;
   CalibratedModels models{CollectiveModel(target), Efficiency{}};
-  bool any_graph = false;
-  for (const CollectiveFit& fit : coefficients.collectives) any_graph = any_graph || fit.mode == "graph";
-  for (const CollectiveFit& fit : coefficients.collectives) {
-    if ((fit.mode == "graph") == any_graph) models.collectives.set_curve(fit.curve);
-  }
+  for (const CollectiveCurve& curve : chosen_curves(coefficients)) models.collectives.set_curve(curve);
   Efficiency& efficiency = models.efficiency;
   const double memory_scale = coefficients.reference.bytes_per_second / target.hbm_bandwidth;
   const double compute_scale = coefficients.reference.flops_per_second / target.bf16_flops;
@@ -121,6 +195,53 @@ CalibratedModels calibrated_models(const Calibration& calibration, const Hardwar
   efficiency.elementwise_memory = calibration.device.copy_bytes_per_second / target.hbm_bandwidth;
   efficiency.calibrated = true;
   efficiency.source = fmt::format("calibrated: {} (measured on {})", file, calibration.measured_on);
+  return models;
+}
+
+CeilingTerms parse_ceiling_terms(const std::string& list, const std::string& source, const std::string& key) {
+  CeilingTerms terms{false, false, false, false, false};
+  if (list == "none") return terms;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, end - start);
+    const auto& names = term_names();
+    const auto found = std::find_if(names.begin(), names.end(), [&](const auto& entry) { return entry.first == name; });
+    if (found == names.end()) {
+      throw InputError(
+          source, key,
+          "a comma-separated list of memory, compute, collectives, floors, expert_paths, or none, got '" + list + "'");
+    }
+    terms.*(found->second) = true;
+    start = end + 1;
+  }
+  return terms;
+}
+
+std::string ceiling_terms_name(const CeilingTerms& terms) {
+  std::string text;
+  for (const auto& [name, member] : term_names()) {
+    if (terms.*member) text += (text.empty() ? "" : ",") + name;
+  }
+  return text.empty() ? "none" : text;
+}
+
+CalibratedModels measured_ceilings(const Calibration& calibration, const Hardware& target, const std::string& file,
+                                   const Efficiency& base, const CeilingTerms& terms) {
+  const Coefficients& coefficients = calibration.coefficients;
+  CalibratedModels models{CollectiveModel(target), base};
+  if (terms.collectives) set_measured_curves(models.collectives, coefficients, target.nvlink_domain);
+  Efficiency& efficiency = models.efficiency;
+  set_measured_rates(efficiency, calibration.device, target, terms);
+  if (terms.floors) set_measured_floors(efficiency, coefficients);
+  if (terms.expert_paths && coefficients.moe) {
+    const double memory_scale = coefficients.reference.bytes_per_second / target.hbm_bandwidth;
+    const double compute_scale = coefficients.reference.flops_per_second / target.bf16_flops;
+    efficiency.expert_paths = expert_path_costs(*coefficients.moe, memory_scale, compute_scale);
+  }
+  efficiency.calibrated = true;
+  efficiency.source = fmt::format("measured ceilings ({}): {} (measured on {})", ceiling_terms_name(terms), file,
+                                  calibration.measured_on);
   return models;
 }
 

@@ -46,7 +46,25 @@ HeldOutError read_held_out(const JsonFields& fields) {
   return error;
 }
 
+std::vector<std::string> read_ceilings(const JsonFields& root) {
+  std::vector<std::string> ceilings;
+  for (const nlohmann::json& name : root.array("ceilings")) {
+    if (!name.is_string() || name.get<std::string>().empty()) {
+      root.fail("ceilings", "a list of the calibrations the profile was fitted on (names), [] for the roofline");
+    }
+    ceilings.push_back(name.get<std::string>());
+  }
+  return ceilings;
+}
+
 }  // namespace
+
+std::string ceilings_description(const std::vector<std::string>& ceilings) {
+  if (ceilings.empty()) return "datasheet roofline";
+  std::string text;
+  for (const std::string& name : ceilings) text += (text.empty() ? "" : "; ") + name;
+  return text;
+}
 
 EngineProfile read_engine_profile(const std::string& file) {
   const nlohmann::json document = read_json_file(file);
@@ -65,6 +83,7 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
   profile.fitted = root.flag("fitted");
   if (root.has("held_out")) profile.held_out = read_held_out(root.object("held_out"));
+  if (root.has("ceilings")) profile.ceilings = read_ceilings(root);
   return profile;
 }
 
@@ -140,6 +159,7 @@ std::string engine_profile_json(const EngineProfile& profile) {
         {"sequence_step_seconds", profile.overheads.sequence_step}}},
       {"arrival_burst", profile.arrival_burst},
       {"fitted", profile.fitted},
+      {"ceilings", profile.ceilings},
       {"held_out",
        {{"folds", error.folds},
         {"runs", error.runs},

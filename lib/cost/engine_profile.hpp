@@ -63,6 +63,9 @@ struct EngineProfile {
   double arrival_burst = 0.1;
   HeldOutError held_out;
   bool fitted = false;
+  // The measured ceilings the multipliers sit on, one name per calibrated GPU preset
+  // (PresetCeilings::name); empty: the datasheet roofline. Files written before the key read as empty.
+  std::vector<std::string> ceilings;
 };
 
 // The profile an engine gets when none was fitted: its scheduler and chunk size from the engine's
@@ -78,6 +81,9 @@ EngineProfile mean_profile(const std::vector<EngineProfile>& fitted);
 // scenario whose efficiencies were tuned to its hardware (the 910B timings of [doc-004]), where the tuned
 // fractions already hold what the kernels reach; `source` says whose.
 EngineProfile unit_profile(const std::string& source);
+
+// "datasheet roofline", or the ceilings' names joined.
+std::string ceilings_description(const std::vector<std::string>& ceilings);
 
 // Reads and writes the profile JSON (schema_version 1); errors name the file and the key.
 EngineProfile read_engine_profile(const std::string& file);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "io/budgets.hpp"
@@ -84,6 +85,11 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
     return std::nullopt;
   }
   const Deployment& deployment = *resolved.deployment;
+  if (!only_presets_.empty() &&
+      std::find(only_presets_.begin(), only_presets_.end(), deployment.hardware_preset) == only_presets_.end()) {
+    reason = "GPU " + deployment.hardware_preset + " has no calibration: the profile sits on measured ceilings";
+    return std::nullopt;
+  }
   return run_costs(run, deployment, steps_.get(deployment));
 }
 

@@ -48,11 +48,20 @@ class Predictor {
   // The roofline costs alone, without a profile; empty with `reason` set when the run cannot be priced.
   std::optional<RunCosts> costs(const MeasuredRun& run, std::string& reason);
   ProfileSet& profiles() { return profiles_; }
+  // Runs on `preset` are priced on measured ceilings instead of the roofline (StepModelCache).
+  void set_ceilings(const std::string& preset, PresetCeilings ceilings) {
+    steps_.set_ceilings(preset, std::move(ceilings));
+  }
+  std::vector<std::string> ceiling_names() const { return steps_.ceiling_names(); }
+  // Only runs on these GPU presets are priced (others get a reason): a profile sits on one set of
+  // ceilings, so runs on GPUs priced at the datasheet stay out of a profile over measured ones.
+  void only_presets(std::vector<std::string> presets) { only_presets_ = std::move(presets); }
 
  private:
   const ModelCatalog& catalog_;
   ProfileSet profiles_;
   StepModelCache steps_;
+  std::vector<std::string> only_presets_;
 };
 
 // Whether a measured TPOT is below what the roofline allows at 100 % of every ceiling (collectives at

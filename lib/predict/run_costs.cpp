@@ -41,9 +41,26 @@ double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment)
 
 }  // namespace
 
+void StepModelCache::set_ceilings(const std::string& preset, PresetCeilings ceilings) {
+  ceilings_.insert_or_assign(preset, std::move(ceilings));
+  models_.clear();
+}
+
+std::vector<std::string> StepModelCache::ceiling_names() const {
+  std::vector<std::string> names;
+  for (const auto& [preset, ceilings] : ceilings_) names.push_back(ceilings.name);
+  return names;
+}
+
 const StepModel& StepModelCache::get(const Deployment& deployment) {
   std::unique_ptr<StepModel>& slot = models_[cache_key(deployment)];
-  if (!slot) slot = std::make_unique<StepModel>(deployment.model, deployment.hardware, roofline_efficiency());
+  if (slot) return *slot;
+  const auto measured = ceilings_.find(deployment.hardware_preset);
+  if (measured == ceilings_.end()) {
+    slot = std::make_unique<StepModel>(deployment.model, deployment.hardware, roofline_efficiency());
+  } else {
+    slot = std::make_unique<StepModel>(deployment.model, measured->second.collectives, measured->second.efficiency);
+  }
   return *slot;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cost/step_price.hpp"
 #include "cost/step_time.hpp"
@@ -22,12 +23,26 @@ struct RunCosts {
   bool disaggregated = false;
 };
 
-// Step models by model, formats and GPU, built once and reused over a file's runs.
+// The ceilings one GPU preset's runs are priced on in place of the roofline: a calibration's measured
+// collective curves and ceilings (calib::measured_ceilings), named for the profile that sits on them.
+struct PresetCeilings {
+  CollectiveModel collectives;
+  Efficiency efficiency;
+  std::string name;  // "H200: calibration_4xh200.json (4x NVIDIA H200)"
+};
+
+// Step models by model, formats and GPU, built once and reused over a file's runs: at the roofline, or
+// on the measured ceilings set for the run's GPU preset.
 class StepModelCache {
  public:
+  // Runs on `preset` (a Deployment::hardware_preset) are priced on `ceilings` from now on.
+  void set_ceilings(const std::string& preset, PresetCeilings ceilings);
+  // The names of the ceilings set, by preset; empty when every run sits on the roofline.
+  std::vector<std::string> ceiling_names() const;
   const StepModel& get(const Deployment& deployment);
 
  private:
+  std::map<std::string, PresetCeilings> ceilings_;
   std::map<std::string, std::unique_ptr<StepModel>> models_;
 };
 

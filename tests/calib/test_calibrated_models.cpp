@@ -81,3 +81,64 @@ TEST_CASE("plan-deploy prices the MoE stages as the fit predicts them, from a co
   }
   CHECK(compared == 78);  // 6 expert slices x 13 token counts
 }
+
+TEST_CASE("measured ceilings put the device's copy and GEMM rates in place of the datasheet's, term by term") {
+  const Calibration calibration = test::small_calibration();
+  const Hardware h200 = hardware_preset("H200", "", "");
+  Efficiency roofline;
+  roofline.gemm_compute = roofline.fp8_compute = roofline.fp4_compute = roofline.gemm_memory = 1.0;
+  roofline.attention_compute = roofline.attention_memory = roofline.elementwise_memory = 1.0;
+  const CalibratedModels all = measured_ceilings(calibration, h200, "cal.json", roofline, CeilingTerms{});
+  // The fixture's device copies 4.25 TB/s of the H200's 4.8 TB/s and multiplies BF16 at 700 of 989 TFLOP/s.
+  CHECK(all.efficiency.gemm_memory == approx(4.25 / 4.8));
+  CHECK(all.efficiency.attention_memory == approx(4.25 / 4.8));
+  CHECK(all.efficiency.elementwise_memory == approx(4.25 / 4.8));
+  CHECK(all.efficiency.gemm_compute == approx(700.0 / 989.0));
+  CHECK(all.efficiency.fp8_compute == approx(700.0 / 989.0));
+  // Floors: the dense GEMM fit's 5 us; no MoE fit, so the router keeps the base's.
+  CHECK(all.efficiency.gemm_floor == approx(5e-6));
+  CHECK(all.efficiency.routing_floor == approx(roofline.routing_floor));
+  CHECK_FALSE(all.efficiency.expert_paths.calibrated);
+  CHECK(all.efficiency.source ==
+        "measured ceilings (memory,compute,collectives,floors): cal.json (measured on 2x NVIDIA H200)");
+  // Memory alone: compute stays at the roofline's 1.
+  const CeilingTerms memory_only = parse_ceiling_terms("memory", "test", "terms");
+  const CalibratedModels memory = measured_ceilings(calibration, h200, "cal.json", roofline, memory_only);
+  CHECK(memory.efficiency.gemm_memory == approx(4.25 / 4.8));
+  CHECK(memory.efficiency.gemm_compute == 1.0);
+  CHECK(memory.efficiency.gemm_floor == roofline.gemm_floor);
+  CHECK_FALSE(memory.collectives.calibrated());
+}
+
+TEST_CASE("a group larger than the calibration measured gets the datasheet curve scaled as the largest measured one") {
+  const Calibration calibration = test::small_calibration();
+  const Hardware h200 = hardware_preset("H200", "", "");
+  const CalibratedModels models = measured_ceilings(calibration, h200, "cal.json", Efficiency{}, CeilingTerms{});
+  // Datasheet all-gather on H200 ([nccl-tuning] ring, cost/collectives.hpp): floor 10 us + 0.6 us per step,
+  // line 8.4 us + 3.4 us per step, n - 1 steps. 2 ranks: floor 10.6 us, line 11.8 us; 4 ranks: 11.8 us
+  // and 18.6 us. Measured at 2 ranks: floor 9.7 us, line 15 us, 300 GB/s.
+  // 4 ranks, 64 KiB: 48 KiB on the wire, under the measured 128 KiB floor: 11.8 x 9.7 / 10.6 us.
+  CHECK(models.collectives.time(Collective::all_gather, {4, 4}, 65536) == approx(11.8e-6 * 9.7 / 10.6));
+  // 4 ranks, 1 GiB: 768 MiB on the wire at the measured 300 GB/s (the datasheet's bandwidth scaled to it)
+  // after 18.6 x 15 / 11.8 us.
+  CHECK(models.collectives.time(Collective::all_gather, {4, 4}, 1073741824.0) ==
+        approx(18.6e-6 * 15.0 / 11.8 + 805306368.0 / 300e9));
+  // The measured size itself keeps its curve; past the 8-GPU NVLink domain the datasheet's stays.
+  CHECK(models.collectives.time(Collective::all_gather, {2, 2}, 65536) == approx(9.7e-6));
+  const CollectiveModel defaults(h200);
+  CHECK(models.collectives.curve(Collective::all_gather, Fabric::intra_node, 9).floor_time ==
+        approx(defaults.curve(Collective::all_gather, Fabric::intra_node, 9).floor_time));
+  CHECK(models.collectives.curve(Collective::all_gather, Fabric::inter_node, 2).floor_time ==
+        approx(defaults.curve(Collective::all_gather, Fabric::inter_node, 2).floor_time));
+}
+
+TEST_CASE("ceiling terms are named in a list, and an unknown one is refused naming the option") {
+  const CeilingTerms terms = parse_ceiling_terms("floors,collectives", "command line", "--calibration-terms");
+  CHECK(terms.floors);
+  CHECK(terms.collectives);
+  CHECK_FALSE(terms.memory);
+  CHECK(ceiling_terms_name(terms) == "collectives,floors");
+  CHECK(ceiling_terms_name(parse_ceiling_terms("none", "command line", "--calibration-terms")) == "none");
+  CHECK_THROWS_WITH_AS(parse_ceiling_terms("memory,hbm", "command line", "--calibration-terms"),
+                       doctest::Contains("command line: --calibration-terms: expected"), InputError);
+}

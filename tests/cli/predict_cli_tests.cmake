@@ -21,3 +21,12 @@ expect_failure(predict-runs-no-engines-folder 2 "--engines: expected a folder of
                --models ${models} --engines ${predict_dir}/absent)
 expect_failure(fit-engine-too-few 2 "at least 8 predictable sglang runs" ${predict_dir}/profile.json
                fit-engine --runs ${runs} --engine sglang --out ${predict_dir}/profile.json --models ${models})
+set(h200_calibration ${SOURCE_DIR}/validation/data/calibration_4xh200.json)
+expect_failure(predict-runs-profile-on-other-ceilings 2
+               "sglang.json: ceilings: expected a profile fitted on the ceilings the runs are priced on"
+               ${predict_dir}/other-ceilings.csv predict-runs --runs ${runs} --out ${predict_dir}/other-ceilings.csv
+               --models ${models} --engines ${SOURCE_DIR}/engines --calibration ${h200_calibration})
+expect_failure(predict-runs-unknown-ceiling-term 2 "command line: --calibration-terms: expected"
+               ${predict_dir}/bad-terms.csv predict-runs --runs ${runs} --out ${predict_dir}/bad-terms.csv
+               --models ${models} --engines ${SOURCE_DIR}/engines --calibration ${h200_calibration}
+               --calibration-terms memory,hbm)

@@ -51,3 +51,24 @@ TEST_CASE("an efficiency above the ceiling or a negative overhead is refused nam
 TEST_CASE("an unfitted profile gets the wide band") {
   CHECK(moeplan::error_band_percent(moeplan::EngineProfile{}, false, 40.0) == 40.0);
 }
+
+TEST_CASE("a profile records the measured ceilings it sits on; a file without the key sits on the roofline") {
+  moeplan::EngineProfile profile;
+  profile.engine = "sglang";
+  profile.ceilings = {"H200: calibration_4xh200.json (4x NVIDIA H200; memory)"};
+  const auto path = profile_file("ceilings", moeplan::engine_profile_json(profile));
+  CHECK(moeplan::read_engine_profile(path.string()).ceilings == profile.ceilings);
+  std::string text = moeplan::engine_profile_json(moeplan::EngineProfile{});
+  const std::size_t key = text.find("  \"ceilings\": [],\n");
+  REQUIRE(key != std::string::npos);
+  const auto old_file = profile_file("no-ceilings", text.erase(key, std::string("  \"ceilings\": [],\n").size()));
+  const auto read = moeplan::read_engine_profile(old_file.string());
+  CHECK(read.ceilings.empty());
+  CHECK(moeplan::ceilings_description(read.ceilings) == "datasheet roofline");
+  std::string written = moeplan::engine_profile_json(profile);
+  const std::string name = "\"H200: calibration_4xh200.json (4x NVIDIA H200; memory)\"";
+  const auto bad = profile_file("bad-ceilings", written.replace(written.find(name), name.size(), "4"));
+  CHECK_THROWS_WITH_AS(moeplan::read_engine_profile(bad.string()), doctest::Contains("ceilings: expected"),
+                       moeplan::InputError);
+  for (const auto& file : {path, old_file, bad}) std::filesystem::remove(file);
+}

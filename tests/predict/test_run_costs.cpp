@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "predict/run_costs.hpp"
 
@@ -65,4 +66,38 @@ TEST_CASE("a measured row's experts meet their tokens as the engines do by defau
   CHECK(costs.decode.dispatch == 0.0);
   CHECK(costs.prefill.dispatch == 0.0);
   CHECK(costs.decode.communication > 0.0);
+}
+
+TEST_CASE("a run on a GPU with measured ceilings is priced on them; other GPUs stay at the roofline") {
+  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
+  moeplan::predict::MeasuredRun run;
+  run.engine = "sglang";
+  run.hf_id = "deepseek-ai/DeepSeek-V3";
+  run.system = "h200_sxm";
+  run.input_tokens = 1000;
+  run.output_tokens = 100;
+  run.concurrency = 16;
+  run.worker = {8, 1, 1, 1, 8, 16, 1};
+  const auto h200 = moeplan::predict::resolve_run(run, catalog);
+  run.system = "h100_sxm";
+  const auto h100 = moeplan::predict::resolve_run(run, catalog);
+  REQUIRE(h200.deployment);
+  REQUIRE(h100.deployment);
+  // Second method: the step model built directly on the same ceilings (HBM at half the datasheet's).
+  moeplan::Efficiency half_memory = moeplan::roofline_efficiency();
+  half_memory.gemm_memory = half_memory.attention_memory = half_memory.elementwise_memory = 0.5;
+  const moeplan::CollectiveModel collectives(h200.deployment->hardware);
+  moeplan::predict::StepModelCache cache;
+  cache.set_ceilings("H200", {collectives, half_memory, "H200: half HBM"});
+  CHECK(cache.ceiling_names() == std::vector<std::string>{"H200: half HBM"});
+  const moeplan::StepModel direct(h200.deployment->model, collectives, half_memory);
+  const moeplan::StepModel roofline(h100.deployment->model, h100.deployment->hardware, moeplan::roofline_efficiency());
+  const auto priced = moeplan::predict::run_costs(run, *h200.deployment, cache.get(*h200.deployment));
+  const auto expected = moeplan::predict::run_costs(run, *h200.deployment, direct);
+  CHECK(priced.decode.attention == doctest::Approx(expected.decode.attention));
+  CHECK(priced.decode.experts == doctest::Approx(expected.decode.experts));
+  CHECK(priced.prefill.compute() == doctest::Approx(expected.prefill.compute()));
+  const auto h100_costs = moeplan::predict::run_costs(run, *h100.deployment, cache.get(*h100.deployment));
+  const auto h100_roofline = moeplan::predict::run_costs(run, *h100.deployment, roofline);
+  CHECK(h100_costs.decode.experts == doctest::Approx(h100_roofline.decode.experts));
 }
