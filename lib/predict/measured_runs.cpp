@@ -111,7 +111,9 @@ void complete_shape(WorkerShape& shape) {
 }
 
 // K-GPU runs recorded square: moe_tp = moe_ep = K and tp x dp = K x K (ids ending _tpK_epK_N, and the
-// config rows of the same dump). Ids marked _epnone_ are genuine K x K-GPU runs with expert TP.
+// config rows of the same dump). Ids marked _epnone_ are genuine K x K-GPU runs with expert TP. The batch
+// is per recorded DP rank (concurrency = batch x recorded dp): folding the DP ranks K to 1 gives each real
+// rank K recorded ranks' sequences (a c256 row recorded dp 64, batch 4 is dp 8, batch 32).
 void undo_square_recording(const std::string& id, WorkerShape& shape) {
   const std::int64_t k = shape.moe_ep;
   if (k < 2 || shape.moe_tp != k || shape.tp * shape.attention_dp != k * k) return;
@@ -120,6 +122,7 @@ void undo_square_recording(const std::string& id, WorkerShape& shape) {
     shape.tp /= k;
   } else {
     shape.attention_dp /= k;
+    shape.batch *= k;
   }
   shape.moe_tp = 1;
 }

@@ -22,7 +22,8 @@ class ModelCatalog {
   explicit ModelCatalog(std::vector<Model> models);
 
   // Exact id first; then a quantized checkpoint of a known base model: the owner ignored and a format
-  // suffix (-FP8, -NVFP4, -FP4, -INT4) dropped from the name, compared without case.
+  // suffix (-FP8, -NVFP4, -FP4, -INT4) and then a four-digit release suffix (-0528) dropped from the
+  // name, compared without case.
   const Model* find(const std::string& hf_id) const;
 
  private:
