@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "outputs.hpp"
+#include "predict/layout_choice.hpp"
 #include "predict/run_report.hpp"
 #include "predict/version_spread.hpp"
 #include "table.hpp"
@@ -52,6 +53,34 @@ std::string spread_line(const predict::VersionSpread& spread) {
       spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
 }
 
+std::string choice_summary(const predict::LayoutChoiceReport& report) {
+  if (report.groups.empty()) return "layout choice: no runs that share everything but the layout\n";
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? fmt::format("{:.0f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                     : std::string("-");
+  };
+  return fmt::format(
+      "layout choice (runs sharing model, formats, GPU type and count, engine and version, mode, lengths and "
+      "concurrency; output tokens/s per GPU):\n"
+      "  {} groups: the predicted best layout measured best in {} of them ({}); in {} of the {} groups whose "
+      "winner leads by more than {:.0f} % ({}); following the prediction loses {:.1f} % of the measured best "
+      "on average, {:.1f} % at worst\n",
+      report.groups.size(), report.right, share(report.right, static_cast<std::int64_t>(report.groups.size())),
+      report.decisive_right, report.decisive, predict::kDecisiveLeadPercent,
+      share(report.decisive_right, report.decisive), report.mean_lost_percent, report.worst_lost_percent);
+}
+
+std::string choice_table(const predict::LayoutChoiceReport& report) {
+  Table table({"group (model formats GPU xN engine version mode isl/osl concurrency)", "layouts", "measured best",
+               "predicted best", "lead %", "lost %"});
+  for (const predict::LayoutChoiceGroup& group : report.groups) {
+    table.add_row({group.key, fmt::format("{}", group.options.size()), group.options[group.measured_best].layout,
+                   group.options[group.predicted_best].layout, percent(group.lead_percent),
+                   percent(group.lost_percent)});
+  }
+  return table.render();
+}
+
 void run(const PredictOptions& options) {
   OutputSet outputs;
   outputs.add_input("--runs", options.runs);
@@ -78,6 +107,9 @@ void run(const PredictOptions& options) {
       options.held_out_folds > 0 ? " (refitted on each fold's training runs)" : "",
       fmt::join(predictor.profiles().describe(), "\n  "), spread_line(predict::version_spread(runs)),
       error_report(errors));
+  const predict::LayoutChoiceReport choice = predict::layout_choice(runs, predictions);
+  fmt::print("\n{}", choice_summary(choice));
+  if (!choice.groups.empty()) fmt::print("\n{}", choice_table(choice));
   commit_outputs(outputs);
 }
 
