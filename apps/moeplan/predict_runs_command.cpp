@@ -23,6 +23,8 @@ struct PredictOptions {
   std::string engines = "engines";
   std::int64_t held_out_folds = 0;
   bool by_partition = false;
+  bool no_residuals = false;
+  bool with_alternatives = false;
 };
 
 std::string percent(double value) { return fmt::format("{:.1f}", value); }
@@ -90,9 +92,12 @@ void run(const PredictOptions& options) {
   predict::Predictor predictor(catalog, predict::ProfileSet::load_folder(options.engines));
   std::vector<predict::RunPrediction> predictions;
   if (options.held_out_folds > 0) {
-    predictions =
-        predict::held_out_predictions(runs, predictor, options.held_out_folds,
-                                      options.by_partition ? predict::HoldOut::partition : predict::HoldOut::sweep);
+    const predict::HeldOutOptions held_out{options.held_out_folds,
+                                           options.by_partition        ? predict::HoldOut::partition
+                                           : options.with_alternatives ? predict::HoldOut::alternatives
+                                                                       : predict::HoldOut::sweep,
+                                           !options.no_residuals};
+    predictions = predict::held_out_predictions(runs, predictor, held_out);
   } else {
     for (const predict::MeasuredRun& run : runs) predictions.push_back(predictor.predict(run));
   }
@@ -134,6 +139,11 @@ void add_predict_runs_command(CLI::App& app) {
       ->check(CLI::Range(2, 20));
   command->add_flag("--by-partition", options->by_partition,
                     "with --held-out: hold out whole model x GPU x engine x mode partitions, not deployments");
+  command->add_flag("--with-alternatives", options->with_alternatives,
+                    "with --held-out: hold out each deployment with its layout alternatives (same model, formats, "
+                    "GPUs, engine, version, mode and lengths), so the layouts a choice compares share one fit");
+  command->add_flag("--no-residuals", options->no_residuals,
+                    "with --held-out: the profile alone, without the residual hierarchy fitted beside it");
   command->footer("Example:\n  moeplan predict-runs --runs runs.csv --out predictions.csv");
   command->callback([options] { run(*options); });
 }

@@ -90,10 +90,14 @@ std::int64_t run_gpus(const MeasuredRun& run) {
 }
 
 std::string layout_choice_key(const MeasuredRun& run) {
+  return layout_alternatives_key(run) + " c" + std::to_string(run.concurrency);
+}
+
+std::string layout_alternatives_key(const MeasuredRun& run) {
   return run.hf_id + " " + run.gemm_format + "/" + run.moe_format + " " + run.system + " x" +
          std::to_string(run_gpus(run)) + " " + run.engine + " " + run.engine_version + " " +
          (run.disaggregated ? "disagg" : "agg") + " " + std::to_string(run.input_tokens) + "/" +
-         std::to_string(run.output_tokens) + " c" + std::to_string(run.concurrency);
+         std::to_string(run.output_tokens);
 }
 
 std::string layout_label_of(const MeasuredRun& run) {

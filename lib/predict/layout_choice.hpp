@@ -23,6 +23,10 @@ std::int64_t run_gpus(const MeasuredRun& run);
 // Everything of a run but its layout: the key its layout alternatives share.
 std::string layout_choice_key(const MeasuredRun& run);
 
+// A deployment's layout alternatives: the choice key without the concurrency (all loads of every layout
+// of one model, formats, GPU type and count, engine and version, mode and lengths).
+std::string layout_alternatives_key(const MeasuredRun& run);
+
 // The run's layout: the worker's shape, or the prefill and decode workers' shapes and counts.
 std::string layout_label_of(const MeasuredRun& run);
 

@@ -62,6 +62,8 @@ std::string shape_label(const WorkerShape& shape) {
 
 }  // namespace
 
+std::string checkpoint_base_name(const std::string& hf_id) { return base_name(hf_id); }
+
 ModelCatalog ModelCatalog::load_folder(const std::filesystem::path& folder) {
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) {

@@ -43,6 +43,10 @@ struct Resolved {
   std::string reason;  // why not, when deployment is empty
 };
 
+// A checkpoint id's name part in lower case without its weight-format suffix (-FP8, -NVFP4, ...) and
+// then its four-digit release suffix: "nvidia/DeepSeek-R1-0528-NVFP4" -> "deepseek-r1".
+std::string checkpoint_base_name(const std::string& hf_id);
+
 // The preset a run's `system` names (h200_sxm -> H200, gb200 -> GB200-NVL72, ...); empty when none.
 std::string hardware_preset_for_system(const std::string& system);
 
