@@ -5,6 +5,7 @@
 #include <map>
 
 #include "io/input_error.hpp"
+#include "predict/layout_choice.hpp"
 #include "predict/prediction_errors.hpp"
 #include "predict/profile_fit.hpp"
 #include "predict/run_deployment.hpp"
@@ -80,12 +81,13 @@ std::string model_family(const std::string& hf_id) {
 }
 
 ResidualKey residual_key(const MeasuredRun& run) {
-  return {run.engine,
-          gpu_generation(run.system),
-          model_family(run.hf_id),
-          run.gemm_format + "/" + (run.moe_format.empty() ? run.gemm_format : run.moe_format),
-          run.disaggregated ? "disagg" : "agg",
-          run.sweep};
+  const std::string formats = run.gemm_format + "/" + (run.moe_format.empty() ? run.gemm_format : run.moe_format);
+  // The deployment is the servers as launched (engine and version, checkpoint, GPUs, formats and layout)
+  // at one prompt length, at any output length and load: a prompt's length changes what TTFT is made of.
+  const std::string deployment = run.engine + "|" + run.engine_version + "|" + run.hf_id + "|" + run.system + "|" +
+                                 formats + "|" + layout_label_of(run) + "|isl" + std::to_string(run.input_tokens);
+  return {run.engine, gpu_generation(run.system),           model_family(run.hf_id),
+          formats,    run.disaggregated ? "disagg" : "agg", deployment};
 }
 
 ResidualTable ResidualTable::fit(const std::vector<ResidualSample>& samples, double shrinkage) {
@@ -135,6 +137,11 @@ ResidualFactors ResidualTable::factors(const ResidualKey& key) const {
     return {std::exp(found->second.ttft), std::exp(found->second.tpot), level, ttft_band_[index], tpot_band_[index]};
   }
   return {};
+}
+
+ResidualFactors ResidualTable::level_band(int level) const {
+  const std::size_t index = static_cast<std::size_t>(std::clamp(level, 0, kDeploymentLevel));
+  return {1.0, 1.0, level, ttft_band_[index], tpot_band_[index]};
 }
 
 void ResidualTable::set_bands(const std::array<double, kResidualLevels>& ttft,

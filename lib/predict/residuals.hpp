@@ -27,7 +27,7 @@ struct ResidualKey {
   std::string family;      // model family: deepseek-v3, qwen3-235b-a22b, ...
   std::string formats;     // "gemm/moe" weight formats
   std::string mode;        // agg or disagg
-  std::string deployment;  // the deployment at all its concurrencies (MeasuredRun::sweep)
+  std::string deployment;  // the servers (engine, version, checkpoint, GPUs, formats, layout) and the prompt length
 };
 
 // One run's residual: log(measured / predicted) of its TTFT and TPOT.
@@ -82,6 +82,8 @@ class ResidualTable {
   void set_bands(const std::array<double, kResidualLevels>& ttft, const std::array<double, kResidualLevels>& tpot);
 
   double shrinkage() const { return shrinkage_; }
+  // The bands of `level` (factors 1).
+  ResidualFactors level_band(int level) const;
   std::size_t cells() const { return cells_.size(); }
 
   nlohmann::ordered_json to_json() const;
