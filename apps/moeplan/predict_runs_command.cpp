@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "outputs.hpp"
+#include "predict/held_out_floors.hpp"
 #include "predict/layout_choice.hpp"
 #include "predict/run_report.hpp"
 #include "predict/version_spread.hpp"
@@ -83,6 +84,33 @@ std::string choice_table(const predict::LayoutChoiceReport& report) {
   return table.render();
 }
 
+std::string share_text(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? fmt::format("{:.0f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                   : std::string("-");
+}
+
+std::string coverage_text(const predict::BandCoverage& coverage) {
+  return fmt::format("{} of {} partitions within 35-65 % (from {:.0f} to {:.0f} %)", coverage.within,
+                     coverage.partitions, coverage.least_percent, coverage.most_percent);
+}
+
+// The figures issue 43 sets floors for, each beside its floor.
+std::string floors_summary(const predict::PartitionErrors& overall, const predict::LayoutChoiceReport& choice,
+                           const predict::HeldOutFloors& floors) {
+  return fmt::format(
+      "floors (partitions of {} or more runs):\n"
+      "  layout choice right {} (floor 75 %); where the winner leads by more than 10 %: {} (floor 85 %)\n"
+      "  TPOT median {:.1f} % (floor 9), mean {:.1f} % (floor 13); TTFT median {:.1f} % (floor 20), mean {:.1f} % "
+      "(floor 30)\n"
+      "  worst partition median signed error: TPOT {:+.1f} % ({}), TTFT {:+.1f} % ({}) (floor +-15 %)\n"
+      "  printed band covering a partition's runs: TPOT {}; TTFT {}\n",
+      predict::kLeastPartitionRuns, share_text(choice.right, static_cast<std::int64_t>(choice.groups.size())),
+      share_text(choice.decisive_right, choice.decisive), overall.tpot.median_absolute, overall.tpot.mean_absolute,
+      overall.ttft.median_absolute, overall.ttft.mean_absolute, floors.worst_tpot.median_signed_percent,
+      floors.worst_tpot.partition, floors.worst_ttft.median_signed_percent, floors.worst_ttft.partition,
+      coverage_text(floors.tpot_band), coverage_text(floors.ttft_band));
+}
+
 void run(const PredictOptions& options) {
   OutputSet outputs;
   outputs.add_input("--runs", options.runs);
@@ -114,6 +142,7 @@ void run(const PredictOptions& options) {
       error_report(errors));
   const predict::LayoutChoiceReport choice = predict::layout_choice(runs, predictions);
   fmt::print("\n{}", choice_summary(choice));
+  fmt::print("\n{}", floors_summary(errors.overall(), choice, predict::held_out_floors(runs, predictions)));
   if (!choice.groups.empty()) fmt::print("\n{}", choice_table(choice));
   commit_outputs(outputs);
 }

@@ -260,15 +260,38 @@ double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t
   return best;
 }
 
+namespace {
+
+// Groups that hold out whole cells of `level`: a sample is then corrected from the level above at most.
+std::vector<std::string> cell_groups(const std::vector<ResidualSample>& samples, int level) {
+  std::vector<std::string> groups;
+  for (const ResidualSample& sample : samples) groups.push_back(residual_cell(sample.key, level));
+  return groups;
+}
+
+// A level no held-out sample reached (an engine seen on one GPU generation has no held-out check of the
+// engine level alone) takes the widest band measured at any level.
+void widen_unmeasured(std::array<double, kResidualLevels>& bands) {
+  const double widest = *std::max_element(bands.begin(), bands.end());
+  for (double& band : bands) band = band > 0 ? band : widest;
+}
+
+}  // namespace
+
 ResidualTable fit_residuals(const std::vector<ResidualSample>& samples, std::int64_t folds) {
   const double shrinkage = choose_shrinkage(samples, folds);
   ResidualTable table = ResidualTable::fit(samples, shrinkage);
-  const ResidualCheck by_deployment = check_residuals(samples, deployment_groups(samples), folds, shrinkage);
-  const ResidualCheck by_run = check_residuals(samples, run_groups(samples), folds, shrinkage);
-  std::array<double, kResidualLevels> ttft = band_by_level(by_deployment, false);
-  std::array<double, kResidualLevels> tpot = band_by_level(by_deployment, true);
-  ttft[kDeploymentLevel] = band_by_level(by_run, false)[kDeploymentLevel];
-  tpot[kDeploymentLevel] = band_by_level(by_run, true)[kDeploymentLevel];
+  std::array<double, kResidualLevels> ttft{}, tpot{};
+  for (int level = 0; level < kResidualLevels; ++level) {
+    const std::vector<std::string> groups =
+        level == kDeploymentLevel ? run_groups(samples) : cell_groups(samples, level + 1);
+    const ResidualCheck check = check_residuals(samples, groups, folds, shrinkage);
+    const std::size_t index = static_cast<std::size_t>(level);
+    ttft[index] = band_by_level(check, false)[index];
+    tpot[index] = band_by_level(check, true)[index];
+  }
+  widen_unmeasured(ttft);
+  widen_unmeasured(tpot);
   table.set_bands(ttft, tpot);
   return table;
 }

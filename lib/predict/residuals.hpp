@@ -122,8 +122,10 @@ std::array<double, kResidualLevels> band_by_level(const ResidualCheck& check, bo
 inline constexpr std::array<double, 6> kShrinkageCandidates = {0.5, 1.0, 2.0, 4.0, 8.0, 16.0};
 double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t folds);
 
-// The table for `samples`: the shrinkage chosen by deployment folds, the bands of levels 0-3 from
-// deployment folds and of the deployment level from folds of single runs within their deployments.
+// The table for `samples`: the shrinkage chosen by deployment folds; the band of each level L < 4 from
+// folds that hold out whole cells of level L + 1 (so a held-out sample is corrected at level L), of the
+// deployment level from folds of single runs within their deployments; a level no held-out sample
+// reached takes the widest band measured.
 ResidualTable fit_residuals(const std::vector<ResidualSample>& samples, std::int64_t folds);
 
 // The tables of every engine, as one file beside the engine profiles: <folder>/residuals.json.
