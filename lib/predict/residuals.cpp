@@ -108,15 +108,19 @@ void ResidualTable::add_deployments(const std::vector<ResidualSample>& samples) 
 void ResidualTable::fit_level(const std::vector<ResidualSample>& samples, int level) {
   for (const auto& [cell_key, members] : by_cell(samples, level)) {
     const Cell parent = parent_of(members.front()->key, level);
+    const auto count = static_cast<std::int64_t>(members.size());
+    // A cell of the same members as its parent knows nothing its parent does not: shrinking the same
+    // deployments toward it again would compound their weight level after level.
+    // One deployment is a single configuration, not a pattern: levels above the deployment need two.
+    if (level < kDeploymentLevel && (count < kLeastDeployments || (level > 0 && count == parent.count))) continue;
     std::vector<double> ttft, tpot;
     for (const ResidualSample* member : members) {
       ttft.push_back(member->ttft_log_ratio - parent.ttft);
       tpot.push_back(member->tpot_log_ratio - parent.tpot);
     }
-    const double n = static_cast<double>(members.size());
+    const double n = static_cast<double>(count);
     const double kept = n / (n + shrinkage_);
-    cells_[cell_key] = {parent.ttft + kept * median(ttft), parent.tpot + kept * median(tpot),
-                        static_cast<std::int64_t>(members.size())};
+    cells_[cell_key] = {parent.ttft + kept * median(ttft), parent.tpot + kept * median(tpot), count};
   }
 }
 
@@ -245,13 +249,31 @@ std::vector<std::string> run_groups(const std::vector<ResidualSample>& samples) 
 
 }  // namespace
 
+namespace {
+
+// Groups that hold out whole cells of `level`: a sample is then corrected from the level above at most.
+std::vector<std::string> cell_groups(const std::vector<ResidualSample>& samples, int level) {
+  std::vector<std::string> groups;
+  for (const ResidualSample& sample : samples) groups.push_back(residual_cell(sample.key, level));
+  return groups;
+}
+
+double held_out_error(const std::vector<ResidualSample>& samples, const std::vector<std::string>& groups,
+                      std::int64_t folds, double shrinkage) {
+  const ResidualCheck check = check_residuals(samples, groups, folds, shrinkage);
+  return median_absolute(check.ttft_log_error) + median_absolute(check.tpot_log_error);
+}
+
+}  // namespace
+
 double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t folds) {
-  const std::vector<std::string> groups = deployment_groups(samples);
+  const std::vector<std::string> deployments = deployment_groups(samples);
+  const std::vector<std::string> combinations = cell_groups(samples, kDeploymentLevel - 1);
   double best = kShrinkageCandidates.front();
   double least = INFINITY;
   for (double shrinkage : kShrinkageCandidates) {
-    const ResidualCheck check = check_residuals(samples, groups, folds, shrinkage);
-    const double error = median_absolute(check.ttft_log_error) + median_absolute(check.tpot_log_error);
+    const double error = held_out_error(samples, deployments, folds, shrinkage) +
+                         held_out_error(samples, combinations, folds, shrinkage);
     if (error < least) {
       least = error;
       best = shrinkage;
@@ -261,13 +283,6 @@ double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t
 }
 
 namespace {
-
-// Groups that hold out whole cells of `level`: a sample is then corrected from the level above at most.
-std::vector<std::string> cell_groups(const std::vector<ResidualSample>& samples, int level) {
-  std::vector<std::string> groups;
-  for (const ResidualSample& sample : samples) groups.push_back(residual_cell(sample.key, level));
-  return groups;
-}
 
 // A level no held-out sample reached (an engine seen on one GPU generation has no held-out check of the
 // engine level alone) takes the widest band measured at any level.

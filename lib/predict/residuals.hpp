@@ -19,6 +19,8 @@ namespace moeplan::predict {
 
 inline constexpr int kResidualLevels = 5;
 inline constexpr int kDeploymentLevel = kResidualLevels - 1;
+// Deployments a cell above the deployment level needs to be kept.
+inline constexpr std::int64_t kLeastDeployments = 2;
 
 // Where a prediction sits in the hierarchy. `deployment` may be empty: that level is then never used.
 struct ResidualKey {
@@ -67,8 +69,9 @@ ResidualKey residual_key(const MeasuredRun& run);
 class ResidualTable {
  public:
   // Fits the corrections to `samples` (shape [runs]) with shrinkage constant `shrinkage` (> 0): a cell
-  // seen in n deployments (at the deployment level: n runs) keeps n / (n + shrinkage) of the mean
-  // residual its deployments leave after its parent's correction.
+  // seen in n deployments (at the deployment level: n runs) keeps n / (n + shrinkage) of the median
+  // residual its deployments leave after its parent's correction. A cell of levels 0-3 seen in fewer than
+  // kLeastDeployments deployments, or (levels 1-3) in the same deployments as its parent, is not kept.
   static ResidualTable fit(const std::vector<ResidualSample>& samples, double shrinkage);
 
   // The corrections at the deepest level that knows `key`.
@@ -117,8 +120,10 @@ ResidualCheck check_residuals(const std::vector<ResidualSample>& samples, const 
 // used the level); `tpot` picks the quantity.
 std::array<double, kResidualLevels> band_by_level(const ResidualCheck& check, bool tpot);
 
-// The shrinkage constant among kShrinkageCandidates with the least held-out error (the mean over TTFT
-// and TPOT of the median absolute log error) when whole deployments are held out in `folds`.
+// The shrinkage constant among kShrinkageCandidates with the least held-out error (the median absolute
+// log error of TTFT plus TPOT) when whole deployments are held out in `folds`, plus the same when whole
+// engine x GPU generation x family x formats and mode cells are: corrections must carry to deployments
+// and to combinations the fit never saw.
 inline constexpr std::array<double, 6> kShrinkageCandidates = {0.5, 1.0, 2.0, 4.0, 8.0, 16.0};
 double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t folds);
 

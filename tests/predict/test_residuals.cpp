@@ -33,25 +33,24 @@ TEST_CASE("each level keeps n / (n + k) of what its deployments leave after its 
   const auto table = moeplan::predict::ResidualTable::fit(samples(), 1.0);
   // Deployment medians: D1 0.3, D2 0.1, D3 -0.2.
   // engine: median 0.1 of 3 deployments, kept 3/4: 0.075.
-  // engine x generation: residuals 0.225, 0.025, -0.275, median 0.025 x 3/4 = 0.01875: 0.09375.
-  // x family f: D1, D2 leave 0.20625 and 0.00625, median 0.10625 x 2/3: 0.1645833.
-  // x formats and mode: 0.1354167 and -0.0645833, median 0.0354167 x 2/3: 0.1881944.
-  // x deployment D1: its runs leave 0.0118056 and 0.2118056, median 0.1118056 x 2/3: 0.2627315.
+  // engine x generation: the same three deployments, not kept (nothing new).
+  // x family f: D1, D2 leave 0.225 and 0.025 after 0.075, median 0.125 x 2/3: 0.1583333.
+  // x formats and mode: the same two, not kept.
+  // x deployment D1: its runs leave 0.0416667 and 0.2416667, median 0.1416667 x 2/3: 0.2527778.
   auto factors = table.factors(key("f", "D1"));
   CHECK(factors.level == 4);
-  CHECK(std::log(factors.tpot) == doctest::Approx(0.2627315).epsilon(1e-6));
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.2527778).epsilon(1e-6));
   CHECK(factors.ttft == doctest::Approx(1.0));
   factors = table.factors(key("f", "unseen deployment"));
-  CHECK(factors.level == 3);
-  CHECK(std::log(factors.tpot) == doctest::Approx(0.1881944).epsilon(1e-6));
-  // Family h, one deployment: D3 leaves -0.29375 after 0.09375, kept 1/2: -0.053125; then x formats and
-  // mode, -0.146875 left, kept 1/2: -0.1265625.
-  CHECK(table.factors(key("h", "")).level == 3);
-  CHECK(std::log(table.factors(key("h", "")).tpot) == doctest::Approx(-0.1265625));
-  // An unseen family stops at engine x generation; an unseen engine gets no correction.
+  CHECK(factors.level == 2);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.1583333).epsilon(1e-6));
+  // Family h has one deployment, a single configuration, not a pattern: no cell; the engine's 0.075.
+  CHECK(table.factors(key("h", "")).level == 0);
+  CHECK(std::log(table.factors(key("h", "")).tpot) == doctest::Approx(0.075));
+  // An unseen family stops at the engine; an unseen engine gets no correction.
   factors = table.factors(key("z", ""));
-  CHECK(factors.level == 1);
-  CHECK(std::log(factors.tpot) == doctest::Approx(0.09375));
+  CHECK(factors.level == 0);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.075));
   ResidualKey other = key("f", "D1");
   other.engine = "unknown";
   CHECK(table.factors(other).level == -1);
@@ -65,10 +64,10 @@ TEST_CASE("a user's five runs enter as their deployment and leave every other ke
   std::vector<ResidualSample> mine;
   for (int run = 0; run < 5; ++run) mine.push_back(sample("f", "mine", 0.5));
   table.add_deployments(mine);
-  // 0.5 - 0.1881944 = 0.3118056, kept 5 / 6: 0.1881944 + 0.2598380 = 0.4480324.
+  // 0.5 - 0.1583333 = 0.3416667, kept 5 / 6: 0.1583333 + 0.2847222 = 0.4430556.
   const auto factors = table.factors(key("f", "mine"));
   CHECK(factors.level == 4);
-  CHECK(std::log(factors.tpot) == doctest::Approx(0.4480324).epsilon(1e-6));
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.4430556).epsilon(1e-6));
   CHECK(table.factors(key("f", "D1")).tpot == before_d1);
   CHECK(table.factors(key("f", "")).tpot == before_family);
 }
