@@ -76,6 +76,23 @@ class Row {
     return value;
   }
 
+  // An empty cell reads as `fallback`; anything else must be a number from 0 to `most`.
+  double fraction(const std::string& column, double fallback, double most = 1.0) const {
+    const std::string cell = text(column);
+    if (cell.empty()) return fallback;
+    std::size_t used = 0;
+    double value = -1;
+    try {
+      value = std::stod(cell, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != cell.size() || !std::isfinite(value) || value < 0 || value > most) {
+      fail(column, "a number from 0 to " + std::to_string(most) + ", got '" + cell.substr(0, 40) + "'");
+    }
+    return value;
+  }
+
   [[noreturn]] void fail(const std::string& column, const std::string& expectation) const {
     throw InputError(file_, "line " + std::to_string(line_) + ": " + column, expectation);
   }
@@ -125,6 +142,22 @@ void undo_square_recording(const std::string& id, WorkerShape& shape) {
     shape.batch *= k;
   }
   shape.moe_tp = 1;
+}
+
+// A `speculative` cell: "mtp:N" drafts N tokens, "mtp" leaves N to `draft_tokens` (1 when empty); empty or
+// "none" is no speculation. Other methods are refused: their drafts are not in the row.
+void read_speculative(const Row& row, MeasuredRun& run) {
+  const std::string method = row.text("speculative");
+  if (method.empty() || method == "none") return;
+  if (method.rfind("mtp", 0) != 0) row.fail("speculative", "mtp, mtp:N or none, got '" + method.substr(0, 40) + "'");
+  std::int64_t drafted = row.integer("draft_tokens", 1);
+  if (method.size() > 3 && (method[3] != ':' || !parse_integer_field(method.substr(4), drafted))) {
+    row.fail("speculative", "mtp:N with N a whole number, got '" + method.substr(0, 40) + "'");
+  }
+  if (drafted < 1 || drafted > 16) row.fail("speculative", "1 to 16 drafted tokens");
+  run.draft_tokens = drafted;
+  run.acceptance = row.fraction("acceptance", 0.0);
+  run.accepted_tokens = row.fraction("accepted_tokens", 0.0, static_cast<double>(drafted));
 }
 
 std::int64_t concurrency_of(const std::string& source, const MeasuredRun& run) {
@@ -180,7 +213,8 @@ MeasuredRun read_run(const Row& row, std::int64_t line) {
   run.concurrency = concurrency_of(row.text("silicon_data_source"), run);
   run.ttft_ms = row.milliseconds("silicon_ttft_ms");
   run.tpot_ms = row.milliseconds("silicon_tpot_ms");
-  run.sweep = sweep_key(run);
+  read_speculative(row, run);
+  run.sweep = sweep_key(run) + (run.draft_tokens > 0 ? "|mtp" + std::to_string(run.draft_tokens) : "");
   return run;
 }
 

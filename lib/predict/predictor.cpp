@@ -85,6 +85,10 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
     return std::nullopt;
   }
   const Deployment& deployment = *resolved.deployment;
+  if (run.draft_tokens > 0 && deployment.model.mtp_layers == 0) {
+    reason = "speculative decoding with MTP on a model without MTP layers (mtp_layers in its YAML)";
+    return std::nullopt;
+  }
   return run_costs(run, deployment, steps_.get(deployment));
 }
 

@@ -31,6 +31,7 @@ struct RunCosts {
   double prefill_ranks = 1;  // attention-DP ranks prefilling side by side (all prefill workers)
   double kv_transfer = 0;    // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
+  double tokens_per_step = 1;  // tokens a sequence gains per decode step: 1 + accepted drafted tokens
 };
 
 // A step's seconds by family. The experts' token exchange counts as communication when it runs on
