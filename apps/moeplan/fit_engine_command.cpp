@@ -1,7 +1,9 @@
 // moeplan fit-engine: an engine profile (efficiencies and overheads) fitted to measured serving runs,
 // with its error held out by whole sweeps.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -9,6 +11,7 @@
 #include "outputs.hpp"
 #include "predict/bench_results.hpp"
 #include "predict/profile_fit.hpp"
+#include "predict/residuals.hpp"
 #include "predict/run_report.hpp"
 #include "run_ceilings.hpp"
 #include "spec/layout.hpp"
@@ -26,6 +29,8 @@ struct FitOptions {
   std::int64_t folds = 5;
   std::vector<std::string> bench;
   std::string bench_layout;
+  std::string residuals;        // residual tables to write
+  std::string start_residuals;  // residual tables to start from
   predict::BenchDeployment bench_deployment;
   RunCeilingsInput ceilings;
 };
@@ -38,7 +43,42 @@ void add_outputs(OutputSet& outputs, const FitOptions& options) {
   for (const std::string& file : options.bench) outputs.add_input("--bench", file);
   for (const std::string& file : options.ceilings.calibrations) outputs.add_input("--calibration", file);
   outputs.add_input("--start", options.start);
+  outputs.add_input("--start-residuals", options.start_residuals);
   outputs.add_file("--out", options.out);
+  add_output_if_given(outputs, "--residuals", options.residuals);
+}
+
+std::map<std::string, predict::ResidualTable> start_residuals(const FitOptions& options) {
+  if (options.start_residuals.empty()) return {};
+  return predict::read_residual_file(options.start_residuals);
+}
+
+// Only --bench runs and --residuals: the --start profile stays, and the bench runs enter the engine's
+// residual table of --start-residuals as their own deployment, the deepest level.
+void add_bench_deployment(const FitOptions& options, const std::vector<predict::MeasuredRun>& runs,
+                          predict::Predictor& predictor, OutputSet& outputs) {
+  if (options.start.empty() || options.start_residuals.empty()) {
+    throw InputError("command line", "--start-residuals",
+                     "--start and --start-residuals with --bench alone and --residuals: the profile and the residual "
+                     "tables the benchmark runs correct");
+  }
+  const EngineProfile profile = read_engine_profile(options.start);
+  const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
+  if (set.samples.empty()) throw InputError(options.bench.front(), "runs", "at least one predictable benchmark run");
+  std::map<std::string, predict::ResidualTable> tables = start_residuals(options);
+  const auto found = tables.find(options.engine);
+  if (found == tables.end()) {
+    throw InputError(options.start_residuals, "engines." + options.engine, "a residual table for the engine");
+  }
+  found->second.add_deployments(predict::profile_residuals(runs, set, profile));
+  outputs.set_contents("--out", engine_profile_json(profile));
+  outputs.set_contents("--residuals", predict::residual_file_json(tables));
+  outputs.write_temporaries();
+  fmt::print(
+      "{}: {} benchmark runs added to the residuals as their own deployment; the profile is --start's\nwrote {} and "
+      "{}\n",
+      options.engine, set.samples.size(), options.out, options.residuals);
+  commit_outputs(outputs);
 }
 
 // The bench files' deployment: the layout given as moeplan writes it ("tp=8,dp=1,ep=8").
@@ -71,6 +111,16 @@ std::vector<predict::MeasuredRun> read_all(const FitOptions& options) {
   return runs;
 }
 
+std::string residual_bands(const predict::ResidualTable& table) {
+  std::vector<std::string> levels;
+  for (int level = 0; level < predict::kResidualLevels; ++level) {
+    const predict::ResidualFactors band = table.level_band(level);
+    levels.push_back(fmt::format("{} {:.1f} / {:.1f}", predict::residual_level_name(level), band.ttft_band_percent,
+                                 band.tpot_band_percent));
+  }
+  return fmt::format("{}", fmt::join(levels, "; "));
+}
+
 void run(const FitOptions& options) {
   OutputSet outputs;
   add_outputs(outputs, options);
@@ -81,6 +131,8 @@ void run(const FitOptions& options) {
   const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(options.models);
   predict::Predictor predictor(catalog, predict::ProfileSet({}));
   apply_run_ceilings(options.ceilings, predictor);
+  if (options.runs.empty() && !options.residuals.empty())
+    return add_bench_deployment(options, runs, predictor, outputs);
   const predict::FitSet set = predict::fit_samples(runs, predictor, options.engine);
   if (set.samples.size() < 8) {
     // The form --help shows gives only --bench: name whichever the runs came from.
@@ -98,6 +150,16 @@ void run(const FitOptions& options) {
   profile.source =
       fmt::format("fit-engine over {} {} runs (left out {})", set.samples.size(), options.engine, set.left_out.size());
   outputs.set_contents("--out", engine_profile_json(profile));
+  std::string residual_line;
+  if (!options.residuals.empty()) {
+    std::map<std::string, predict::ResidualTable> tables = start_residuals(options);
+    const predict::ResidualTable table =
+        predict::fit_residuals(predict::profile_residuals(runs, set, profile), options.folds);
+    residual_line = fmt::format("residuals: {} cells, shrinkage {}, bands (TTFT / TPOT %) {}\n", table.cells(),
+                                table.shrinkage(), residual_bands(table));
+    tables.insert_or_assign(options.engine, table);
+    outputs.set_contents("--residuals", predict::residual_file_json(tables));
+  }
   outputs.write_temporaries();
   const HeldOutError& held = profile.held_out;
   fmt::print(
@@ -106,6 +168,7 @@ void run(const FitOptions& options) {
       "wrote {}\n",
       options.engine, set.samples.size(), set.left_out.size(), held.folds, held.tpot_median, held.tpot_mean,
       held.ttft_median, held.ttft_mean, ceilings_description(profile.ceilings), options.out);
+  if (!residual_line.empty()) fmt::print("{}wrote {}\n", residual_line, options.residuals);
   commit_outputs(outputs);
 }
 
@@ -132,6 +195,12 @@ void add_fit_engine_command(CLI::App& app) {
   add_output_option(*command, "--out", options->out, "profile JSON to write")->required();
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--start", options->start, "profile to start from (default: the engine's defaults)")
+      ->check(CLI::ExistingFile);
+  add_output_option(*command, "--residuals", options->residuals,
+                    "residual tables to write (engines/residuals.json): the engine's fitted beside the profile, "
+                    "the others' kept from --start-residuals; with --bench alone, the bench runs added as their "
+                    "own deployment");
+  command->add_option("--start-residuals", options->start_residuals, "residual tables to start from")
       ->check(CLI::ExistingFile);
   command->add_option("--folds", options->folds, "cross-validation folds over whole sweeps")
       ->capture_default_str()

@@ -9,6 +9,8 @@
 #include "io/input_error.hpp"
 #include "outputs.hpp"
 #include "predict/calibration_effect.hpp"
+#include "predict/held_out_floors.hpp"
+#include "predict/layout_choice.hpp"
 #include "predict/run_report.hpp"
 #include "predict/version_spread.hpp"
 #include "run_ceilings.hpp"
@@ -25,6 +27,8 @@ struct PredictOptions {
   std::string engines = "engines";
   std::int64_t held_out_folds = 0;
   bool by_partition = false;
+  bool no_residuals = false;
+  bool with_alternatives = false;
   RunCeilingsInput ceilings;
 };
 
@@ -56,6 +60,61 @@ std::string spread_line(const predict::VersionSpread& spread) {
       spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
 }
 
+std::string choice_summary(const predict::LayoutChoiceReport& report) {
+  if (report.groups.empty()) return "layout choice: no runs that share everything but the layout\n";
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? fmt::format("{:.0f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                     : std::string("-");
+  };
+  return fmt::format(
+      "layout choice (runs sharing model, formats, GPU type and count, engine and version, mode, lengths and "
+      "concurrency; output tokens/s per GPU):\n"
+      "  {} groups: the predicted best layout measured best in {} of them ({}); in {} of the {} groups whose "
+      "winner leads by more than {:.0f} % ({}); following the prediction loses {:.1f} % of the measured best "
+      "on average, {:.1f} % at worst\n",
+      report.groups.size(), report.right, share(report.right, static_cast<std::int64_t>(report.groups.size())),
+      report.decisive_right, report.decisive, predict::kDecisiveLeadPercent,
+      share(report.decisive_right, report.decisive), report.mean_lost_percent, report.worst_lost_percent);
+}
+
+std::string choice_table(const predict::LayoutChoiceReport& report) {
+  Table table({"group (model formats GPU xN engine version mode isl/osl concurrency)", "layouts", "measured best",
+               "predicted best", "lead %", "lost %"});
+  for (const predict::LayoutChoiceGroup& group : report.groups) {
+    table.add_row({group.key, fmt::format("{}", group.options.size()), group.options[group.measured_best].layout,
+                   group.options[group.predicted_best].layout, percent(group.lead_percent),
+                   percent(group.lost_percent)});
+  }
+  return table.render();
+}
+
+std::string share_text(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? fmt::format("{:.0f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                   : std::string("-");
+}
+
+std::string coverage_text(const predict::BandCoverage& coverage) {
+  return fmt::format("{} of {} partitions within 35-65 % (from {:.0f} to {:.0f} %)", coverage.within,
+                     coverage.partitions, coverage.least_percent, coverage.most_percent);
+}
+
+// The figures issue 43 sets floors for, each beside its floor.
+std::string floors_summary(const predict::PartitionErrors& overall, const predict::LayoutChoiceReport& choice,
+                           const predict::HeldOutFloors& floors) {
+  return fmt::format(
+      "floors (partitions of {} or more runs):\n"
+      "  layout choice right {} (floor 75 %); where the winner leads by more than 10 %: {} (floor 85 %)\n"
+      "  TPOT median {:.1f} % (floor 9), mean {:.1f} % (floor 13); TTFT median {:.1f} % (floor 20), mean {:.1f} % "
+      "(floor 30)\n"
+      "  worst partition median signed error: TPOT {:+.1f} % ({}), TTFT {:+.1f} % ({}) (floor +-15 %)\n"
+      "  printed band covering a partition's runs: TPOT {}; TTFT {}\n",
+      predict::kLeastPartitionRuns, share_text(choice.right, static_cast<std::int64_t>(choice.groups.size())),
+      share_text(choice.decisive_right, choice.decisive), overall.tpot.median_absolute, overall.tpot.mean_absolute,
+      overall.ttft.median_absolute, overall.ttft.mean_absolute, floors.worst_tpot.median_signed_percent,
+      floors.worst_tpot.partition, floors.worst_ttft.median_signed_percent, floors.worst_ttft.partition,
+      coverage_text(floors.tpot_band), coverage_text(floors.ttft_band));
+}
+
 // A fitted profile must sit on the ceilings the runs are priced on: a profile fitted at the roofline
 // would count a calibration's measured shares twice. Unfitted defaults sit on none.
 void check_profile_ceilings(const PredictOptions& options, predict::Predictor& predictor) {
@@ -74,8 +133,12 @@ std::vector<predict::RunPrediction> predictions_of(const PredictOptions& options
                                                    const std::vector<predict::MeasuredRun>& runs,
                                                    predict::Predictor& predictor) {
   if (options.held_out_folds > 0) {
-    return predict::held_out_predictions(runs, predictor, options.held_out_folds,
-                                         options.by_partition ? predict::HoldOut::partition : predict::HoldOut::sweep);
+    const predict::HeldOutOptions held_out{options.held_out_folds,
+                                           options.by_partition        ? predict::HoldOut::partition
+                                           : options.with_alternatives ? predict::HoldOut::alternatives
+                                                                       : predict::HoldOut::sweep,
+                                           !options.no_residuals};
+    return predict::held_out_predictions(runs, predictor, held_out);
   }
   check_profile_ceilings(options, predictor);
   std::vector<predict::RunPrediction> predictions;
@@ -146,6 +209,10 @@ void run(const PredictOptions& options) {
       options.held_out_folds > 0 ? " (refitted on each fold's training runs)" : "",
       fmt::join(predictor.profiles().describe(), "\n  "), spread_line(predict::version_spread(runs)),
       error_report(errors), effect);
+  const predict::LayoutChoiceReport choice = predict::layout_choice(runs, predictions);
+  fmt::print("\n{}", choice_summary(choice));
+  fmt::print("\n{}", floors_summary(errors.overall(), choice, predict::held_out_floors(runs, predictions)));
+  if (!choice.groups.empty()) fmt::print("\n{}", choice_table(choice));
   commit_outputs(outputs);
 }
 
@@ -170,6 +237,11 @@ void add_predict_runs_command(CLI::App& app) {
       ->check(CLI::Range(2, 20));
   command->add_flag("--by-partition", options->by_partition,
                     "with --held-out: hold out whole model x GPU x engine x mode partitions, not deployments");
+  command->add_flag("--with-alternatives", options->with_alternatives,
+                    "with --held-out: hold out each deployment with its layout alternatives (same model, formats, "
+                    "GPUs, engine, version, mode and lengths), so the layouts a choice compares share one fit");
+  command->add_flag("--no-residuals", options->no_residuals,
+                    "with --held-out: the profile alone, without the residual hierarchy fitted beside it");
   add_run_ceilings_options(*command, options->ceilings);
   command->footer(
       "Example:\n  moeplan predict-runs --runs runs.csv --out predictions.csv\n"

@@ -29,7 +29,7 @@ struct LoopState {
 LoopState aggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
                            const EngineProfile& profile, double prompt_tokens, double output_tokens) {
   LoopState state;
-  state.tpot = parts.decode_step / (1.0 - share);
+  state.tpot = parts.decode_step / (1.0 - share) / costs.tokens_per_step;
   const double chunks = std::ceil(prompt_tokens / static_cast<double>(profile.chunk_tokens));
   const double riding = profile.scheduler == Scheduler::mixed_chunks ? chunks * parts.decode_step : 0.0;
   const double others = std::max(0.0, costs.decode_batch - 1.0);
@@ -45,7 +45,7 @@ LoopState aggregated_state(double share, const LoopPrediction& parts, const RunC
 LoopState disaggregated_state(double share, const LoopPrediction& parts, const RunCosts& costs,
                               const EngineProfile& profile, double concurrency, double output_tokens) {
   LoopState state;
-  state.tpot = parts.decode_step;
+  state.tpot = parts.decode_step / costs.tokens_per_step;
   const double others = std::max(0.0, concurrency - 1.0) / costs.prefill_ranks;
   state.ttft = profile.overheads.request + queue_wait(share, parts.prefill) + parts.prefill + costs.kv_transfer +
                burst_wait(profile, others, parts.prefill);

@@ -79,6 +79,23 @@ class Row {
     return value;
   }
 
+  // An empty cell reads as `fallback`; anything else must be a number from 0 to `most`.
+  double fraction(const std::string& column, double fallback, double most = 1.0) const {
+    const std::string cell = text(column);
+    if (cell.empty()) return fallback;
+    std::size_t used = 0;
+    double value = -1;
+    try {
+      value = std::stod(cell, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != cell.size() || !std::isfinite(value) || value < 0 || value > most) {
+      fail(column, "a number from 0 to " + std::to_string(most) + ", got '" + cell.substr(0, 40) + "'");
+    }
+    return value;
+  }
+
   [[noreturn]] void fail(const std::string& column, const std::string& expectation) const {
     throw InputError(file_, "line " + std::to_string(line_) + ": " + column, expectation);
   }
@@ -114,7 +131,9 @@ void complete_shape(WorkerShape& shape) {
 }
 
 // K-GPU runs recorded square: moe_tp = moe_ep = K and tp x dp = K x K (ids ending _tpK_epK_N, and the
-// config rows of the same dump). Ids marked _epnone_ are genuine K x K-GPU runs with expert TP.
+// config rows of the same dump). Ids marked _epnone_ are genuine K x K-GPU runs with expert TP. The batch
+// is per recorded DP rank (concurrency = batch x recorded dp): folding the DP ranks K to 1 gives each real
+// rank K recorded ranks' sequences (a c256 row recorded dp 64, batch 4 is dp 8, batch 32).
 void undo_square_recording(const std::string& id, WorkerShape& shape) {
   const std::int64_t k = shape.moe_ep;
   if (k < 2 || shape.moe_tp != k || shape.tp * shape.attention_dp != k * k) return;
@@ -123,8 +142,25 @@ void undo_square_recording(const std::string& id, WorkerShape& shape) {
     shape.tp /= k;
   } else {
     shape.attention_dp /= k;
+    shape.batch *= k;
   }
   shape.moe_tp = 1;
+}
+
+// A `speculative` cell: "mtp:N" drafts N tokens, "mtp" leaves N to `draft_tokens` (1 when empty); empty or
+// "none" is no speculation. Other methods are refused: their drafts are not in the row.
+void read_speculative(const Row& row, MeasuredRun& run) {
+  const std::string method = row.text("speculative");
+  if (method.empty() || method == "none") return;
+  if (method.rfind("mtp", 0) != 0) row.fail("speculative", "mtp, mtp:N or none, got '" + method.substr(0, 40) + "'");
+  std::int64_t drafted = row.integer("draft_tokens", 1);
+  if (method.size() > 3 && (method[3] != ':' || !parse_integer_field(method.substr(4), drafted))) {
+    row.fail("speculative", "mtp:N with N a whole number, got '" + method.substr(0, 40) + "'");
+  }
+  if (drafted < 1 || drafted > 16) row.fail("speculative", "1 to 16 drafted tokens");
+  run.draft_tokens = drafted;
+  run.acceptance = row.fraction("acceptance", 0.0);
+  run.accepted_tokens = row.fraction("accepted_tokens", 0.0, static_cast<double>(drafted));
 }
 
 // The concurrency the source names ("silicon_concurrency=16"), else the one the batch implies; a named one
@@ -189,7 +225,8 @@ MeasuredRun read_run(const Row& row, std::int64_t line) {
   run.concurrency = concurrency_of(row.text("silicon_data_source"), run, row);
   run.ttft_ms = row.milliseconds("silicon_ttft_ms");
   run.tpot_ms = row.milliseconds("silicon_tpot_ms");
-  run.sweep = sweep_key(run);
+  read_speculative(row, run);
+  run.sweep = sweep_key(run) + (run.draft_tokens > 0 ? "|mtp" + std::to_string(run.draft_tokens) : "");
   return run;
 }
 

@@ -45,6 +45,12 @@ struct MeasuredRun {
   // engines do by default): the experts' token exchange and two-batch overlap.
   std::optional<DispatchMode> dispatch;
   bool two_batch_overlap = false;
+  // Speculative decoding, from optional columns: `speculative` ("mtp:N" or "mtp", "none" or empty),
+  // `draft_tokens` (N when the method gives none), `acceptance` (per drafted token, 0-1) or
+  // `accepted_tokens` (measured mean accepted per step). draft_tokens 0: none.
+  std::int64_t draft_tokens = 0;
+  double acceptance = 0;
+  double accepted_tokens = 0;
 };
 
 // The deployment a run measured, without the engine and its version: model, GPU, lengths, formats

@@ -39,6 +39,7 @@ ProfileSet ProfileSet::load_folder(const std::string& folder) {
   }
   ProfileSet set(std::move(profiles));
   set.folder_ = folder;
+  if (std::filesystem::exists(residuals_path(folder))) set.residuals_ = read_residual_file(residuals_path(folder));
   return set;
 }
 
@@ -55,6 +56,11 @@ std::vector<std::string> ProfileSet::describe() const {
     }
   }
   return lines;
+}
+
+const ResidualTable* ProfileSet::residuals(const std::string& engine) const {
+  const auto found = residuals_.find(engine);
+  return found == residuals_.end() ? nullptr : &found->second;
 }
 
 ProfileSet::ProfileSet(std::map<std::string, EngineProfile> profiles) : profiles_(std::move(profiles)) {}
@@ -90,6 +96,10 @@ std::optional<RunCosts> Predictor::costs(const MeasuredRun& run, std::string& re
     reason = "GPU " + deployment.hardware_preset + " has no calibration: the profile sits on measured ceilings";
     return std::nullopt;
   }
+  if (run.draft_tokens > 0 && deployment.model.mtp_layers == 0) {
+    reason = "speculative decoding with MTP on a model without MTP layers (mtp_layers in its YAML)";
+    return std::nullopt;
+  }
   return run_costs(run, deployment, steps_.get(deployment));
 }
 
@@ -106,8 +116,20 @@ RunPrediction Predictor::predict(const MeasuredRun& run) {
   prediction.tpot_ms = loop.tpot * 1e3;
   prediction.ttft_band_percent = error_band_percent(profile, false, kUnfittedBandPercent);
   prediction.tpot_band_percent = error_band_percent(profile, true, kUnfittedBandPercent);
+  apply_residuals(profiles_.residuals(run.engine), residual_key(run), prediction);
   mark_implausible(run, prediction);
   return prediction;
+}
+
+void apply_residuals(const ResidualTable* residuals, const ResidualKey& key, RunPrediction& prediction) {
+  if (residuals == nullptr || !prediction.ttft_ms || !prediction.tpot_ms) return;
+  const ResidualFactors factors = residuals->factors(key);
+  if (factors.level < 0) return;
+  *prediction.ttft_ms *= factors.ttft;
+  *prediction.tpot_ms *= factors.tpot;
+  prediction.residual_level = factors.level;
+  prediction.ttft_band_percent = factors.ttft_band_percent;
+  prediction.tpot_band_percent = factors.tpot_band_percent;
 }
 
 void mark_implausible(const MeasuredRun& run, RunPrediction& prediction) {

@@ -9,6 +9,7 @@
 #include "cost/engine_profile.hpp"
 #include "predict/closed_loop.hpp"
 #include "predict/measured_runs.hpp"
+#include "predict/residuals.hpp"
 #include "predict/run_costs.hpp"
 #include "predict/run_deployment.hpp"
 
@@ -16,14 +17,17 @@ namespace moeplan::predict {
 
 struct RunPrediction {
   std::optional<double> ttft_ms, tpot_ms;
-  double ttft_band_percent = 0, tpot_band_percent = 0;  // the profile's held-out median error
-  std::string reason;                                   // why there is no prediction
+  // The held-out median error: the residual level's that corrected the prediction, else the profile's.
+  double ttft_band_percent = 0, tpot_band_percent = 0;
+  int residual_level = -1;   // the residual level that corrected it (residuals.hpp); -1: none
+  std::string reason;        // why there is no prediction
   bool implausible = false;  // the measurement beats the roofline: predicted, kept out of the errors
   std::optional<RunCosts> costs;
 };
 
 // Profiles by engine name, read from a folder of <engine>.json files; engines without a file get the
-// default profile, flagged as not fitted.
+// default profile, flagged as not fitted. The folder's residuals.json, when there is one, gives each
+// engine's residual corrections.
 class ProfileSet {
  public:
   static ProfileSet load_folder(const std::string& folder);
@@ -34,9 +38,13 @@ class ProfileSet {
   // One line per engine: the file its profile came from and how it was fitted, or that the engine
   // falls back to its unfitted defaults.
   std::vector<std::string> describe() const;
+  // The engine's residual table, or null when the folder has none for it.
+  const ResidualTable* residuals(const std::string& engine) const;
+  void set_residuals(std::map<std::string, ResidualTable> residuals) { residuals_ = std::move(residuals); }
 
  private:
   std::map<std::string, EngineProfile> profiles_;
+  std::map<std::string, ResidualTable> residuals_;
   std::string folder_ = "(none)";
 };
 
@@ -70,6 +78,10 @@ class Predictor {
 bool below_roofline(const RunCosts& costs, double measured_tpot_seconds, double margin = 0.8);
 
 inline constexpr const char* kImplausibleReason = "measured TPOT below the roofline at 100 % of every ceiling";
+
+// Multiplies a prediction by the residual factors of `key` in `residuals` (none when null or no level
+// knows the key) and gives it the band of the level used.
+void apply_residuals(const ResidualTable* residuals, const ResidualKey& key, RunPrediction& prediction);
 
 // Flags a predicted run whose measurement is below the roofline, with kImplausibleReason.
 void mark_implausible(const MeasuredRun& run, RunPrediction& prediction);

@@ -4,6 +4,7 @@
 
 #include "cost/kv_cache.hpp"
 #include "plan/load_skew.hpp"
+#include "spec/speculative.hpp"
 
 namespace moeplan::predict {
 
@@ -21,6 +22,17 @@ StepOptions options_at(const MeasuredRun& run, const Model& model, const Layout&
   options.two_batch_overlap = run.two_batch_overlap;
   options.max_over_mean = max_over_mean(model, layout, tokens_per_rank, SkewModel{});
   return options;
+}
+
+// The run's speculative decoding as plan-deploy prices it (plan/serving.cpp): the model's MTP layers draft
+// k tokens, the step verifies 1 + k, and each step yields 1 + the accepted tokens.
+Speculative run_speculative(const MeasuredRun& run) {
+  Speculative speculative;
+  speculative.method = SpeculativeMethod::mtp;
+  speculative.draft_tokens = run.draft_tokens;
+  if (run.acceptance > 0) speculative.acceptance = run.acceptance;
+  speculative.measured_accepted_tokens = run.accepted_tokens;
+  return speculative;
 }
 
 std::string cache_key(const Deployment& deployment) {
@@ -77,9 +89,16 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
   costs.decode_batch = decode_batch_per_rank(run);
   const double context = static_cast<double>(run.input_tokens) + static_cast<double>(run.output_tokens) / 2.0;
   const Layout& decode = deployment.worker;
-  const StepOptions decode_options = options_at(run, deployment.model, decode, costs.decode_batch);
-  costs.decode = family_times(steps.decode(decode, {costs.decode_batch, context}, decode_options), decode,
-                              decode_options.dispatch);
+  StepOptions decode_options = options_at(run, deployment.model, decode, costs.decode_batch);
+  if (run.draft_tokens > 0) {
+    const Speculative speculative = run_speculative(run);
+    decode_options.draft_tokens = speculative.draft_tokens;
+    decode_options.draft = speculative.draft(deployment.model);
+    costs.tokens_per_step = 1.0 + speculative.accepted_tokens();
+  }
+  const StepBreakdown decode_step = steps.decode(decode, {costs.decode_batch, context}, decode_options);
+  costs.decode = family_times(decode_step, decode, decode_options.dispatch);
+  costs.decode.other += decode_step.draft;  // the draft's passes: layers, LM head and fusion, priced as the rest
   const Layout& prefill = deployment.prefill;
   const double prompt = static_cast<double>(run.input_tokens);
   const StepOptions prefill_options = options_at(run, deployment.model, prefill, prompt);

@@ -21,6 +21,7 @@ struct RunCosts {
   double prefill_ranks = 1;  // attention-DP ranks prefilling side by side (all prefill workers)
   double kv_transfer = 0;    // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
+  double tokens_per_step = 1;  // tokens a sequence gains per decode step: 1 + accepted drafted tokens
 };
 
 // The ceilings one GPU preset's runs are priced on in place of the roofline: a calibration's measured

@@ -14,9 +14,8 @@ std::string lower(std::string text) {
   return text;
 }
 
-// "nvidia/DeepSeek-R1-NVFP4" -> "deepseek-r1": the name part without a weight-format suffix.
-std::string base_name(const std::string& hf_id) {
-  std::string name = lower(hf_id.substr(hf_id.find('/') + 1));
+// `name` without a weight-format suffix (-fp8, -nvfp4, ...), when it has one.
+std::string without_format_suffix(const std::string& name) {
   for (const char* suffix : {"-fp8", "-nvfp4", "-fp4", "-int4", "-mxfp4"}) {
     const std::string ending(suffix);
     if (name.size() > ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0) {
@@ -24,6 +23,23 @@ std::string base_name(const std::string& hf_id) {
     }
   }
   return name;
+}
+
+// `name` without a four-digit release suffix (DeepSeek-R1-0528 is a later checkpoint of DeepSeek-R1 with
+// the same architecture [deepseek-r1-0528-card]), when it has one.
+std::string without_date_suffix(const std::string& name) {
+  const std::size_t size = name.size();
+  if (size < 6 || name[size - 5] != '-') return name;
+  for (std::size_t index = size - 4; index < size; ++index) {
+    if (std::isdigit(static_cast<unsigned char>(name[index])) == 0) return name;
+  }
+  return name.substr(0, size - 5);
+}
+
+// "nvidia/DeepSeek-R1-0528-NVFP4" -> "deepseek-r1": the name part without a weight-format suffix and
+// then without a release-date suffix.
+std::string base_name(const std::string& hf_id) {
+  return without_date_suffix(without_format_suffix(lower(hf_id.substr(hf_id.find('/') + 1))));
 }
 
 std::optional<DType> named_format(std::initializer_list<const char*> names) {
@@ -45,6 +61,8 @@ std::string shape_label(const WorkerShape& shape) {
 }
 
 }  // namespace
+
+std::string checkpoint_base_name(const std::string& hf_id) { return base_name(hf_id); }
 
 std::vector<std::filesystem::path> ModelCatalog::folder_models(const std::filesystem::path& folder) {
   std::error_code error;
@@ -80,18 +98,23 @@ const Model* ModelCatalog::find(const std::string& hf_id) const {
   for (const Model& model : models_) {
     if (!model.hf_id.empty() && model.hf_id == hf_id) return &model;
   }
+  // The base model itself before its quantized checkpoints: DeepSeek-R1-0528 is DeepSeek-R1, whose
+  // formats the run then sets, not DeepSeek-R1-NVFP4, whose 4-bit experts would stay.
   const std::string wanted = base_name(hf_id);
+  const Model* quantized = nullptr;
   for (const Model& model : models_) {
-    if (!model.hf_id.empty() && base_name(model.hf_id) == wanted) return &model;
+    if (model.hf_id.empty() || base_name(model.hf_id) != wanted) continue;
+    if (lower(model.hf_id.substr(model.hf_id.find('/') + 1)) == wanted) return &model;
+    if (quantized == nullptr) quantized = &model;
   }
-  return nullptr;
+  return quantized;
 }
 
 std::string hardware_preset_for_system(const std::string& system) {
   static const std::map<std::string, std::string> kPresets = {
-      {"h100_sxm", "H100-SXM"}, {"h200_sxm", "H200"},     {"b200_sxm", "B200"},
-      {"b300_sxm", "B300"},     {"gb200", "GB200-NVL72"}, {"gb300", "GB300-NVL72"},
-      {"h20", "H20"},           {"h800_sxm", "H800"},     {"mi300x", "MI300X"}};
+      {"h100_sxm", "H100-SXM"}, {"h200_sxm", "H200"},     {"b200_sxm", "B200"}, {"b300_sxm", "B300"},
+      {"gb200", "GB200-NVL72"}, {"gb300", "GB300-NVL72"}, {"h20", "H20"},       {"h800_sxm", "H800"},
+      {"mi300x", "MI300X"},     {"mi325x", "MI325X"},     {"mi355x", "MI355X"}};
   const auto found = kPresets.find(lower(system));
   return found == kPresets.end() ? "" : found->second;
 }

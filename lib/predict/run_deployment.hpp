@@ -26,7 +26,8 @@ class ModelCatalog {
   explicit ModelCatalog(std::vector<Model> models);
 
   // Exact id first; then a quantized checkpoint of a known base model: the owner ignored and a format
-  // suffix (-FP8, -NVFP4, -FP4, -INT4) dropped from the name, compared without case.
+  // suffix (-FP8, -NVFP4, -FP4, -INT4) and then a four-digit release suffix (-0528) dropped from the
+  // name, compared without case.
   const Model* find(const std::string& hf_id) const;
 
  private:
@@ -45,6 +46,10 @@ struct Resolved {
   std::optional<Deployment> deployment;
   std::string reason;  // why not, when deployment is empty
 };
+
+// A checkpoint id's name part in lower case without its weight-format suffix (-FP8, -NVFP4, ...) and
+// then its four-digit release suffix: "nvidia/DeepSeek-R1-0528-NVFP4" -> "deepseek-r1".
+std::string checkpoint_base_name(const std::string& hf_id);
 
 // The preset a run's `system` names (h200_sxm -> H200, gb200 -> GB200-NVL72, ...); empty when none.
 std::string hardware_preset_for_system(const std::string& system);

@@ -1,7 +1,10 @@
 #include "predict/run_report.hpp"
 
+#include "predict/layout_choice.hpp"
+
 #include <fmt/format.h>
 
+#include <cmath>
 #include "io/csv_text.hpp"
 
 namespace moeplan::predict {
@@ -75,39 +78,81 @@ FitSet fit_samples(const std::vector<MeasuredRun>& runs, Predictor& predictor, c
 namespace moeplan::predict {
 
 std::string held_out_group(const MeasuredRun& run, HoldOut hold_out) {
-  return hold_out == HoldOut::partition ? partition_key(run) : run.sweep;
+  switch (hold_out) {
+    case HoldOut::partition: return partition_key(run);
+    case HoldOut::alternatives: return layout_alternatives_key(run);
+    case HoldOut::sweep: return run.sweep;
+  }
+  return run.sweep;
+}
+
+namespace {
+
+LoopPrediction loop_for(const MeasuredRun& run, const RunCosts& costs, const EngineProfile& profile) {
+  return predict_closed_loop(costs, profile, static_cast<double>(run.concurrency),
+                             static_cast<double>(run.input_tokens), static_cast<double>(run.output_tokens));
+}
+
+// The residuals of the training samples under `profile`: log(measured / predicted) of each.
+std::vector<ResidualSample> training_residuals(const std::vector<MeasuredRun>& runs,
+                                               const std::vector<FitSample>& training, const EngineProfile& profile) {
+  std::vector<ResidualSample> samples;
+  for (const FitSample& sample : training) {
+    const LoopPrediction loop = loop_for(runs[sample.run], sample.costs, profile);
+    samples.push_back(
+        {residual_key(runs[sample.run]), std::log(sample.ttft / loop.ttft), std::log(sample.tpot / loop.tpot)});
+  }
+  return samples;
+}
+
+// One fold of one engine: the profile and residuals fitted to `training`, the runs of the fold predicted.
+void predict_fold(const std::vector<MeasuredRun>& runs, const std::vector<FitSample>& training,
+                  const HeldOutOptions& options, const std::string& engine, std::int64_t fold,
+                  std::vector<RunPrediction>& predictions) {
+  const EngineProfile profile = fit_profile(training, default_engine_profile(engine));
+  const ResidualTable residuals =
+      options.residuals ? fit_residuals(training_residuals(runs, training, profile), options.folds) : ResidualTable{};
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    const MeasuredRun& run = runs[index];
+    RunPrediction& prediction = predictions[index];
+    if (run.engine != engine || !prediction.costs ||
+        fold_of(held_out_group(run, options.hold_out), options.folds) != fold)
+      continue;
+    const LoopPrediction loop = loop_for(run, *prediction.costs, profile);
+    const ResidualFactors factors = residuals.factors(residual_key(run));
+    prediction.ttft_ms = loop.ttft * factors.ttft * 1e3;
+    prediction.tpot_ms = loop.tpot * factors.tpot * 1e3;
+    prediction.residual_level = factors.level;
+    prediction.ttft_band_percent = factors.ttft_band_percent;
+    prediction.tpot_band_percent = factors.tpot_band_percent;
+    mark_implausible(run, prediction);
+  }
+}
+
+}  // namespace
+
+std::vector<ResidualSample> profile_residuals(const std::vector<MeasuredRun>& runs, const FitSet& set,
+                                              const EngineProfile& profile) {
+  return training_residuals(runs, set.samples, profile);
 }
 
 std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& runs, Predictor& predictor,
-                                                std::int64_t folds, HoldOut hold_out) {
+                                                const HeldOutOptions& options) {
   std::vector<RunPrediction> predictions(runs.size());
   for (std::size_t index = 0; index < runs.size(); ++index) {
     predictions[index].costs = predictor.costs(runs[index], predictions[index].reason);
   }
   for (const char* engine : {"sglang", "vllm", "trtllm"}) {
     FitSet set = fit_samples(runs, predictor, engine);
-    for (FitSample& sample : set.samples) sample.sweep = held_out_group(runs[sample.run], hold_out);
-    check_fit_budget(set.samples.size(), folds, "--held-out");
-    const std::vector<std::int64_t> sample_folds = sweep_folds(set.samples, folds);
-    for (std::int64_t fold = 0; fold < folds; ++fold) {
+    for (FitSample& sample : set.samples) sample.sweep = held_out_group(runs[sample.run], options.hold_out);
+    check_fit_budget(set.samples.size(), options.folds, "--held-out");
+    const std::vector<std::int64_t> sample_folds = sweep_folds(set.samples, options.folds);
+    for (std::int64_t fold = 0; fold < options.folds; ++fold) {
       std::vector<FitSample> training;
       for (std::size_t k = 0; k < set.samples.size(); ++k) {
         if (sample_folds[k] != fold) training.push_back(set.samples[k]);
       }
-      if (training.size() < 8) continue;
-      const EngineProfile profile = fit_profile(training, default_engine_profile(engine));
-      for (std::size_t index = 0; index < runs.size(); ++index) {
-        const MeasuredRun& run = runs[index];
-        RunPrediction& prediction = predictions[index];
-        if (run.engine != engine || !prediction.costs || fold_of(held_out_group(run, hold_out), folds) != fold)
-          continue;
-        const LoopPrediction loop =
-            predict_closed_loop(*prediction.costs, profile, static_cast<double>(run.concurrency),
-                                static_cast<double>(run.input_tokens), static_cast<double>(run.output_tokens));
-        prediction.ttft_ms = loop.ttft * 1e3;
-        prediction.tpot_ms = loop.tpot * 1e3;
-        mark_implausible(run, prediction);
-      }
+      if (training.size() >= 8) predict_fold(runs, training, options, engine, fold, predictions);
     }
   }
   return predictions;

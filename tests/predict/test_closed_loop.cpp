@@ -139,3 +139,16 @@ TEST_CASE("a burst of arrivals makes a prompt wait behind half of the others tha
   CHECK(burst.prefill_share == doctest::Approx(share).epsilon(1e-6));
   CHECK(burst.ttft == doctest::Approx(0.305 + 0.05 * share / (1.0 - share)).epsilon(1e-6));
 }
+
+TEST_CASE("speculative decoding: each step yields 1 + the accepted tokens") {
+  RunCosts costs = costs_at_batch(4);
+  costs.disaggregated = true;
+  costs.prefill_ranks = 2;
+  costs.kv_transfer = 0.005;
+  costs.tokens_per_step = 2.5;
+  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
+  profile.overheads.request = 0.020;
+  // The step of 10 ms now yields 2.5 tokens: TPOT = 10 / 2.5 = 4 ms.
+  const auto loop = moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
+  CHECK(loop.tpot == doctest::Approx(0.004));
+}

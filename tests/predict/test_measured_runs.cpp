@@ -58,6 +58,49 @@ TEST_CASE("an aggregated run: concurrency from the source text, shapes completed
   std::filesystem::remove(path);
 }
 
+TEST_CASE("a run recorded square with DP attention keeps its sequences: the batch grows as dp folds") {
+  const auto path = write_runs(
+      "square_dp",
+      "s1_tp8_ep8_4,db; silicon_concurrency=256,trtllm,1.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,8192,1024,"
+      "nvfp4,nvfp4,4,1,1,64,8,8,,,,,,,,,,,,,,,900,30\n");
+  const auto runs = moeplan::predict::read_measured_runs(path.string());
+  REQUIRE(runs.size() == 1);
+  // Recorded tp 1 x dp 64 = 8 x 8 with moe 8 / 8: an 8-GPU run, dp 64 / 8 = 8. Its 256 requests were
+  // 4 per recorded rank (4 x 64 = 256), so 256 / 8 = 32 per real rank: the batch 4 x 8.
+  CHECK(runs[0].worker.attention_dp == 8);
+  CHECK(runs[0].worker.gpus() == 8);
+  CHECK(runs[0].worker.batch == 32);
+  CHECK(runs[0].worker.batch * runs[0].worker.attention_dp == runs[0].concurrency);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a speculative column: mtp:N drafts N tokens; other methods are refused") {
+  const auto path = std::filesystem::temp_directory_path() / "moeplan-test-speculative.csv";
+  std::string header = kHeader;
+  header.insert(header.size() - 1, ",speculative,acceptance");
+  std::ofstream(path) << header
+                      << "m1,db; silicon_concurrency=8,sglang,0.5,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,1024,"
+                         "fp8_block,fp8_block,8,8,1,1,1,8,,,,,,,,,,,,,,,300,20,mtp:3,0.7\n"
+                      << "m2,db; silicon_concurrency=8,sglang,0.5,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,1024,"
+                         "fp8_block,fp8_block,8,8,1,1,1,8,,,,,,,,,,,,,,,300,20,none,\n";
+  const auto runs = moeplan::predict::read_measured_runs(path.string());
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].draft_tokens == 3);
+  CHECK(runs[0].acceptance == doctest::Approx(0.7));
+  CHECK(runs[1].draft_tokens == 0);
+  CHECK(runs[0].sweep != runs[1].sweep);
+  std::ofstream(path) << header
+                      << "m3,db,sglang,0.5,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,1024,"
+                         "fp8_block,fp8_block,8,8,1,1,1,8,,,,,,,,,,,,,,,300,20,eagle,\n";
+  try {
+    moeplan::predict::read_measured_runs(path.string());
+    FAIL("an eagle row was read");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "line 2: speculative");
+  }
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("a disaggregated run reads both workers; concurrency falls back to the decode batches") {
   const auto path =
       write_runs("disagg",

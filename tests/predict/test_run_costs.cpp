@@ -101,3 +101,29 @@ TEST_CASE("a run on a GPU with measured ceilings is priced on them; other GPUs s
   const auto h100_roofline = moeplan::predict::run_costs(run, *h100.deployment, roofline);
   CHECK(h100_costs.decode.experts == doctest::Approx(h100_roofline.decode.experts));
 }
+
+TEST_CASE("a row with MTP speculation verifies 1 + k tokens and yields 1 + the accepted ones") {
+  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
+  moeplan::predict::MeasuredRun run;
+  run.engine = "sglang";
+  run.hf_id = "deepseek-ai/DeepSeek-R1";
+  run.system = "h200_sxm";
+  run.input_tokens = 1000;
+  run.output_tokens = 100;
+  run.concurrency = 16;
+  run.worker = {8, 1, 1, 1, 8, 16, 1};
+  const auto resolved = moeplan::predict::resolve_run(run, catalog);
+  REQUIRE(resolved.deployment);
+  const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
+                                 moeplan::roofline_efficiency());
+  const auto plain = moeplan::predict::run_costs(run, *resolved.deployment, steps);
+  run.draft_tokens = 3;
+  run.acceptance = 0.8;
+  const auto speculative = moeplan::predict::run_costs(run, *resolved.deployment, steps);
+  // 0.8 + 0.8^2 + 0.8^3 = 1.952 accepted of 3 drafted: 2.952 tokens a step.
+  CHECK(plain.tokens_per_step == 1.0);
+  CHECK(speculative.tokens_per_step == doctest::Approx(2.952));
+  // The verifying step reads the same weights for 4 tokens a sequence and adds 3 draft passes: dearer.
+  CHECK(speculative.decode.other > plain.decode.other);
+  CHECK(speculative.decode.attention > plain.decode.attention);
+}

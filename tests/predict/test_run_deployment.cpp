@@ -27,6 +27,13 @@ TEST_CASE("models match by exact id, then as a quantized checkpoint of a base mo
   REQUIRE(catalog.find("zhipuai/GLM-5") != nullptr);
   CHECK(catalog.find("zhipuai/GLM-5")->hf_id == "zai-org/GLM-5");
   CHECK(catalog.find("someone/Unknown-Model") == nullptr);
+  // A release suffix: DeepSeek-R1-0528 is a later checkpoint of DeepSeek-R1, also behind a format suffix.
+  REQUIRE(catalog.find("deepseek-ai/DeepSeek-R1-0528") != nullptr);
+  CHECK(catalog.find("deepseek-ai/DeepSeek-R1-0528")->hf_id == "deepseek-ai/DeepSeek-R1");
+  REQUIRE(catalog.find("nvidia/DeepSeek-R1-0528-FP4") != nullptr);
+  CHECK(catalog.find("nvidia/DeepSeek-R1-0528-FP4")->hf_id == "deepseek-ai/DeepSeek-R1");
+  // Three digits are not a release date.
+  CHECK(catalog.find("deepseek-ai/DeepSeek-R1-052") == nullptr);
 }
 
 TEST_CASE("quant-mode labels name weight formats") {
@@ -48,6 +55,8 @@ TEST_CASE("systems map to presets") {
   CHECK(moeplan::predict::hardware_preset_for_system("h200_sxm") == "H200");
   CHECK(moeplan::predict::hardware_preset_for_system("b200_sxm") == "B200");
   CHECK(moeplan::predict::hardware_preset_for_system("tpu_v5").empty());
+  CHECK(moeplan::predict::hardware_preset_for_system("mi325x") == "MI325X");
+  CHECK(moeplan::predict::hardware_preset_for_system("MI355X") == "MI355X");
 }
 
 TEST_CASE("a worker shape becomes a layout, or a reason") {

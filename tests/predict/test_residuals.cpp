@@ -1,0 +1,100 @@
+// The residual hierarchy: each level shrunk toward its parent by its deployments, the deepest level that
+// knows a key used, a user's deployment added without moving the rest, and the file read back.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "io/input_error.hpp"
+#include "predict/residuals.hpp"
+
+namespace {
+
+using moeplan::predict::ResidualKey;
+using moeplan::predict::ResidualSample;
+
+ResidualKey key(const std::string& family, const std::string& deployment) {
+  return {"e", "g", family, "x/x", "agg", deployment};
+}
+
+ResidualSample sample(const std::string& family, const std::string& deployment, double tpot_log_ratio) {
+  return {key(family, deployment), 0.0, tpot_log_ratio};
+}
+
+// D1 (family f) at two loads, 0.2 and 0.4; D2 (f) 0.1; D3 (family h) -0.2. Shrinkage 1.
+std::vector<ResidualSample> samples() {
+  return {sample("f", "D1", 0.2), sample("f", "D1", 0.4), sample("f", "D2", 0.1), sample("h", "D3", -0.2)};
+}
+
+}  // namespace
+
+TEST_CASE("each level keeps n / (n + k) of what its deployments leave after its parent") {
+  const auto table = moeplan::predict::ResidualTable::fit(samples(), 1.0);
+  // Deployment medians: D1 0.3, D2 0.1, D3 -0.2.
+  // engine: median 0.1 of 3 deployments, kept 3/4: 0.075.
+  // engine x generation: the same three deployments, not kept (nothing new).
+  // x family f: D1, D2 leave 0.225 and 0.025 after 0.075, median 0.125 x 2/3: 0.1583333.
+  // x formats and mode: the same two, not kept.
+  // x deployment D1: its runs leave 0.0416667 and 0.2416667, median 0.1416667 x 2/3: 0.2527778.
+  auto factors = table.factors(key("f", "D1"));
+  CHECK(factors.level == 4);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.2527778).epsilon(1e-6));
+  CHECK(factors.ttft == doctest::Approx(1.0));
+  factors = table.factors(key("f", "unseen deployment"));
+  CHECK(factors.level == 2);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.1583333).epsilon(1e-6));
+  // Family h has one deployment, a single configuration, not a pattern: no cell; the engine's 0.075.
+  CHECK(table.factors(key("h", "")).level == 0);
+  CHECK(std::log(table.factors(key("h", "")).tpot) == doctest::Approx(0.075));
+  // An unseen family stops at the engine; an unseen engine gets no correction.
+  factors = table.factors(key("z", ""));
+  CHECK(factors.level == 0);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.075));
+  ResidualKey other = key("f", "D1");
+  other.engine = "unknown";
+  CHECK(table.factors(other).level == -1);
+  CHECK(table.factors(other).tpot == 1.0);
+}
+
+TEST_CASE("a user's five runs enter as their deployment and leave every other key alone") {
+  auto table = moeplan::predict::ResidualTable::fit(samples(), 1.0);
+  const double before_d1 = table.factors(key("f", "D1")).tpot;
+  const double before_family = table.factors(key("f", "")).tpot;
+  std::vector<ResidualSample> mine;
+  for (int run = 0; run < 5; ++run) mine.push_back(sample("f", "mine", 0.5));
+  table.add_deployments(mine);
+  // 0.5 - 0.1583333 = 0.3416667, kept 5 / 6: 0.1583333 + 0.2847222 = 0.4430556.
+  const auto factors = table.factors(key("f", "mine"));
+  CHECK(factors.level == 4);
+  CHECK(std::log(factors.tpot) == doctest::Approx(0.4430556).epsilon(1e-6));
+  CHECK(table.factors(key("f", "D1")).tpot == before_d1);
+  CHECK(table.factors(key("f", "")).tpot == before_family);
+}
+
+TEST_CASE("residual keys: GPU generation and model family") {
+  CHECK(moeplan::predict::gpu_generation("h200_sxm") == "hopper");
+  CHECK(moeplan::predict::gpu_generation("gb300") == "blackwell");
+  CHECK(moeplan::predict::gpu_generation("mi355x") == "cdna4");
+  CHECK(moeplan::predict::model_family("nvidia/DeepSeek-R1-0528-NVFP4") == "deepseek-v3");
+  CHECK(moeplan::predict::model_family("Qwen/Qwen3-235B-A22B-FP8") == "qwen3-235b-a22b");
+}
+
+TEST_CASE("the residual file reads back what it wrote, and names the key it refuses") {
+  std::map<std::string, moeplan::predict::ResidualTable> tables;
+  tables.emplace("e", moeplan::predict::ResidualTable::fit(samples(), 2.0));
+  const auto path = std::filesystem::temp_directory_path() / "moeplan-test-residuals.json";
+  std::ofstream(path) << moeplan::predict::residual_file_json(tables);
+  const auto read = moeplan::predict::read_residual_file(path.string());
+  REQUIRE(read.count("e") == 1);
+  CHECK(read.at("e").shrinkage() == 2.0);
+  CHECK(read.at("e").factors(key("f", "D1")).tpot == doctest::Approx(tables.at("e").factors(key("f", "D1")).tpot));
+  std::ofstream(path) << R"({"schema_version": 1, "engines": {"e": {"shrinkage": 1, "levels": [], "cells": []}}})";
+  try {
+    moeplan::predict::read_residual_file(path.string());
+    FAIL("a file without its five levels was read");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.key() == "engines.e.levels");
+  }
+  std::filesystem::remove(path);
+}
