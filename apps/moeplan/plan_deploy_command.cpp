@@ -70,8 +70,8 @@ std::string closest_rejections(SearchResult result) {
 
 std::vector<predict::LoadEstimate> plans_at_load(const PlanOptions& options, const Model& model,
                                                  const Scenario& scenario, const SearchResult& result,
-                                                 const EngineProfile& profile) {
-  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, profile);
+                                                 const StepCost& steps) {
+  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, steps.steps(), steps.profile());
 }
 
 nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
@@ -84,6 +84,7 @@ nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
                      {"ttft_ms", estimate.ttft_ms},
                      {"tpot_ms", estimate.tpot_ms},
                      {"sustained", estimate.sustained},
+                     {"replicas", estimate.replicas},
                      {"requests_per_second_within_slo", estimate.capacity_rate}});
   }
   return plans;
@@ -122,7 +123,7 @@ void run(const PlanOptions& options) {
   const std::string report_html =
       options.report.empty() ? "" : report::plan_report_html({model.name, scenario, result, options.top});
   const ErrorBand band = error_band_of(profile);
-  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result, profile);
+  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result, steps);
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
   json["offered_load"] = offered_load_json(result.aggregated, at_load);

@@ -118,11 +118,11 @@ std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std
 
 std::string offered_load_table(const std::vector<Candidate>& candidates,
                                const std::vector<predict::LoadEstimate>& estimates, const ErrorBand& band) {
-  Table table({"#", "layout", "in flight", fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent),
+  Table table({"#", "layout", "replicas", "in flight each", fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent),
                fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent), "requests/s within the SLOs"});
   for (std::size_t index = 0; index < estimates.size(); ++index) {
     const predict::LoadEstimate& estimate = estimates[index];
-    table.add_row({std::to_string(index + 1), layout_label(candidates[index].layout),
+    table.add_row({std::to_string(index + 1), layout_label(candidates[index].layout), std::to_string(estimate.replicas),
                    estimate.sustained ? fmt::format("{:.1f}", estimate.in_flight) : "unbounded",
                    fmt::format("{:.2f}", estimate.tpot_ms), fmt::format("{:.2f}", estimate.ttft_ms),
                    fmt::format("{:.3g}", estimate.capacity_rate)});

@@ -105,25 +105,37 @@ OfferedLoad offered_load(const Scenario& scenario) {
   return {scenario.workload.request_rate, scenario.workload.concurrency, scenario.slo.ttft, scenario.slo.tpot};
 }
 
+OfferedLoad load_per_instance(const OfferedLoad& load, std::int64_t replicas) {
+  OfferedLoad share = load;
+  const std::int64_t instances = std::max<std::int64_t>(1, replicas);
+  if (share.request_rate) *share.request_rate /= static_cast<double>(instances);
+  if (share.concurrency) *share.concurrency = (*share.concurrency + instances - 1) / instances;
+  return share;
+}
+
 std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
-                                          const std::vector<PlannedLayout>& layouts, const EngineProfile& profile) {
+                                          const std::vector<PlannedLayout>& layouts, const StepModel& steps,
+                                          const EngineProfile& profile) {
   const Hardware& hardware = scenario.cluster.hardware;
-  const StepModel steps(model, hardware, roofline_efficiency());
   std::vector<LoadEstimate> estimates;
   for (const PlannedLayout& planned : layouts) {
-    OfferedLoad load = offered_load(scenario);
+    const std::int64_t replicas = std::max<std::int64_t>(1, scenario.cluster.gpus() / planned.layout.gpus());
+    OfferedLoad load = load_per_instance(offered_load(scenario), replicas);
     load.most_in_flight = static_cast<double>(planned.most_in_flight);
     const Deployment deployment{model, hardware, planned.layout, planned.layout, hardware.name};
     const MeasuredRun run = planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens,
                                         planned.layout, planned.options);
-    estimates.push_back(estimate_at_load(run, deployment, steps, profile, load));
+    LoadEstimate estimate = estimate_at_load(run, deployment, steps, profile, load);
+    estimate.replicas = replicas;
+    estimate.capacity_rate *= static_cast<double>(replicas);
+    estimates.push_back(estimate);
   }
   return estimates;
 }
 
 std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
                                              const std::vector<Candidate>& candidates, std::size_t top,
-                                             const EngineProfile& profile) {
+                                             const StepModel& steps, const EngineProfile& profile) {
   const OfferedLoad load = offered_load(scenario);
   if (!load.request_rate && !load.concurrency) return {};
   std::vector<PlannedLayout> layouts;
@@ -131,7 +143,7 @@ std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario&
     const Candidate& candidate = candidates[index];
     layouts.push_back({candidate.layout, candidate.serving.batch * candidate.layout.dp, candidate.serving.options});
   }
-  return layouts_at_load(model, scenario, layouts, profile);
+  return layouts_at_load(model, scenario, layouts, steps, profile);
 }
 
 }  // namespace moeplan::predict

@@ -25,12 +25,18 @@ struct OfferedLoad {
 };
 
 struct LoadEstimate {
-  double in_flight = 0;      // requests in flight at the offered load
-  double ttft_ms = 0;        // the benchmark's mean TTFT
-  double tpot_ms = 0;        // the benchmark's mean TPOT
-  bool sustained = true;     // false: more in flight than the memory holds, or a queue without bound
-  double capacity_rate = 0;  // requests/s served within both SLOs (an absent SLO does not bind); 0: none
+  double in_flight = 0;       // requests in flight at the offered load
+  double ttft_ms = 0;         // the benchmark's mean TTFT
+  double tpot_ms = 0;         // the benchmark's mean TPOT
+  bool sustained = true;      // false: more in flight than the memory holds, or a queue without bound
+  double capacity_rate = 0;   // requests/s served within both SLOs (an absent SLO does not bind); 0: none
+  std::int64_t replicas = 1;  // instances of the layout the cluster holds; the figures above are one instance's,
+                              // capacity_rate is all of them together
 };
+
+// The share of a cluster's load one of `replicas` instances receives, as a router spreads it evenly: the
+// rate divided, and the requests kept in flight divided and rounded up.
+OfferedLoad load_per_instance(const OfferedLoad& load, std::int64_t replicas);
 
 // The run a plan's aggregated `layout` serves: `engine`, fixed lengths, the worker shape (tp, attention
 // DP, expert TP x EP, pipeline stages), and the plan's dispatch and two-batch overlap (`options`; without
@@ -65,13 +71,16 @@ struct PlannedLayout {
 
 // Each of `layouts` (on the scenario's cluster) at the scenario's offered load, in order, with the
 // profile of the scenario's engine. `model` is the served model.
+// The scenario's load is spread over the instances of each layout the cluster holds (its GPUs over the
+// layout's); `steps` is the step model the search priced with (datasheet or calibrated ceilings).
 std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
-                                          const std::vector<PlannedLayout>& layouts, const EngineProfile& profile);
+                                          const std::vector<PlannedLayout>& layouts, const StepModel& steps,
+                                          const EngineProfile& profile);
 
 // The first `top` aggregated candidates of a search at the scenario's offered load, each holding at most
 // its batch per DP rank x DP sequences; none when the scenario offers neither a rate nor a concurrency.
 std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
                                              const std::vector<Candidate>& candidates, std::size_t top,
-                                             const EngineProfile& profile);
+                                             const StepModel& steps, const EngineProfile& profile);
 
 }  // namespace moeplan::predict

@@ -130,3 +130,15 @@ TEST_CASE("a plan's run keeps the plan's dispatch; without one, the engines' def
   const auto plain = moeplan::predict::planned_run("sglang", 1000, 200, planned.deployment.worker);
   CHECK(moeplan::predict::run_costs(plain, planned.deployment, steps).decode.dispatch == 0.0);
 }
+
+TEST_CASE("a cluster's load is spread evenly over the instances of a layout") {
+  moeplan::predict::OfferedLoad load;
+  load.request_rate = 10.0;
+  load.concurrency = 10;
+  // 10 requests/s over 4 instances: 2.5 each; 10 in flight over 4: ceil(2.5) = 3 each.
+  const moeplan::predict::OfferedLoad share = moeplan::predict::load_per_instance(load, 4);
+  CHECK(*share.request_rate == doctest::Approx(2.5));
+  CHECK(*share.concurrency == 3);
+  // One instance (or a count below one) keeps the whole load.
+  CHECK(*moeplan::predict::load_per_instance(load, 0).concurrency == 10);
+}
