@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 
+#include "hub/hub_config.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_error.hpp"
 #include "outputs.hpp"
+#include "predict/run_deployment.hpp"
 #include "spec/hardware.hpp"
 #include "spec/hf_config.hpp"
 
@@ -40,7 +45,8 @@ CLI::Validator integer_in(std::int64_t minimum, std::int64_t maximum) {
 }
 
 void add_model_options(CLI::App& command, ModelInput& input) {
-  auto* model = command.add_option("--model", input.model_file, "model YAML (see models/)");
+  auto* model = command.add_option("--model", input.model_file,
+                                   "model YAML (see models/), or a Hugging Face id: a shipped model's, else fetched");
   auto* hf = command.add_option("--hf-config", input.hf_config_file, "a Hugging Face config.json instead of --model");
   model->excludes(hf);
 }
@@ -87,7 +93,33 @@ void add_scenario_options(CLI::App& command, ScenarioInput& input) {
                     "also write the scenario the file and flags make, as YAML");
 }
 
+namespace {
+
+// --model names a Hugging Face id rather than a file: "owner/name" with no such file here.
+bool names_hub_id(const std::string& text) {
+  std::error_code error;
+  const std::string extension = std::filesystem::path(text).extension().string();
+  return is_hugging_face_id(text) && !std::filesystem::exists(text, error) && extension != ".yaml" &&
+         extension != ".yml" && extension != ".json";
+}
+
+// A shipped model (models/) by its hf_id or a format-suffixed checkpoint of one, else the hub's config.json.
+Model model_by_id(const std::string& id) {
+  std::error_code error;
+  if (std::filesystem::is_directory(MOEPLAN_MODELS_DIR, error)) {
+    const predict::ModelCatalog catalog = predict::ModelCatalog::load_folder(MOEPLAN_MODELS_DIR);
+    if (std::optional<Model> shipped = catalog.checkpoint(id)) return *shipped;
+  }
+  Model model =
+      load_hf_config(hub::hub_config(id, hub::hub_settings([](const char* name) { return std::getenv(name); })));
+  model.hf_id = id;
+  return model;
+}
+
+}  // namespace
+
 Model load_model(const ModelInput& input) {
+  if (!input.model_file.empty() && names_hub_id(input.model_file)) return model_by_id(input.model_file);
   if (!input.model_file.empty()) return load_model_yaml(input.model_file);
   if (!input.hf_config_file.empty()) return load_hf_config(input.hf_config_file);
   throw InputError("command line", "--model", "a model YAML (or --hf-config config.json)");

@@ -31,3 +31,14 @@ expect_failure(scenario-flag-engine 2 "command line: --engine: expected sglang, 
                simulate --model ${models}/deepseek-v3.yaml --layout tp=8 --engine tgi --save-scenario ${saved})
 expect_failure(scenario-flag-input-tokens 2 "--input-tokens: expected an integer in [1, 16777216], got 0" ${saved}
                memory --model ${models}/deepseek-v3.yaml --layout tp=8 --input-tokens 0 --save-scenario ${saved})
+
+# --model takes a Hugging Face id: a shipped model's is found with no network, and an id that is
+# neither shipped nor cached is refused offline, naming the id.
+set(ENV{HF_HUB_OFFLINE} 1)
+set(ENV{HF_HOME} ${WORK_DIR}/hf-home)
+expect_success(model-by-hub-id "DeepSeek-V3 on 1 x 8 H200" plan-deploy --model deepseek-ai/DeepSeek-V3 --gpus 8 --top 1)
+expect_success(model-by-suffixed-id "KV capacity" memory --model Qwen/Qwen3-32B-FP8 --layout tp=1 --gpu H100-SXM)
+expect_failure(model-id-offline 2 "no-such-org/no-such-model: config.json: expected a cached copy" ${saved}
+               memory --model no-such-org/no-such-model --layout tp=1 --save-scenario ${saved})
+unset(ENV{HF_HUB_OFFLINE})
+unset(ENV{HF_HOME})
