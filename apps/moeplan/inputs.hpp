@@ -8,6 +8,7 @@
 
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
+#include "spec/scenario_overrides.hpp"
 
 namespace moeplan::cli {
 
@@ -18,8 +19,9 @@ struct ModelInput {
 
 struct ScenarioInput {
   std::string scenario_file;
-  std::string gpu = "H200";
-  std::string kv_cache_dtype;  // overrides the scenario's memory.kv_cache_dtype when given
+  ScenarioOverrides overrides;  // the scenario's fields given as flags, over the file's
+  std::string save_scenario;    // --save-scenario: where the scenario they make is written
+  std::string kv_cache_dtype;   // overrides the scenario's memory.kv_cache_dtype when given
 };
 
 // A real number in [minimum, maximum]: CLI::Range and CLI::PositiveNumber let NaN through, since
@@ -29,9 +31,13 @@ CLI::Validator finite_in(double minimum, double maximum);
 CLI::Validator integer_in(std::int64_t minimum, std::int64_t maximum);
 
 void add_model_options(CLI::App& command, ModelInput& input);
-void add_scenario_options(CLI::App& command, ScenarioInput& input, bool required);
+// --scenario and the scenario's fields as flags; without a file the flags go over the defaults (one
+// node of H200, 1024 in / 1024 out tokens, 64 in flight).
+void add_scenario_options(CLI::App& command, ScenarioInput& input);
 
 Model load_model(const ModelInput& input);
+// The scenario document: the file's (or the defaults) with the flags written over it.
+ScenarioDocument scenario_document(const ScenarioInput& input);
 Scenario load_scenario(const ScenarioInput& input);
 
 // Writes JSON atomically when a path was given; nothing otherwise.

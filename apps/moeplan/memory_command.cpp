@@ -80,13 +80,12 @@ void run(const MemoryOptions& options) {
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
   if (!plan.fits && !plan.refusal.empty()) {
     throw InputError(
-        options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
+        options.scenario.scenario_file.empty() ? std::string("command line") : options.scenario.scenario_file,
         "memory", fmt::format("a layout the engine starts with: {} for layout {}", plan.refusal, layout_label(layout)));
   }
   if (!plan.fits) {
     throw InputError(
-        options.scenario.scenario_file.empty() ? "--gpu " + options.scenario.gpu : options.scenario.scenario_file,
-        "memory",
+        scenario.file, "memory",
         fmt::format("a device budget above the weights: weights {} GiB + overheads {} GiB exceed the usable "
                     "{} GiB of {} for layout {}",
                     gib(plan.weights.total()), gib(plan.overheads.total()), gib(plan.usable_bytes),
@@ -105,7 +104,7 @@ void add_memory_command(CLI::App& app) {
   auto* command =
       app.add_subcommand("memory", "Memory per rank of one layout: weights by component, overheads, KV capacity");
   add_model_options(*command, options->model);
-  add_scenario_options(*command, options->scenario, false);
+  add_scenario_options(*command, options->scenario);
   command
       ->add_option("--layout", options->layout,
                    "layout keys: tp, dp, otp, qkvtp, dense_tp, lm_head_tp, ep, redundant, fused_shared, nodes")

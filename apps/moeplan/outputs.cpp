@@ -50,6 +50,9 @@ void add_scenario_inputs(OutputSet& outputs, const ScenarioInput& input, const S
   outputs.add_input("--scenario", input.scenario_file);
   outputs.add_input("workload.length_trace", scenario.workload.length_trace_file);
   outputs.add_input("expert_loads", scenario.expert_loads);
+  if (input.save_scenario.empty()) return;
+  outputs.add_file("--save-scenario", input.save_scenario);
+  outputs.set_contents("--save-scenario", scenario_document(input).yaml_text(input.save_scenario));
 }
 
 std::string json_text(const nlohmann::json& json, const std::string& key) {

@@ -20,7 +20,8 @@ CLI::Option* add_output_option(CLI::App& command, const std::string& name, std::
 void add_output_if_given(OutputSet& outputs, const std::string& key, const std::string& path);
 
 void add_model_inputs(OutputSet& outputs, const ModelInput& input);
-// The scenario file and the files it names (a length trace, an expert-load log).
+// The scenario file and the files it names (a length trace, an expert-load log); and --save-scenario's
+// YAML when given.
 void add_scenario_inputs(OutputSet& outputs, const ScenarioInput& input, const Scenario& scenario);
 
 // JSON as every output writes it: two-space indent, a final newline. A string that is not UTF-8 (a

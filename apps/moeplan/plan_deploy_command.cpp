@@ -162,7 +162,7 @@ void add_plan_deploy_command(CLI::App& app) {
   auto* command =
       app.add_subcommand("plan-deploy", "Search deployment layouts for a model and scenario, rank the feasible ones");
   add_model_options(*command, options->model);
-  add_scenario_options(*command, options->scenario, true);
+  add_scenario_options(*command, options->scenario);
   command->add_option("--top", options->top, "how many plans to print and write")
       ->capture_default_str()
       ->check(integer_in(1, 1 << 16));
@@ -178,7 +178,9 @@ void add_plan_deploy_command(CLI::App& app) {
       ->check(integer_in(1, 1000));
   command->add_option("--explain", options->explain, "explain one layout term by term, e.g. \"tp=1,dp=8,ep=8\"");
   command->footer(
-      "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml "
+      "Example:\n  moeplan plan-deploy --model models/deepseek-v3.yaml --gpu H200 --gpus 8 --input-tokens 318 "
+      "--output-tokens 201 --request-rate 4 --ttft-ms 2000 --tpot-ms 100 --engine sglang@0.5.4\n"
+      "  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario scenarios/deepseek-v3-8xh200.yaml "
       "--top 5 --json plan.json\n  moeplan plan-deploy --model models/deepseek-v3.yaml --scenario "
       "scenarios/deepseek-v3-8xh200.yaml --explain tp=8,ep=8");
   command->callback([options] { run(*options); });

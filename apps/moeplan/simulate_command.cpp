@@ -143,7 +143,7 @@ void add_simulate_command(CLI::App& app) {
                                      "Serve the scenario's workload step by step with one layout: "
                                      "throughput, TTFT and TPOT over time, and when memory binds");
   add_model_options(*command, options->model);
-  add_scenario_options(*command, options->scenario, true);
+  add_scenario_options(*command, options->scenario);
   command
       ->add_option("--layout", options->layout,
                    "the layout (the decode pool's with --prefill-layout), e.g. \"dp=16,ep=16,otp=4\"")

@@ -11,6 +11,7 @@ namespace moeplan {
 inline constexpr std::uintmax_t kLargestDocument = std::uintmax_t{64} << 20;   // models, scenarios, configs, plans
 inline constexpr std::uintmax_t kLargestDataFile = std::uintmax_t{512} << 20;  // load logs, placements, traces
 inline constexpr std::uintmax_t kLargestMeasurementFile = std::uintmax_t{256} << 20;  // measured runs, bench results
+inline constexpr std::size_t kLargestDownload = std::size_t{8} << 20;  // a hub file (config.json) fetched over HTTP
 
 // Lists and objects inside one another in a JSON document; the program's own files nest at most 6 deep.
 inline constexpr std::int64_t kDeepestJsonNesting = 128;

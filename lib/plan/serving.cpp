@@ -46,14 +46,32 @@ std::int64_t batch_ceiling(const ServingContext& context, const Layout& layout, 
   return batch;
 }
 
-// Largest batch in [1, ceiling] whose decode step meets the TPOT SLO (step time grows with batch).
+// Seconds an aggregated rank spends per output token on the prompts of the requests replacing the `batch`
+// finishing ones (each step finishes batch / output of them); 0 for the other roles.
+double interleaved_prefill(const ServingContext& context, const RoleOptions& options, const ServingEstimate& estimate,
+                           double batch) {
+  if (options.role != Role::aggregated || estimate.prefill_tokens <= 0) return 0.0;
+  const Workload& workload = context.scenario.workload;
+  const double per_request = estimate.prefill_seconds * static_cast<double>(workload.input_tokens) /
+                             static_cast<double>(estimate.prefill_tokens);
+  return batch * per_request / static_cast<double>(workload.output_tokens);
+}
+
+// TPOT at `batch` sequences per DP rank: the decode step per token, and an aggregated rank's prompts between.
+double tpot_at(const ServingContext& context, const Layout& layout, const RoleOptions& options,
+               const ServingEstimate& estimate, std::int64_t batch) {
+  return decode_step(context, layout, options, batch).seconds / decode_tokens_per_step(context, options) +
+         interleaved_prefill(context, options, estimate, static_cast<double>(batch));
+}
+
+// Largest batch in [1, ceiling] whose TPOT meets the SLO (it grows with batch).
 std::int64_t batch_within_tpot(const ServingContext& context, const Layout& layout, const RoleOptions& options,
-                               std::int64_t ceiling, double tpot_slo) {
+                               const ServingEstimate& estimate, std::int64_t ceiling, double tpot_slo) {
   std::int64_t low = 0;
   std::int64_t high = ceiling;
   while (low < high) {
     const std::int64_t middle = (low + high + 1) / 2;
-    if (decode_step(context, layout, options, middle).seconds / decode_tokens_per_step(context, options) <= tpot_slo) {
+    if (tpot_at(context, layout, options, estimate, middle) <= tpot_slo) {
       low = middle;
     } else {
       high = middle - 1;
@@ -93,9 +111,8 @@ void apply_decode(const ServingContext& context, const Layout& layout, const Mem
     return;
   }
   const double tokens_per_step = decode_tokens_per_step(context, options);
-  if (scenario.slo.tpot &&
-      decode_step(context, layout, options, batch).seconds / tokens_per_step > *scenario.slo.tpot) {
-    batch = batch_within_tpot(context, layout, options, batch, *scenario.slo.tpot);
+  if (scenario.slo.tpot && tpot_at(context, layout, options, estimate, batch) > *scenario.slo.tpot) {
+    batch = batch_within_tpot(context, layout, options, estimate, batch, *scenario.slo.tpot);
     estimate.batch_limit = "tpot_slo";
     if (batch < 1) {
       estimate.rejected = "slo.tpot";
@@ -200,10 +217,7 @@ ServingEstimate estimate_serving(const ServingContext& context, const Layout& la
     if (!estimate.rejected.empty()) return estimate;
     const auto batch = static_cast<double>(estimate.batch);
     if (options.role == Role::aggregated) {
-      // Each step finishes batch / output requests on average; their prompts are prefilled in between.
-      const double prefill_per_request = estimate.prefill_seconds * static_cast<double>(workload.input_tokens) /
-                                         static_cast<double>(estimate.prefill_tokens);
-      estimate.tpot += batch * prefill_per_request / static_cast<double>(workload.output_tokens);
+      estimate.tpot += interleaved_prefill(context, options, estimate, batch);
       estimate.ttft += estimate.decode_seconds + context.steps.profile().overheads.request;
     }
     estimate.tokens_per_user = 1.0 / estimate.tpot;

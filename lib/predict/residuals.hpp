@@ -99,7 +99,7 @@ class ResidualTable {
     double tpot = 0;
     std::int64_t count = 0;  // deployments (runs at the deployment level) it was fitted to
   };
-  void fit_level(const std::vector<ResidualSample>& deployments, int level);
+  void fit_level(const std::vector<ResidualSample>& samples, int level);  // samples: one per deployment
   Cell parent_of(const ResidualKey& key, int level) const;
 
   std::map<std::string, Cell> cells_;

@@ -110,6 +110,36 @@ const Model* ModelCatalog::find(const std::string& hf_id) const {
   return quantized;
 }
 
+std::optional<Model> ModelCatalog::checkpoint(const std::string& hf_id) const {
+  for (const Model& model : models_) {
+    if (model.hf_id == hf_id) return model;
+  }
+  const Model* base = find(hf_id);
+  if (base == nullptr) return std::nullopt;
+  Model model = with_checkpoint_format(*base, hf_id);
+  model.hf_id = hf_id;
+  return model;
+}
+
+Model with_checkpoint_format(Model model, const std::string& hf_id) {
+  const std::string name = lower(hf_id);
+  const auto ends_with = [&](const std::string& ending) {
+    return name.size() > ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0;
+  };
+  WeightFormats& weights = model.weights;
+  if (ends_with("-fp8")) {
+    weights.attention = weights.dense_ffn = weights.experts = weights.shared_experts = DType::fp8_e4m3;
+    weights.block.rows = weights.block.cols = 128;
+  } else if (ends_with("-nvfp4") || ends_with("-fp4")) {
+    weights.dense_ffn = weights.experts = weights.shared_experts = DType::nvfp4;
+  } else if (ends_with("-int4")) {
+    weights.experts = DType::int4;
+  } else if (ends_with("-mxfp4")) {
+    weights.experts = DType::mxfp4;
+  }
+  return model;
+}
+
 std::string hardware_preset_for_system(const std::string& system) {
   static const std::map<std::string, std::string> kPresets = {
       {"h100_sxm", "H100-SXM"}, {"h200_sxm", "H200"},     {"b200_sxm", "B200"}, {"b300_sxm", "B300"},

@@ -29,6 +29,10 @@ class ModelCatalog {
   // suffix (-FP8, -NVFP4, -FP4, -INT4) and then a four-digit release suffix (-0528) dropped from the
   // name, compared without case.
   const Model* find(const std::string& hf_id) const;
+  // The model `hf_id` loads: the shipped model of that exact id; else, for a quantized checkpoint of a
+  // known base (the id's name ends -FP8, -NVFP4, -FP4, -INT4 or -MXFP4), the base model with the format
+  // the suffix names (checkpoint_format); else the base model of the same name. Empty when none matches.
+  std::optional<Model> checkpoint(const std::string& hf_id) const;
 
  private:
   std::vector<Model> models_;
@@ -57,6 +61,12 @@ std::string hardware_preset_for_system(const std::string& system);
 // The weight format a run's quant-mode label stores: "" -> bf16, fp8_block -> fp8_e4m3 in 128 x 128
 // blocks, fp8 -> FP8 per tensor, nvfp4, int4_wo. Empty when moeplan has no such format.
 std::optional<DType> format_for_label(const std::string& label);
+
+// The format a checkpoint's name suffix names, and what it covers: -FP8 stores every linear layer in FP8
+// (the 128 x 128 blocks of the FP8 checkpoints on the hub: DeepSeek-V3, Qwen3-*-FP8); the 4-bit suffixes
+// store the routed experts (NVFP4 and FP4 the MLPs, as modelopt quantises them [nvfp4]). The model
+// comes back unchanged for a name without one.
+Model with_checkpoint_format(Model model, const std::string& hf_id);
 
 // The model with a run's formats: attention, dense FFN, shared expert and LM head take `gemm`, the
 // routed experts `moe`. Weights the checkpoint already stores in 4 bits keep their format (gpt-oss's

@@ -402,8 +402,10 @@ EngineMemorySettings engine_memory(const EngineChoice& choice) {
 
 }  // namespace
 
-Scenario load_scenario_yaml(const std::filesystem::path& file) {
-  const YamlView root = YamlView::load_file(file);
+Scenario load_scenario_yaml(const std::filesystem::path& file) { return read_scenario(YamlView::load_file(file)); }
+
+Scenario read_scenario(const YamlView& root) {
+  const std::filesystem::path file = root.file();
   root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "speculative",
                     "expert_loads", "engine"});
   if (root.integer("schema_version", 1, 1000) != 1) {

@@ -154,6 +154,9 @@ struct Scenario {
 };
 
 Scenario load_scenario_yaml(const std::filesystem::path& file);
+// The scenario a YAML map holds; the files it names resolve beside root.file().
+class YamlView;
+Scenario read_scenario(const YamlView& root);
 
 // A scenario for commands run without one: one node of `gpu`, default settings.
 Scenario default_scenario(const std::string& gpu);

@@ -38,6 +38,7 @@ class YamlView {
   void expect_only(const std::vector<std::string>& allowed) const;
 
   const std::string& file() const { return file_; }
+  const YAML::Node& node() const { return node_; }
   std::string key_path(const std::string& key) const;
 
  private:

@@ -130,7 +130,7 @@ expect_failure(calibrate-unavailable 3 "calibrate" ${out}
 unset(ENV{CUDA_VISIBLE_DEVICES})
 
 # Each command's own CLI checks live beside this file and share the functions above.
-foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests predict_cli_tests)
+foreach(extra eplb_cli_tests export_cli_tests calibrate_cli_tests predict_cli_tests scenario_cli_tests)
   if(EXISTS ${SOURCE_DIR}/tests/cli/${extra}.cmake)
     include(${SOURCE_DIR}/tests/cli/${extra}.cmake)
   endif()
