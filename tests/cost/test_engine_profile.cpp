@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cost/engine_profile.hpp"
+#include "cost/step_price.hpp"
 #include "io/input_error.hpp"
 
 namespace {
@@ -71,4 +72,29 @@ TEST_CASE("a profile records the measured ceilings it sits on; a file without th
   CHECK_THROWS_WITH_AS(moeplan::read_engine_profile(bad.string()), doctest::Contains("ceilings: expected"),
                        moeplan::InputError);
   for (const auto& file : {path, old_file, bad}) std::filesystem::remove(file);
+}
+
+TEST_CASE("the profile of no engine is the fitted profiles' geometric-mean multipliers and mean overheads") {
+  moeplan::EngineProfile low, high;
+  low.multipliers.attention = 1.0;
+  high.multipliers.attention = 4.0;  // geometric mean of 1 and 4: 2
+  low.overheads.step = 0.001;
+  high.overheads.step = 0.003;  // mean: 0.002
+  const moeplan::EngineProfile mean = moeplan::mean_profile({low, high});
+  CHECK(mean.multipliers.attention == doctest::Approx(2.0));
+  CHECK(mean.overheads.step == doctest::Approx(0.002));
+  CHECK_FALSE(mean.fitted);
+}
+
+TEST_CASE("a decode step adds the overheads to each family at its multiplier") {
+  moeplan::EngineProfile profile;
+  profile.multipliers = {2.0, 3.0, 1.0, 0.5, 1.0};
+  profile.overheads = {0.0, 0.001, 1e-5};
+  moeplan::FamilyTimes times;
+  times.attention = 0.004;
+  times.experts = 0.010;
+  times.other = 0.002;
+  times.communication = 0.002;
+  // By hand: 0.001 + 1e-5 x 32 + 2 x 0.004 + 3 x 0.010 + 1 x 0.002 + 0.5 x 0.002 = 0.04232 s.
+  CHECK(moeplan::decode_step_seconds(times, 32, profile) == doctest::Approx(0.04232));
 }
