@@ -80,8 +80,8 @@ void run(const MemoryOptions& options) {
   const MemoryPlan plan = plan_memory(model, layout, scenario.cluster.hardware, scenario.memory, context);
   if (!plan.fits && !plan.refusal.empty()) {
     throw InputError(
-        options.scenario.scenario_file.empty() ? std::string("command line") : options.scenario.scenario_file,
-        "memory", fmt::format("a layout the engine starts with: {} for layout {}", plan.refusal, layout_label(layout)));
+        options.scenario.scenario_file.empty() ? std::string("command line") : options.scenario.scenario_file, "memory",
+        fmt::format("a layout the engine starts with: {} for layout {}", plan.refusal, layout_label(layout)));
   }
   if (!plan.fits) {
     throw InputError(

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "spec/engine.hpp"
 #include "export/exporter.hpp"
 #include "export/launch_command.hpp"
 #include "export/node_assignment.hpp"
 #include "export/plan_file.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::exporting {
 

@@ -88,8 +88,7 @@ void relocate_key(YAML::Node map, const std::string& key, const std::string& sce
 
 }  // namespace
 
-ScenarioDocument::ScenarioDocument(const YAML::Node& root, std::string file)
-    : root_(root), file_(std::move(file)) {}
+ScenarioDocument::ScenarioDocument(const YAML::Node& root, std::string file) : root_(root), file_(std::move(file)) {}
 
 ScenarioDocument ScenarioDocument::from_file(const std::filesystem::path& file) {
   const YamlView view = YamlView::load_file(file);

@@ -140,7 +140,8 @@ bool stored_table_lists(Engine engine, const EngineVersion& version, const Launc
     const nlohmann::json& document = table_document(table);
     const EngineVersion at = table == "vllm" ? without_suffix(version) : version;
     for (const auto& section : document.value("programs", nlohmann::json::array())) {
-      if (std::find(command.program.begin(), command.program.end(), section.at("match").get<std::string>()) == command.program.end())
+      if (std::find(command.program.begin(), command.program.end(), section.at("match").get<std::string>()) ==
+          command.program.end())
         continue;
       const auto* entry = entry_named(section.at("entries"), name);
       return entry && covers(entry->at("spans")[0], version);
