@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <stdexcept>
 #include <utility>
 
 #include "export/endpoints.hpp"
-#include "io/input_error.hpp"
 
 namespace moeplan::exporting {
 
@@ -19,25 +19,23 @@ std::optional<LaunchCommand> EngineExport::router(const std::vector<NodeLaunch>&
 
 namespace {
 
-using Registration = std::pair<const char*, const EngineExport& (*)()>;
+using Registration = std::pair<Engine, const EngineExport& (*)()>;
 
-// The registry: an engine's name and its implementation. A fifth engine adds its line here.
+// The registry: an engine of spec/engine.hpp and its implementation. A fifth engine adds its line here.
 constexpr std::array<Registration, 4> kRegistry{{
-    {"sglang", &sglang_export},
-    {"vllm", &vllm_export},
-    {"vllm-ascend", &vllm_ascend_export},
-    {"trtllm", &trtllm_export},
+    {Engine::sglang, &sglang_export},
+    {Engine::vllm, &vllm_export},
+    {Engine::vllm_ascend, &vllm_ascend_export},
+    {Engine::trtllm, &trtllm_export},
 }};
 
 }  // namespace
 
-const EngineExport& engine_export(const std::string& name, const std::string& source) {
+const EngineExport& engine_export(Engine engine) {
   for (const auto& [registered, implementation] : kRegistry) {
-    if (name == registered) return implementation();
+    if (engine == registered) return implementation();
   }
-  throw InputError(source, "--engine", fmt::format("one of sglang, vllm, vllm-ascend, trtllm, got '{}'", name));
+  throw std::logic_error(fmt::format("export: no writer registered for engine {}", engine_name(engine)));
 }
-
-const EngineExport& engine_export(Engine engine) { return engine_export(engine_name(engine), "engine"); }
 
 }  // namespace moeplan::exporting

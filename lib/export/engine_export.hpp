@@ -41,9 +41,7 @@ class EngineExport {
   virtual std::string image(const EngineVersion& version) const = 0;
 };
 
-// The registry, keyed on the engine's name ("sglang", "vllm", "vllm-ascend", "trtllm"); throws InputError
-// naming `source` and --engine for any other name.
-const EngineExport& engine_export(const std::string& name, const std::string& source);
+// The registry: every engine of spec/engine.hpp's table has its writer.
 const EngineExport& engine_export(Engine engine);
 
 // Each engine's implementation, defined in its folder.

@@ -44,10 +44,11 @@ PlanModel parse_model(const JsonFields& root) {
   return model;
 }
 
-// The engine the scenario named (plan-deploy writes the names engine profiles exist for) and its release,
-// "" when it named none; a release that is not one is refused here, naming its key.
+// The engine the scenario named, by its name in spec/engine.hpp's table, and its release, "" when it named
+// none; a name or a release that is not one is refused here, naming its key.
 void read_plan_engine(const JsonFields& engine, PlanScenario& scenario) {
-  const std::vector<std::string> names = {"sglang", "vllm", "trtllm"};
+  std::vector<std::string> names;
+  for (const Engine known : kEngines) names.push_back(engine_name(known));
   scenario.engine = names[engine.choice("name", names)];
   scenario.engine_version = engine.text("version");
   if (scenario.engine_version.empty()) return;

@@ -66,8 +66,8 @@ std::vector<RoleOptions> role_options(const Layout& layout, Role role, const Sea
   // spec/engine_rules.hpp: a mechanism pair the scenario's engine release cannot run (two-batch overlap
   // without DeepEP, fused shared experts with it) is never chosen; a mode left without an allowed
   // overlap setting runs without overlap. Redundant experts are the layout's, judged at export.
-  const bool sglang = follows_sglang_rules(engine.name);
-  const EngineVersion version = sglang ? scenario_release(engine.version, "scenario") : kMainBranch;
+  const bool sglang = follows_sglang_rules(engine.engine);
+  const EngineVersion version = engine.release.value_or(kMainBranch);
   std::vector<RoleOptions> options;
   for (const DispatchMode mode : modes) {
     const std::size_t before = options.size();

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "io/input_error.hpp"
-
 namespace moeplan {
 
 namespace {
@@ -52,15 +50,6 @@ std::optional<CombinationProblem> sglang_combination_problem(const EngineVersion
   return redundant_without_all_to_all(version, choice);
 }
 
-bool follows_sglang_rules(const std::string& name) { return name.empty() || name == "sglang"; }
-
-EngineVersion scenario_release(const std::string& text, const std::string& file) {
-  if (text.empty()) return kMainBranch;
-  try {
-    return parse_engine_version(text, file);
-  } catch (const InputError& error) {
-    throw InputError(file, "engine.version", error.expectation());
-  }
-}
+bool follows_sglang_rules(const std::optional<Engine>& engine) { return !engine || *engine == Engine::sglang; }
 
 }  // namespace moeplan

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "spec/engine.hpp"
 #include "spec/engine_release.hpp"
 
 namespace moeplan {
@@ -29,11 +30,8 @@ struct CombinationProblem {
 std::optional<CombinationProblem> sglang_combination_problem(const EngineVersion& version,
                                                              const MechanismChoice& choice);
 
-// Whether the search must follow SGLang's rules for a scenario naming engine `name` ("" names none:
-// plans are exported to SGLang unless the command line names another engine).
-bool follows_sglang_rules(const std::string& name);
-
-// The release a scenario names: "" is main, as export's default; throws InputError(file, "engine.version").
-EngineVersion scenario_release(const std::string& text, const std::string& file);
+// Whether the search must follow SGLang's rules for a scenario naming `engine` (none: plans are exported to
+// SGLang unless the command line names another engine).
+bool follows_sglang_rules(const std::optional<Engine>& engine);
 
 }  // namespace moeplan

@@ -197,19 +197,15 @@ std::optional<std::uint64_t> optional_gib(const YamlView& view, const std::strin
 // tokens, and the switch that turns CUDA graphs off.
 struct EngineKeys {
   MemoryEngine engine;
-  const char* name;
   std::array<const char*, 5> keys;
 };
 
 constexpr std::array<EngineKeys, 3> kEngineKeys{{
     {MemoryEngine::vllm,
-     "vllm",
      {"gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "block_size", "enforce_eager"}},
     {MemoryEngine::sglang,
-     "sglang",
      {"mem_fraction_static", "chunked_prefill_size", "max_running_requests", "page_size", "disable_cuda_graph"}},
     {MemoryEngine::trtllm,
-     "trtllm",
      {"free_gpu_memory_fraction", "max_num_tokens", "max_batch_size", "tokens_per_block", "disable_cuda_graph"}},
 }};
 
@@ -391,11 +387,21 @@ EngineChoice read_engine(const YamlView& view) {
   return engine;
 }
 
+// The memory accounting an engine follows; vllm-ascend and a scenario naming no engine get the generic one.
+MemoryEngine memory_engine(const std::optional<Engine>& engine) {
+  if (!engine) return MemoryEngine::generic;
+  switch (*engine) {
+    case Engine::vllm: return MemoryEngine::vllm;
+    case Engine::sglang: return MemoryEngine::sglang;
+    case Engine::trtllm: return MemoryEngine::trtllm;
+    case Engine::vllm_ascend: return MemoryEngine::generic;
+  }
+  return MemoryEngine::generic;
+}
+
 EngineMemorySettings engine_memory(const EngineChoice& choice) {
   EngineMemorySettings engine;
-  for (const EngineKeys& keys : kEngineKeys) {
-    if (choice.name == keys.name) engine.engine = keys.engine;
-  }
+  engine.engine = memory_engine(choice.engine);
   engine.version = choice.version;
   return engine;
 }

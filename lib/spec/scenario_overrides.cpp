@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "io/input_error.hpp"
+#include "spec/engine.hpp"
 #include "spec/hardware.hpp"
 #include "spec/yaml_view.hpp"
 
@@ -186,9 +187,12 @@ void ScenarioDocument::set_engine(const std::string& text) {
   const std::size_t at = text.find('@');
   const std::string name = text.substr(0, at);
   const std::string release = at == std::string::npos ? "" : text.substr(at + 1);
-  if (name != "sglang" && name != "vllm" && name != "trtllm") {
-    throw InputError(kCommandLine, "--engine",
-                     "sglang, vllm or trtllm, with @release if wanted (sglang@0.5.4), got '" + echoed(text) + "'");
+  try {
+    parse_engine(name, kCommandLine, "--engine");
+  } catch (const InputError&) {
+    throw InputError(
+        kCommandLine, "--engine",
+        "sglang, vllm, vllm-ascend or trtllm, with @release if wanted (sglang@0.5.4), got '" + echoed(text) + "'");
   }
   if (at != std::string::npos && !is_release_text(release)) {
     throw InputError(kCommandLine, "--engine", "a release after '@' such as 0.5.4, got '" + echoed(text) + "'");

@@ -27,7 +27,7 @@ expect_success(scenario-flag-over-file "the same plans at the offered load (2 re
 # A flag the scenario cannot take names itself, exits 2 and writes neither output.
 expect_failure(scenario-flag-gpus 2 "command line: --gpus: expected whole nodes of 8 GPUs" ${saved}
                plan-deploy --model ${models}/deepseek-v3.yaml --gpus 12 --save-scenario ${saved})
-expect_failure(scenario-flag-engine 2 "command line: --engine: expected sglang, vllm or trtllm" ${saved}
+expect_failure(scenario-flag-engine 2 "command line: --engine: expected sglang, vllm, vllm-ascend or trtllm" ${saved}
                simulate --model ${models}/deepseek-v3.yaml --layout tp=8 --engine tgi --save-scenario ${saved})
 expect_failure(scenario-flag-input-tokens 2 "--input-tokens: expected an integer in [1, 16777216], got 0" ${saved}
                memory --model ${models}/deepseek-v3.yaml --layout tp=8 --input-tokens 0 --save-scenario ${saved})

@@ -124,10 +124,9 @@ void check_result(const ExportResult& result, Engine engine, const EngineVersion
 bool targets(const std::filesystem::path& scenario_file, const PlanFile& plan, Engine engine,
              const EngineVersion& version) {
   const Scenario scenario = load_scenario_yaml(scenario_file);
-  const bool sglang = scenario.engine.name.empty() || scenario.engine.name == "sglang";
-  if (engine != Engine::sglang || !sglang) return false;
-  if (scenario.engine.name.empty() && plan.scenario.on_ascend()) return false;
-  return version == scenario_release(scenario.engine.version, scenario_file.string());
+  if (engine != Engine::sglang || !follows_sglang_rules(scenario.engine.engine)) return false;
+  if (!scenario.engine.engine && plan.scenario.on_ascend()) return false;
+  return version == scenario.engine.release.value_or(kMainBranch);
 }
 
 // Whether a refusal names one of spec/engine_rules.hpp's rules.

@@ -105,6 +105,9 @@ void key_paths(const nlohmann::json& options, const std::string& prefix, std::ve
 
 // --- The table files as stored, read by this test alone.
 
+// A named string, not a temporary, so that the reference table_document returns is plainly not to it.
+const std::string kTrtllmTable = "trtllm";
+
 const nlohmann::json& table_document(const std::string& name) {
   static std::map<std::string, nlohmann::json> documents;
   if (!documents.contains(name)) {
@@ -221,7 +224,7 @@ const OutputFile* file_in(const ExportResult& result, const std::string& name) {
 
 // The stored entry of a TensorRT-LLM file flag: the router's in its program section, a server's in the entries.
 const nlohmann::json* stored_file_flag(const LaunchCommand& command, const std::string& flag) {
-  const nlohmann::json& document = table_document("trtllm");
+  const nlohmann::json& document = table_document(kTrtllmTable);
   if (std::find(command.program.begin(), command.program.end(), "disaggregated") == command.program.end())
     return entry_named(document.at("entries"), flag);
   return entry_named(document.at("programs")[0].at("entries"), flag);
@@ -250,7 +253,7 @@ void read_options_back(const ExportRequest& request, const ExportResult& result,
 // The launchers before the engine's program ("mpirun -H ... -n N trtllm-llmapi-launch trtllm-serve"): each
 // program and each of its flags must be in the stored table's "launchers" for the release.
 void check_stored_launchers(const ExportRequest& request, const LaunchCommand& command) {
-  const nlohmann::json& document = table_document("trtllm");
+  const nlohmann::json& document = table_document(kTrtllmTable);
   const nlohmann::json* launcher = nullptr;
   for (std::size_t index = 0; index < command.program.size(); ++index) {
     const std::string& token = command.program[index];

@@ -21,6 +21,17 @@ Layout ep8(std::int64_t fused_shared) {
   return layout;
 }
 
+// The engine as the scenario reader gives it: the parsed name, and the parsed release unless `version` is "".
+EngineChoice engine_choice(const std::string& name, const std::string& version) {
+  EngineChoice choice;
+  choice.engine = parse_engine(name, "test");
+  choice.name = name;
+  if (version.empty()) return choice;
+  choice.release = parse_engine_version(version, "test");
+  choice.version = version;
+  return choice;
+}
+
 bool offers(const std::vector<RoleOptions>& options, DispatchMode mode, bool overlap) {
   return std::any_of(options.begin(), options.end(), [&](const RoleOptions& option) {
     return option.dispatch == mode && option.two_batch_overlap == overlap;
@@ -33,7 +44,7 @@ TEST_CASE("for SGLang two-batch overlap is tried with DeepEP only, at every rele
   const SearchSpace search;  // overlap off and on
   for (const char* version : {"0.5.4", "0.5.6.post2", "0.5.7", ""}) {
     CAPTURE(version);
-    const auto options = role_options(ep8(0), Role::decode, search, EngineChoice{.name = "sglang", .version = version});
+    const auto options = role_options(ep8(0), Role::decode, search, engine_choice("sglang", version));
     // 2 dispatch modes x 2 overlap settings, less standard dispatch with overlap: 3.
     CHECK(options.size() == 3);
     CHECK_FALSE(offers(options, DispatchMode::all_to_all, true));
@@ -42,13 +53,12 @@ TEST_CASE("for SGLang two-batch overlap is tried with DeepEP only, at every rele
   }
   // A scenario naming no engine is searched by SGLang's rules too; vLLM's are not these.
   CHECK_FALSE(offers(role_options(ep8(0), Role::decode, search, EngineChoice{}), DispatchMode::all_to_all, true));
-  CHECK(offers(role_options(ep8(0), Role::decode, search, EngineChoice{.name = "vllm", .version = ""}),
-               DispatchMode::all_to_all, true));
+  CHECK(offers(role_options(ep8(0), Role::decode, search, engine_choice("vllm", "")), DispatchMode::all_to_all, true));
 }
 
 TEST_CASE("for SGLang a layout with fused shared experts runs without two-batch overlap") {
   const SearchSpace search;
-  const auto options = role_options(ep8(1), Role::decode, search, EngineChoice{.name = "sglang", .version = "main"});
+  const auto options = role_options(ep8(1), Role::decode, search, engine_choice("sglang", "main"));
   // Both modes stay, each without overlap: 2.
   CHECK(options.size() == 2);
   CHECK(offers(options, DispatchMode::all_to_all, false));
@@ -62,7 +72,7 @@ TEST_CASE("a mode whose every overlap setting is ruled out runs without overlap"
   layout.tp = 2;
   layout.dp = 2;
   layout.ep = 2;
-  const auto options = role_options(layout, Role::decode, search, EngineChoice{.name = "sglang", .version = "main"});
+  const auto options = role_options(layout, Role::decode, search, engine_choice("sglang", "main"));
   // EP 2 < world 4: standard dispatch only; its overlap is ruled out, so it runs without.
   REQUIRE(options.size() == 1);
   CHECK(offers(options, DispatchMode::all_to_all, false));

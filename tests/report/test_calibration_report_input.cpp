@@ -56,8 +56,7 @@ std::map<std::string, FamilyCounts> counts_by_family(const CalibrationReportInpu
   return counts;
 }
 
-const CalibrationFamily& chart_named(const CalibrationReportInput& input, const std::string& name,
-                                     const std::string& part) {
+const CalibrationFamily& chart_named(const CalibrationReportInput& input, const char* name, const char* part) {
   for (const CalibrationFamily& family : input.families) {
     if (family.name == name && family.part == part) return family;
   }

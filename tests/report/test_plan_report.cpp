@@ -61,7 +61,7 @@ Scenario scenario_with_slos() {
   return scenario;
 }
 
-const Series& series_named(const XyChart& chart, const std::string& css_class) {
+const Series& series_named(const XyChart& chart, const char* css_class) {
   const auto found = std::find_if(chart.series.begin(), chart.series.end(),
                                   [&](const Series& series) { return series.css_class == css_class; });
   REQUIRE(found != chart.series.end());

@@ -3,7 +3,6 @@
 // [sglang-eplb-standard-fix]).
 #include <doctest/doctest.h>
 
-#include "io/input_error.hpp"
 #include "spec/engine_rules.hpp"
 
 using namespace moeplan;
@@ -56,17 +55,9 @@ TEST_CASE("redundant experts with standard dispatch: wrong output before 0.5.17,
   CHECK(key_of(release(0, 5, 16), choice(true, false, 0, 32)).empty());
 }
 
-TEST_CASE("a scenario's release: empty is main, a bad one names the file and engine.version") {
-  CHECK(scenario_release("", "s.yaml") == kMainBranch);
-  CHECK(scenario_release("0.5.4", "s.yaml") == release(0, 5, 4));
-  try {
-    (void)scenario_release("0.5.x-bogus", "s.yaml");
-    FAIL("accepted a bad release");
-  } catch (const InputError& error) {
-    CHECK(error.file() == "s.yaml");
-    CHECK(error.key() == "engine.version");
-  }
-  CHECK(follows_sglang_rules("sglang"));
-  CHECK(follows_sglang_rules(""));
-  CHECK_FALSE(follows_sglang_rules("vllm"));
+TEST_CASE("the search follows SGLang's rules for SGLang and for a scenario naming no engine") {
+  CHECK(follows_sglang_rules(Engine::sglang));
+  CHECK(follows_sglang_rules(std::nullopt));
+  CHECK_FALSE(follows_sglang_rules(Engine::vllm));
+  CHECK_FALSE(follows_sglang_rules(Engine::trtllm));
 }

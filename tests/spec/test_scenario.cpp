@@ -265,3 +265,27 @@ memory: {mem_fraction_static: 0.9}
     CHECK(error.key() == "memory.mem_fraction_static");
   }
 }
+
+TEST_CASE("an engine release that is not one is refused when the scenario is read, naming engine.version") {
+  const std::string path = write_temporary("engine-bad-release.yaml", R"(schema_version: 1
+name: engine-bad-release
+engine: {name: sglang, version: 0.5.x-bogus}
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+)");
+  CHECK_THROWS_WITH_AS(moeplan::load_scenario_yaml(path), doctest::Contains("engine.version"), moeplan::InputError);
+}
+
+TEST_CASE("vllm-ascend is read as itself and keeps the generic memory accounting") {
+  const std::string path = write_temporary("engine-vllm-ascend.yaml", R"(schema_version: 1
+name: engine-vllm-ascend
+engine: {name: vllm-ascend, version: 0.11.0}
+cluster: {gpu: H200}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
+)");
+  const auto scenario = moeplan::load_scenario_yaml(path);
+  REQUIRE(scenario.engine.engine.has_value());
+  CHECK(*scenario.engine.engine == moeplan::Engine::vllm_ascend);
+  CHECK(scenario.engine.name == "vllm-ascend");
+  CHECK(scenario.memory.engine.engine == moeplan::MemoryEngine::generic);
+}
