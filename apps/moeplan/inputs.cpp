@@ -116,7 +116,36 @@ Model model_by_id(const std::string& id) {
   return model;
 }
 
+// Every file in the id's folder of the Hugging Face cache (its snapshots' links and the blobs they name).
+std::vector<std::filesystem::path> cached_files(const std::string& id) {
+  const hub::HubSettings settings = hub::hub_settings([](const char* name) { return std::getenv(name); });
+  const std::filesystem::path folder = hub::repository_folder(settings, id);
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) return files;
+  for (auto entry = std::filesystem::recursive_directory_iterator(folder, error);
+       !error && entry != std::filesystem::recursive_directory_iterator(); entry.increment(error)) {
+    if (!entry->is_directory(error)) files.push_back(entry->path());
+  }
+  return files;
+}
+
 }  // namespace
+
+std::vector<std::filesystem::path> model_input_files(const ModelInput& input) {
+  std::vector<std::filesystem::path> files;
+  if (!input.model_file.empty() && names_hub_id(input.model_file)) {
+    std::error_code error;
+    if (std::filesystem::is_directory(MOEPLAN_MODELS_DIR, error)) {
+      for (const auto& file : predict::ModelCatalog::folder_files(MOEPLAN_MODELS_DIR)) files.push_back(file);
+    }
+    for (auto& file : cached_files(input.model_file)) files.push_back(std::move(file));
+  } else if (!input.model_file.empty()) {
+    files = model_yaml_files(input.model_file);  // a variant's base file is read too
+  }
+  if (!input.hf_config_file.empty()) files.emplace_back(input.hf_config_file);
+  return files;
+}
 
 Model load_model(const ModelInput& input) {
   if (!input.model_file.empty() && names_hub_id(input.model_file)) return model_by_id(input.model_file);

@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
@@ -16,6 +18,10 @@ struct ModelInput {
   std::string model_file;
   std::string hf_config_file;
 };
+
+// Every file loading `input` may read: a model YAML and its base, or for a Hugging Face id the shipped
+// models it is looked up in and the id's folder in the Hugging Face cache; and --hf-config's file.
+std::vector<std::filesystem::path> model_input_files(const ModelInput& input);
 
 struct ScenarioInput {
   std::string scenario_file;

@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "cost/engine_profile.hpp"
 #include "io/input_error.hpp"
 #include "io/utf8_text.hpp"
+#include "predict/residuals.hpp"
 #include "run_command_line.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::cli {
 
@@ -39,11 +42,13 @@ void add_output_if_given(OutputSet& outputs, const std::string& key, const std::
 }
 
 void add_model_inputs(OutputSet& outputs, const ModelInput& input) {
-  if (!input.model_file.empty()) {
-    // A variant's base file is read too.
-    for (const auto& file : model_yaml_files(input.model_file)) outputs.add_input("--model", file);
-  }
-  outputs.add_input("--hf-config", input.hf_config_file);
+  const std::string key = input.model_file.empty() ? "--hf-config" : "--model";
+  for (const auto& file : model_input_files(input)) outputs.add_input(key, file);
+}
+
+void add_engine_profile_inputs(OutputSet& outputs, const std::string& folder) {
+  for (const Engine engine : kEngines) outputs.add_input("--engines", engine_profile_path(folder, engine_name(engine)));
+  outputs.add_input("--engines", predict::residuals_path(folder));
 }
 
 void add_scenario_inputs(OutputSet& outputs, const ScenarioInput& input, const Scenario& scenario) {

@@ -20,6 +20,8 @@ CLI::Option* add_output_option(CLI::App& command, const std::string& name, std::
 void add_output_if_given(OutputSet& outputs, const std::string& key, const std::string& path);
 
 void add_model_inputs(OutputSet& outputs, const ModelInput& input);
+// The engine profiles and residuals in `folder` (--engines) that a scenario's profile may be read from.
+void add_engine_profile_inputs(OutputSet& outputs, const std::string& folder);
 // The scenario file and the files it names (a length trace, an expert-load log); and --save-scenario's
 // YAML when given.
 void add_scenario_inputs(OutputSet& outputs, const ScenarioInput& input, const Scenario& scenario);

@@ -76,6 +76,7 @@ void add_outputs(OutputSet& outputs, const SimulateOptions& options) {
   add_model_inputs(outputs, options.model);
   outputs.add_input("--scenario", options.scenario.scenario_file);
   outputs.add_input("--calibration", options.steps.calibration);
+  add_engine_profile_inputs(outputs, options.steps.engines);
   add_output_if_given(outputs, "--csv", options.csv);
   add_output_if_given(outputs, "--json", options.json);
   add_output_if_given(outputs, "--report", options.report);

@@ -70,7 +70,7 @@ prepare_directory() {
   rm -rf "$case_dir"
   mkdir -p "$case_dir"
   local entry
-  for entry in models scenarios tests validation; do ln -s "$source_dir/$entry" "$case_dir/$entry"; done
+  for entry in engines models scenarios tests validation; do ln -s "$source_dir/$entry" "$case_dir/$entry"; done
   input=""
   for entry in "$cases_dir/$name".* "$cases_dir/$name"-*; do
     [ -f "$entry" ] && [ "$entry" != "$cases_dir/$name.expect" ] || continue
