@@ -22,36 +22,40 @@ Scenario engine_scenario(MemoryEngine engine, double fraction, std::int64_t max_
   return scenario;
 }
 
-}  // namespace
+// The search's result for `scenario` on Qwen3-235B at the ceilings (the unit profile), and its plan JSON's
+// first role.
+struct Searched {
+  SearchResult result;
+  nlohmann::json role;
+};
 
-TEST_CASE("under vLLM the batch stops at max_num_seqs and the plan launches with gpu_memory_utilization") {
+Searched search_qwen3(const Scenario& scenario) {
   const Model model = test::qwen3_235b();
-  const Scenario scenario = engine_scenario(MemoryEngine::vllm, 0.8, 48);
   const StepModel ceilings{model, scenario.cluster.hardware};
   const EngineProfile profile = unit_profile("test");
   const StepCost steps{ceilings, profile};
   SilentReporter quiet;
-  const SearchResult result = search_layouts(model, scenario, steps, quiet);
-  REQUIRE_FALSE(result.aggregated.empty());
-  const Candidate& best = result.aggregated.front();
+  Searched searched{search_layouts(model, scenario, steps, quiet), {}};
+  REQUIRE_FALSE(searched.result.aggregated.empty());
+  searched.role = plan_json(model, scenario, searched.result, 1)["plans"][0]["roles"][0];
+  return searched;
+}
+
+}  // namespace
+
+TEST_CASE("under vLLM the batch stops at max_num_seqs and the plan launches with gpu_memory_utilization") {
+  const Searched searched = search_qwen3(engine_scenario(MemoryEngine::vllm, 0.8, 48));
+  const Candidate& best = searched.result.aggregated.front();
   CHECK(best.memory.engine_max_sequences == 48);
   CHECK(best.serving.batch <= 48);  // 512 offered per DP rank, capped by max_num_seqs
-  const nlohmann::json role = plan_json(model, scenario, result, 1)["plans"][0]["roles"][0];
+  const nlohmann::json& role = searched.role;
   CHECK(role["memory_utilization"].get<double>() == doctest::Approx(0.8));
   CHECK(role["memory_fraction_static"].get<double>() < 0.8);  // weights and KV, without the profiled peak
   CHECK(role["kv_block_tokens"].get<std::int64_t>() == 16);
 }
 
 TEST_CASE("under SGLang the plan launches with the mem_fraction_static its pool was sized with") {
-  const Model model = test::qwen3_235b();
-  const Scenario scenario = engine_scenario(MemoryEngine::sglang, 0.85, 64);
-  const StepModel ceilings{model, scenario.cluster.hardware};
-  const EngineProfile profile = unit_profile("test");
-  const StepCost steps{ceilings, profile};
-  SilentReporter quiet;
-  const SearchResult result = search_layouts(model, scenario, steps, quiet);
-  REQUIRE_FALSE(result.aggregated.empty());
-  const nlohmann::json role = plan_json(model, scenario, result, 1)["plans"][0]["roles"][0];
+  const nlohmann::json role = search_qwen3(engine_scenario(MemoryEngine::sglang, 0.85, 64)).role;
   CHECK(role["memory_fraction_static"].get<double>() == doctest::Approx(0.85));
   CHECK(role["kv_block_tokens"].get<std::int64_t>() == 1);
 }

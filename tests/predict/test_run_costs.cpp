@@ -27,6 +27,24 @@ moeplan::Layout layout_with_ep(std::int64_t ep) {
   return layout;
 }
 
+moeplan::predict::ModelCatalog shipped_models() {
+  return moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
+}
+
+// A measured SGLang row of model `hf_id` on one H200 node at TP 8 and EP 8: 1000 tokens in, 100 out, 16 in
+// flight.
+moeplan::predict::MeasuredRun sglang_tp8_ep8_run(const std::string& hf_id) {
+  moeplan::predict::MeasuredRun run;
+  run.engine = "sglang";
+  run.hf_id = hf_id;
+  run.system = "h200_sxm";
+  run.input_tokens = 1000;
+  run.output_tokens = 100;
+  run.concurrency = 16;
+  run.worker = {8, 1, 1, 1, 8, 16, 1};  // tp, pp, attention dp, moe tp, moe ep, batch, workers
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("an all-to-all is dispatch, an exchange by collectives is communication") {
@@ -49,15 +67,8 @@ TEST_CASE("an all-to-all is dispatch, an exchange by collectives is communicatio
 TEST_CASE("a measured row's experts meet their tokens as the engines do by default, without an all-to-all") {
   // DeepSeek-V3 at TP 8 and EP 8 on one H200 node: the tokens are on every rank after attention, so the
   // experts' partial sums meet in an all-reduce, priced as communication; nothing is left as dispatch.
-  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
-  moeplan::predict::MeasuredRun run;
-  run.engine = "sglang";
-  run.hf_id = "deepseek-ai/DeepSeek-V3";
-  run.system = "h200_sxm";
-  run.input_tokens = 1000;
-  run.output_tokens = 100;
-  run.concurrency = 16;
-  run.worker = {8, 1, 1, 1, 8, 16, 1};  // tp, pp, attention dp, moe tp, moe ep, batch, workers
+  const auto catalog = shipped_models();
+  moeplan::predict::MeasuredRun run = sglang_tp8_ep8_run("deepseek-ai/DeepSeek-V3");
   const auto resolved = moeplan::predict::resolve_run(run, catalog);
   REQUIRE(resolved.deployment);
   const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
@@ -69,15 +80,8 @@ TEST_CASE("a measured row's experts meet their tokens as the engines do by defau
 }
 
 TEST_CASE("a run on a GPU with measured ceilings is priced on them; other GPUs stay at the roofline") {
-  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
-  moeplan::predict::MeasuredRun run;
-  run.engine = "sglang";
-  run.hf_id = "deepseek-ai/DeepSeek-V3";
-  run.system = "h200_sxm";
-  run.input_tokens = 1000;
-  run.output_tokens = 100;
-  run.concurrency = 16;
-  run.worker = {8, 1, 1, 1, 8, 16, 1};
+  const auto catalog = shipped_models();
+  moeplan::predict::MeasuredRun run = sglang_tp8_ep8_run("deepseek-ai/DeepSeek-V3");
   const auto h200 = moeplan::predict::resolve_run(run, catalog);
   run.system = "h100_sxm";
   const auto h100 = moeplan::predict::resolve_run(run, catalog);
@@ -103,15 +107,8 @@ TEST_CASE("a run on a GPU with measured ceilings is priced on them; other GPUs s
 }
 
 TEST_CASE("a row with MTP speculation verifies 1 + k tokens and yields 1 + the accepted ones") {
-  const auto catalog = moeplan::predict::ModelCatalog::load_folder(std::string(MOEPLAN_SOURCE_DIR) + "/models");
-  moeplan::predict::MeasuredRun run;
-  run.engine = "sglang";
-  run.hf_id = "deepseek-ai/DeepSeek-R1";
-  run.system = "h200_sxm";
-  run.input_tokens = 1000;
-  run.output_tokens = 100;
-  run.concurrency = 16;
-  run.worker = {8, 1, 1, 1, 8, 16, 1};
+  const auto catalog = shipped_models();
+  moeplan::predict::MeasuredRun run = sglang_tp8_ep8_run("deepseek-ai/DeepSeek-R1");
   const auto resolved = moeplan::predict::resolve_run(run, catalog);
   REQUIRE(resolved.deployment);
   const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
