@@ -24,7 +24,7 @@ struct FitOptions {
   std::vector<std::string> runs;
   std::string engine;
   std::string out;
-  std::string models = "models";
+  std::string models = shipped_models_folder();
   std::string start;
   std::int64_t folds = 5;
   std::vector<std::string> bench;

@@ -132,6 +132,19 @@ std::vector<std::filesystem::path> cached_files(const std::string& id) {
 
 }  // namespace
 
+namespace {
+
+std::string folder_here_or(const std::string& name, const std::string& checkout) {
+  std::error_code error;
+  return std::filesystem::is_directory(name, error) || !std::filesystem::is_directory(checkout, error) ? name
+                                                                                                       : checkout;
+}
+
+}  // namespace
+
+std::string shipped_models_folder() { return folder_here_or("models", MOEPLAN_MODELS_DIR); }
+std::string shipped_engines_folder() { return folder_here_or("engines", MOEPLAN_ENGINES_DIR); }
+
 std::vector<std::filesystem::path> model_input_files(const ModelInput& input) {
   std::vector<std::filesystem::path> files;
   if (!input.model_file.empty() && names_hub_id(input.model_file)) {

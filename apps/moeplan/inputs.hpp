@@ -19,6 +19,11 @@ struct ModelInput {
   std::string hf_config_file;
 };
 
+// The folder of shipped models or engine profiles a command reads by default: `models` or `engines` in the
+// working directory when there is one, else the checkout's, so that a command run elsewhere finds them.
+std::string shipped_models_folder();
+std::string shipped_engines_folder();
+
 // Every file loading `input` may read: a model YAML and its base, or for a Hugging Face id the shipped
 // models it is looked up in and the id's folder in the Hugging Face cache; and --hf-config's file.
 std::vector<std::filesystem::path> model_input_files(const ModelInput& input);

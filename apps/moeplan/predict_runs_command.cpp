@@ -23,8 +23,8 @@ namespace {
 struct PredictOptions {
   std::string runs;
   std::string out;
-  std::string models = "models";
-  std::string engines = "engines";
+  std::string models = shipped_models_folder();
+  std::string engines = shipped_engines_folder();
   std::int64_t held_out_folds = 0;
   bool by_partition = false;
   bool no_residuals = false;

@@ -8,6 +8,7 @@
 
 #include "cost/engine_profile.hpp"
 #include "cost/step_time.hpp"
+#include "inputs.hpp"
 #include "spec/model.hpp"
 #include "spec/scenario.hpp"
 
@@ -16,7 +17,7 @@ namespace moeplan::cli {
 struct StepModelInput {
   std::string calibration;
   bool force = false;
-  std::string engines = "engines";
+  std::string engines = shipped_engines_folder();
 };
 
 void add_step_model_options(CLI::App& command, StepModelInput& input);

@@ -42,3 +42,13 @@ expect_failure(model-id-offline 2 "no-such-org/no-such-model: config.json: expec
                memory --model no-such-org/no-such-model --layout tp=1 --save-scenario ${saved})
 unset(ENV{HF_HUB_OFFLINE})
 unset(ENV{HF_HOME})
+
+# Run from a folder without engines/ (as after install), a scenario naming an engine is still priced with
+# the shipped profile, not the engine's unfitted defaults.
+file(MAKE_DIRECTORY ${WORK_DIR}/elsewhere)
+execute_process(COMMAND ${MOEPLAN} plan-deploy --model ${models}/deepseek-v3.yaml --gpus 8 --engine sglang --top 1
+                WORKING_DIRECTORY ${WORK_DIR}/elsewhere RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${out}" "engines/sglang.json: fit-engine over" found)
+if(NOT code EQUAL 0 OR found EQUAL -1)
+  message(FATAL_ERROR "profile-from-elsewhere: expected the shipped sglang profile, got ${code}\n${out}\n${err}")
+endif()
