@@ -9,7 +9,7 @@
 #include "io/cancellation.hpp"
 #include "io/input_error.hpp"
 #include "plan/search.hpp"
-#include "sim/engine.hpp"
+#include "sim/instance.hpp"
 #include "sim/latency.hpp"
 #include "sim/requests.hpp"
 
@@ -53,7 +53,7 @@ MemoryPlan pool_memory(const ServingContext& context, const PoolSpec& pool, cons
 
 struct Pool {
   PoolResult result;
-  std::vector<Engine> engines;
+  std::vector<Instance> instances_running;
   TimeSeries series;
   std::int64_t next_in_turn = 0;  // round-robin routing: the next of the pool's DP ranks, instances in order
 };
@@ -70,10 +70,10 @@ class Simulation {
   SimulationResult run();
 
  private:
-  std::pair<Pool*, Engine*> earliest_busy_engine();
+  std::pair<Pool*, Instance*> earliest_busy_instance();
   void route(Pool& pool, std::int64_t id, double time);
   void deliver_handoff();
-  void record(Pool& pool, const EngineStep& step);
+  void record(Pool& pool, const InstanceStep& step);
   SimulationSummary summarize(double elapsed) const;
 
   const ServingContext& context_;
@@ -137,48 +137,49 @@ Simulation::Simulation(const ServingContext& context, const std::vector<PoolSpec
     pool.result.memory.max_kv_tokens = states.kv_tokens;
     pool.result.max_batch = states.slots;
     pool.result.gpus = spec.layout.gpus() * spec.instances;
-    const EngineShape shape{spec.options.role,
-                            spec.layout.dp,
-                            pool.result.memory.max_kv_tokens,
-                            pool.result.max_batch,
-                            settings.activation_tokens,
-                            pool.result.memory.block_tokens,
-                            settings.prefix_caching,
-                            settings.pad_prefill_across_dp};
+    const InstanceShape shape{spec.options.role,
+                              spec.layout.dp,
+                              pool.result.memory.max_kv_tokens,
+                              pool.result.max_batch,
+                              settings.activation_tokens,
+                              pool.result.memory.block_tokens,
+                              settings.prefix_caching,
+                              settings.pad_prefill_across_dp};
     for (std::int64_t instance = 0; instance < spec.instances; ++instance) {
-      pool.engines.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
+      pool.instances_running.emplace_back(shape, StepPricer(context, spec.layout, spec.options, settings));
     }
     pools_.push_back(std::move(pool));
   }
   requests_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(source_.total(), 1 << 20)));
 }
 
-std::pair<Pool*, Engine*> Simulation::earliest_busy_engine() {
-  std::pair<Pool*, Engine*> earliest{nullptr, nullptr};
+std::pair<Pool*, Instance*> Simulation::earliest_busy_instance() {
+  std::pair<Pool*, Instance*> earliest{nullptr, nullptr};
   for (Pool& pool : pools_) {
-    for (Engine& engine : pool.engines) {
-      if (engine.busy() && (!earliest.second || engine.clock() < earliest.second->clock())) earliest = {&pool, &engine};
+    for (Instance& instance : pool.instances_running) {
+      if (instance.busy() && (!earliest.second || instance.clock() < earliest.second->clock()))
+        earliest = {&pool, &instance};
     }
   }
   return earliest;
 }
 
 // The pool's DP rank a new request goes to, as the workload's dp_routing says: vLLM 0.9's data-parallel
-// client picks the engine with the fewest requests in flight, the first of them on a tie
+// client picks the instance with the fewest requests in flight, the first of them on a tie
 // (DPAsyncMPClient.get_core_engine_for_request); SGLang's default deals them out in turn.
 void Simulation::route(Pool& pool, std::int64_t id, double time) {
-  Engine* chosen = nullptr;
+  Instance* chosen = nullptr;
   std::int64_t chosen_rank = 0;
   if (context_.scenario.workload.dp_routing == DpRouting::round_robin) {
     const std::int64_t dp = pool.result.pool.layout.dp;
     const std::int64_t slot = pool.next_in_turn++ % (dp * pool.result.pool.instances);
-    chosen = &pool.engines[static_cast<std::size_t>(slot / dp)];
+    chosen = &pool.instances_running[static_cast<std::size_t>(slot / dp)];
     chosen_rank = slot % dp;
   } else {
-    for (Engine& engine : pool.engines) {
-      for (std::int64_t rank = 0; rank < engine.ranks(); ++rank) {
-        if (!chosen || engine.in_flight(rank) < chosen->in_flight(chosen_rank)) {
-          chosen = &engine;
+    for (Instance& instance : pool.instances_running) {
+      for (std::int64_t rank = 0; rank < instance.ranks(); ++rank) {
+        if (!chosen || instance.in_flight(rank) < chosen->in_flight(chosen_rank)) {
+          chosen = &instance;
           chosen_rank = rank;
         }
       }
@@ -198,7 +199,7 @@ void Simulation::deliver_handoff() {
   route(pools_.back(), handoff.id, handoff.ready);
 }
 
-void Simulation::record(Pool& pool, const EngineStep& step) {
+void Simulation::record(Pool& pool, const InstanceStep& step) {
   const double end = step.start + step.duration;
   pool.series.add({step.start, step.duration, static_cast<double>(step.output_tokens),
                    static_cast<double>(step.prefill_tokens), static_cast<double>(step.running),
@@ -226,22 +227,22 @@ SimulationResult Simulation::run() {
   bool stopped = false;
   for (std::int64_t event = 0; completed_ < source_.total(); ++event) {
     if (event % 4096 == 0) stop_if_cancelled();
-    const auto [pool, engine] = earliest_busy_engine();
-    const double engine_time = engine ? engine->clock() : kNever;
+    const auto [pool, instance] = earliest_busy_instance();
+    const double instance_time = instance ? instance->clock() : kNever;
     const double send_time = source_.next_send_time();
     const double handoff_time = handoffs_.empty() ? kNever : handoffs_.top().ready;
-    const double next = std::min({engine_time, send_time, handoff_time});
+    const double next = std::min({instance_time, send_time, handoff_time});
     if (next == kNever) break;
     if (next >= limit) {
       stopped = true;
       break;
     }
-    if (send_time <= engine_time && send_time <= handoff_time) {
+    if (send_time <= instance_time && send_time <= handoff_time) {
       route(pools_.front(), source_.send(requests_), send_time);
-    } else if (handoff_time <= engine_time) {
+    } else if (handoff_time <= instance_time) {
       deliver_handoff();
     } else {
-      record(*pool, engine->step(requests_));
+      record(*pool, instance->step(requests_));
     }
   }
   const double elapsed = stopped ? limit : last_finish_;

@@ -12,8 +12,8 @@
 
 namespace moeplan::sim {
 
-// What one engine step did, summed over its ranks.
-struct EngineStep {
+// What one step of the instance did, summed over its ranks.
+struct InstanceStep {
   double start = 0;
   double duration = 0;
   std::int64_t output_tokens = 0;
@@ -31,7 +31,7 @@ struct EngineStep {
   void begin(double step_start);
 };
 
-struct EngineShape {
+struct InstanceShape {
   Role role = Role::aggregated;
   std::int64_t dp = 1;
   std::int64_t kv_capacity = 0;       // tokens per DP rank
@@ -42,11 +42,11 @@ struct EngineShape {
   bool pad_prefill_across_dp = true;  // a step with a prefill runs every rank at the largest rank's tokens
 };
 
-class Engine {
+class Instance {
  public:
-  Engine(const EngineShape& shape, StepPricer pricer);
+  Instance(const InstanceShape& shape, StepPricer pricer);
 
-  // Queues a request on one rank; an idle engine wakes at `time`.
+  // Queues a request on one rank; an idle instance wakes at `time`.
   void enqueue(std::int64_t rank, std::int64_t id, double time);
   bool busy() const { return active_ > 0; }
   double clock() const { return clock_; }
@@ -54,7 +54,7 @@ class Engine {
   // Requests queued or running on one rank: what a data-parallel router balances.
   std::int64_t in_flight(std::int64_t rank) const { return ranks_[static_cast<std::size_t>(rank)].in_flight(); }
 
-  const EngineStep& step(std::vector<SimRequest>& requests);
+  const InstanceStep& step(std::vector<SimRequest>& requests);
 
  private:
   struct FinishEvent {
@@ -68,13 +68,13 @@ class Engine {
   void finish(std::vector<SimRequest>& requests, std::int64_t id, std::int64_t last_step, double end);
   void tally_ranks();
 
-  EngineShape shape_;
+  InstanceShape shape_;
   StepPricer pricer_;
   std::vector<DpRank> ranks_;
   std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes_;
   std::vector<std::int64_t> completing_;
   std::vector<PrefillCost> rank_prefills_;  // this step's, one per DP rank
-  EngineStep last_;
+  InstanceStep last_;
   double clock_ = 0;
   std::int64_t step_ = 0;
   std::int64_t active_ = 0;  // queued or running here

@@ -1,10 +1,10 @@
-#include "sim/engine.hpp"
+#include "sim/instance.hpp"
 
 #include <algorithm>
 
 namespace moeplan::sim {
 
-void EngineStep::begin(double step_start) {
+void InstanceStep::begin(double step_start) {
   start = step_start;
   duration = 0;
   output_tokens = prefill_tokens = preemptions = cached_prefill_tokens = running = waiting = kv_used = 0;
@@ -13,19 +13,19 @@ void EngineStep::begin(double step_start) {
   handed_off.clear();
 }
 
-Engine::Engine(const EngineShape& shape, StepPricer pricer)
+Instance::Instance(const InstanceShape& shape, StepPricer pricer)
     : shape_(shape),
       pricer_(std::move(pricer)),
       ranks_(static_cast<std::size_t>(shape.dp),
              DpRank(shape.kv_capacity, shape.max_batch, shape.kv_block_tokens, shape.prefix_caching)) {}
 
-void Engine::enqueue(std::int64_t rank, std::int64_t id, double time) {
+void Instance::enqueue(std::int64_t rank, std::int64_t id, double time) {
   if (!busy()) clock_ = std::max(clock_, time);
   ranks_[static_cast<std::size_t>(rank)].enqueue(id);
   ++active_;
 }
 
-void Engine::finish(std::vector<SimRequest>& requests, std::int64_t id, std::int64_t last_step, double end) {
+void Instance::finish(std::vector<SimRequest>& requests, std::int64_t id, std::int64_t last_step, double end) {
   SimRequest& request = requests[static_cast<std::size_t>(id)];
   ranks_[static_cast<std::size_t>(request.rank)].release(id, request, last_step);
   request.generated = request.output;
@@ -34,7 +34,7 @@ void Engine::finish(std::vector<SimRequest>& requests, std::int64_t id, std::int
   --active_;
 }
 
-void Engine::complete_prefill(std::vector<SimRequest>& requests, std::int64_t id, double end) {
+void Instance::complete_prefill(std::vector<SimRequest>& requests, std::int64_t id, double end) {
   SimRequest& request = requests[static_cast<std::size_t>(id)];
   DpRank& rank = ranks_[static_cast<std::size_t>(request.rank)];
   if (!request.kv_arrived) {
@@ -57,7 +57,7 @@ void Engine::complete_prefill(std::vector<SimRequest>& requests, std::int64_t id
   finishes_.push({step_ + request.output - request.generated, id, request.epoch});
 }
 
-void Engine::tally_ranks() {
+void Instance::tally_ranks() {
   for (const DpRank& rank : ranks_) {
     last_.running += rank.running();
     last_.waiting += rank.waiting();
@@ -65,7 +65,7 @@ void Engine::tally_ranks() {
   }
 }
 
-const EngineStep& Engine::step(std::vector<SimRequest>& requests) {
+const InstanceStep& Instance::step(std::vector<SimRequest>& requests) {
   last_.begin(clock_);
   completing_.clear();
   std::int64_t largest_batch = 0;
