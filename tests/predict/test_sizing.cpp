@@ -98,3 +98,21 @@ TEST_CASE("no size in the range carries a target beyond it") {
   // Two instances carry twice what one does.
   CHECK(answer.tried[1].capacity_rate == approx(2 * answer.tried[0].capacity_rate).epsilon(1e-9));
 }
+
+TEST_CASE("an offered-load row with a concurrency costs its requests by Little's law") {
+  moeplan::Scenario scenario = moeplan::default_scenario("H200");
+  scenario.cluster.nodes = 2;  // 16 GPUs
+  scenario.cluster.hardware.gpu_hour_usd = 2.0;
+  scenario.workload.input_tokens = 1000;
+  scenario.workload.output_tokens = 11;
+  scenario.workload.concurrency = 20;
+  // Two instances of 10 in flight; a request lives TTFT 0.5 s + 10 later tokens x 0.05 s = 1 s: 20 requests/s,
+  // 220 output tokens/s. 16 GPUs at $2 cost $32 an hour: 32 / 3600 / 220 x 1e6 = $40.404 per million output,
+  // and over 20,000 prompt tokens/s $0.44444 per million input.
+  moeplan::predict::LoadEstimate estimate{10, 500, 50, true, 0, 2};
+  const moeplan::TokenCost cost = moeplan::predict::cost_at_load(estimate, scenario);
+  CHECK(cost.per_million_output == approx(40.40404).epsilon(1e-5));
+  CHECK(cost.per_million_input == approx(0.444444).epsilon(1e-5));
+  estimate.sustained = false;  // an unbounded queue is not priced
+  CHECK_FALSE(moeplan::predict::cost_at_load(estimate, scenario).priced());
+}
