@@ -5,6 +5,8 @@
 #include <string>
 
 #include "plan/load_skew.hpp"
+#include "plan/token_cost.hpp"
+#include "plan/token_cost.hpp"
 #include "predict/open_loop.hpp"
 #include "predict/run_costs.hpp"
 #include "spec/hardware.hpp"
@@ -108,8 +110,18 @@ void add_doc003_throughput_cases(CaseList& cases) {
       "model is fast, not by the expert imbalance (its default vs ideal placement, 1.20 / 1.06, matches the skew "
       "model's 1.12); the profile's prefill multiplier was fitted on single-node runs, none prefilling across "
       "nodes through DeepEP"));
-  cases.push_back(relative_case("doc003.decode.output_per_node", source, "tok/s", 22300, doc003_decode_per_node(shape),
-                                0.15, method));
+  const double decode_per_node = doc003_decode_per_node(shape);
+  cases.push_back(
+      relative_case("doc003.decode.output_per_node", source, "tok/s", 22300, decode_per_node, 0.15, method));
+  // [doc-003]'s $0.20 per million output tokens from the predicted decode rate per node of 8, at the $2.007 per
+  // H100-hour the document's own figures imply (validation/token_cost_cases.cpp works it out).
+  Workload lengths;
+  lengths.input_tokens = 2000;
+  lengths.output_tokens = 100;
+  cases.push_back(relative_case("doc003.cost.predicted_per_million_output",
+                                "[doc-003]: $0.20 per million output tokens (96 H100)", "USD", 0.20,
+                                cost_per_gpu(2.007, decode_per_node / 8.0, lengths).per_million_output, 0.15,
+                                method + ", priced at $2.007 per H100-hour"));
 }
 
 }  // namespace

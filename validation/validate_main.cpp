@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     moeplan::validation::add_simulate_cases(cases);
     moeplan::validation::add_calib_cases(cases);
     moeplan::validation::add_moe_kernel_cases(cases);
+    moeplan::validation::add_token_cost_cases(cases);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "moeplan-validate: a case could not be computed: %s\n", error.what());
     return 1;

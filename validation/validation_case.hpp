@@ -41,5 +41,6 @@ void add_simulate_cases(CaseList& cases);
 void add_calib_cases(CaseList& cases);
 void add_eplb_cases(CaseList& cases);
 void add_moe_kernel_cases(CaseList& cases);
+void add_token_cost_cases(CaseList& cases);
 
 }  // namespace moeplan::validation

@@ -14,6 +14,7 @@
 #include "report/plan_report.hpp"
 #include "sim/ranking.hpp"
 #include "simulation_tables.hpp"
+#include "sizing_tables.hpp"
 #include "step_model_input.hpp"
 #include "terminal_reporter.hpp"
 
@@ -107,6 +108,9 @@ void run(const PlanOptions& options) {
   const Model loaded = load_model(options.model);
   const Scenario scenario = load_scenario(options.scenario);
   add_scenario_inputs(outputs, options.scenario, scenario);
+  if (scenario.sizing) {  // a range that would run for hours is refused before any search
+    static_cast<void>(predict::sizing_cluster_sizes(*scenario.sizing, scenario.cluster.gpus_per_node, scenario.file));
+  }
   const Model model = served_model(loaded, scenario);
   const StepModel model_steps = step_model(options.steps, model, scenario);
   const EngineProfile profile = engine_profile(options.steps, scenario);
@@ -128,6 +132,11 @@ void run(const PlanOptions& options) {
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
   json["offered_load"] = offered_load_json(result.aggregated, at_load);
+  json["offered_load_cost"] = offered_load_cost_json(scenario, at_load);
+  const std::optional<predict::SizingAnswer> sizing =
+      scenario.sizing ? std::optional(predict::size_cluster(model, scenario, steps, reporter, loads.get()))
+                      : std::nullopt;
+  if (sizing) json["sizing"] = sizing_json(*sizing);
   if (!options.json.empty()) outputs.set_contents("--json", json_text(json, "--json"));
   if (!report_html.empty()) outputs.set_contents("--report", report_html);
   outputs.write_temporaries();
@@ -150,6 +159,8 @@ void run(const PlanOptions& options) {
   if (!result.disaggregated.empty())
     fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}",
                disaggregated_table(result.disaggregated, options.top));
+  fmt::print("\n{}", cost_section(scenario, result, at_load, options.top));
+  if (sizing) fmt::print("\n{}", sizing_section(scenario, *sizing));
   fmt::print("\n{}", error_band_line(band));
   fmt::print("evaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,
              result.aggregated.size() + result.prefill.size() + result.decode.size(), rejection_summary(result));
@@ -164,6 +175,7 @@ void add_plan_deploy_command(CLI::App& app) {
       app.add_subcommand("plan-deploy", "Search deployment layouts for a model and scenario, rank the feasible ones");
   add_model_options(*command, options->model);
   add_scenario_options(*command, options->scenario);
+  add_sizing_options(*command, options->scenario);
   command->add_option("--top", options->top, "how many plans to print and write")
       ->capture_default_str()
       ->check(integer_in(1, 1 << 16));

@@ -63,6 +63,8 @@ nlohmann::json scenario_json(const Scenario& scenario) {
           {"gpu", scenario.cluster.hardware.name},
           {"nodes", scenario.cluster.nodes},
           {"gpus_per_node", scenario.cluster.gpus_per_node},
+          {"gpu_hour_usd", scenario.cluster.hardware.gpu_hour_usd},
+          {"gpu_hour_price_source", scenario.cluster.hardware.price_source},
           {"input_tokens", scenario.workload.input_tokens},
           {"output_tokens", scenario.workload.output_tokens},
           {"engine", engine_json(scenario.engine)}};
@@ -144,6 +146,8 @@ nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scena
           {"ttft", serving.ttft},
           {"tpot", serving.tpot},
           {"pareto", candidate.pareto},
+          {"cost", token_cost_json(cost_per_gpu(scenario.cluster.hardware.gpu_hour_usd, serving.output_tokens_per_gpu,
+                                                scenario.workload))},
           {"memory", memory_json(candidate.memory)},
           {"step_time", step_json(serving.decode)},
           {"roles",
@@ -160,6 +164,8 @@ nlohmann::json disaggregated_plan(const DisaggregatedPlan& plan, const Scenario&
           {"ttft", plan.prefill.serving.ttft},
           {"tpot", decode.tpot},
           {"prefill_gpus_per_decode_gpu", plan.prefill_gpus_per_decode_gpu},
+          {"cost", token_cost_json(cost_per_gpu(scenario.cluster.hardware.gpu_hour_usd, plan.output_tokens_per_gpu,
+                                                scenario.workload))},
           {"memory", memory_json(plan.decode.memory)},
           {"step_time", step_json(decode.decode)},
           {"roles",
@@ -181,6 +187,13 @@ nlohmann::json step_json(const StepBreakdown& step) {
           {"pipeline_transfer", step.pipeline_transfer},
           {"draft", step.draft},
           {"total", step.total}};
+}
+
+nlohmann::json token_cost_json(const TokenCost& cost) {
+  const auto figure = [&](double dollars) { return cost.priced() ? nlohmann::json(dollars) : nlohmann::json(nullptr); };
+  return {{"gpu_hour_usd", cost.gpu_hour_usd},
+          {"per_million_input_usd", figure(cost.per_million_input)},
+          {"per_million_output_usd", figure(cost.per_million_output)}};
 }
 
 nlohmann::json plan_json(const Model& model, const Scenario& scenario, const SearchResult& result, std::size_t top) {

@@ -135,11 +135,34 @@ std::vector<Hardware> amd_presets() {
   };
 }
 
+// On-demand list prices per GPU-hour from the public price surveys in docs/references.md: the low end of the
+// specialty clouds' on-demand range ([gpu-price-survey-2026] for H100 SXM and H200 SXM, [b200-price-2026] for
+// B200). Presets with no price cited keep 0: the scenario's cluster.gpu_hour_usd or --gpu-hour-usd prices them.
+Hardware with_price(Hardware hardware) {
+  struct Price {
+    const char* name;
+    double usd;
+    const char* source;
+  };
+  constexpr Price kPrices[] = {
+      {"H100-SXM", 2.50, "[gpu-price-survey-2026]: H100 SXM5, specialty clouds on demand, low end"},
+      {"H200", 3.50, "[gpu-price-survey-2026]: H200 SXM5, specialty clouds on demand, low end"},
+      {"B200", 4.50, "[b200-price-2026]: B200, specialised clouds on demand, low end"},
+  };
+  for (const Price& price : kPrices) {
+    if (hardware.name != price.name) continue;
+    hardware.gpu_hour_usd = price.usd;
+    hardware.price_source = price.source;
+  }
+  return hardware;
+}
+
 std::vector<Hardware> presets() {
   std::vector<Hardware> all = first_presets();
   for (std::vector<Hardware> more : {later_nvidia_presets(), amd_presets()}) {
     for (Hardware& hardware : more) all.push_back(std::move(hardware));
   }
+  for (Hardware& hardware : all) hardware = with_price(std::move(hardware));
   return all;
 }
 

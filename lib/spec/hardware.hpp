@@ -27,6 +27,11 @@ struct Hardware {
   std::int64_t nvlink_domain = 8;
   std::string collectives = "NCCL";  // the library the engines run collectives with: NCCL, RCCL or HCCL
   bool cuda = true;                  // a CUDA device (what moeplan-calibrate-gpu can measure)
+  // US dollars per GPU-hour that turn a plan into dollars per million tokens (plan/token_cost.hpp), and where
+  // the figure comes from; 0 where no public price is cited (docs/planning.md: a scenario or --gpu-hour-usd
+  // gives one).
+  double gpu_hour_usd = 0;
+  std::string price_source;
 };
 
 // Achievable fractions of the ceilings above, as a scenario tunes them for a device the datasheet

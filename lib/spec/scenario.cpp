@@ -89,10 +89,14 @@ void read_nvlink_domain(const YamlView& view, Cluster& cluster) {
 Cluster read_cluster(const YamlView& view) {
   view.expect_only({"gpu", "nodes", "gpus_per_node", "nvlink_domain", "memory_gib", "hbm_bandwidth_gb_s", "bf16_tflops",
                     "fp8_tflops", "fp4_tflops", "intra_node_bandwidth_gb_s", "intra_node_latency_us",
-                    "inter_node_bandwidth_gb_s", "inter_node_latency_us", "efficiency"});
+                    "inter_node_bandwidth_gb_s", "inter_node_latency_us", "efficiency", "gpu_hour_usd"});
   Cluster cluster;
   cluster.hardware = hardware_preset(view.text("gpu"), view.file(), view.key_path("gpu"));
   read_hardware_overrides(view, cluster.hardware);
+  if (view.has("gpu_hour_usd")) {
+    cluster.hardware.gpu_hour_usd = view.number("gpu_hour_usd", 1e-6, 1e6);
+    cluster.hardware.price_source = view.file() + ": " + view.key_path("gpu_hour_usd");
+  }
   cluster.nodes = view.integer_or("nodes", 1, 1, kMaxGpus);
   cluster.gpus_per_node = view.integer_or("gpus_per_node", cluster.hardware.gpus_per_node, 1, 1024);
   read_nvlink_domain(view, cluster);
@@ -406,6 +410,27 @@ EngineMemorySettings engine_memory(const EngineChoice& choice) {
   return engine;
 }
 
+// The target defaults to the workload's request rate, the largest size to the scenario's cluster.
+Sizing read_sizing(const YamlView& view, const Scenario& scenario) {
+  view.expect_only({"request_rate", "min_gpus", "max_gpus"});
+  Sizing sizing;
+  if (view.has("request_rate")) {
+    sizing.request_rate = view.number("request_rate", 1e-6, 1e9);
+  } else if (scenario.workload.request_rate) {
+    sizing.request_rate = *scenario.workload.request_rate;
+  } else {
+    throw InputError(view.file(), view.key_path("request_rate"),
+                     "a target in requests/s (the workload gives a concurrency, not a request_rate)");
+  }
+  sizing.min_gpus = view.integer_or("min_gpus", 1, 1, kMaxGpus);
+  sizing.max_gpus = view.integer_or("max_gpus", std::max(sizing.min_gpus, scenario.cluster.gpus()), 1, kMaxGpus);
+  if (sizing.max_gpus < sizing.min_gpus) {
+    throw InputError(view.file(), view.key_path("max_gpus"),
+                     fmt::format("at least min_gpus ({}), got {}", sizing.min_gpus, sizing.max_gpus));
+  }
+  return sizing;
+}
+
 }  // namespace
 
 Scenario load_scenario_yaml(const std::filesystem::path& file) { return read_scenario(YamlView::load_file(file)); }
@@ -413,7 +438,7 @@ Scenario load_scenario_yaml(const std::filesystem::path& file) { return read_sce
 Scenario read_scenario(const YamlView& root) {
   const std::filesystem::path file = root.file();
   root.expect_only({"schema_version", "name", "source", "cluster", "workload", "slo", "memory", "search", "speculative",
-                    "expert_loads", "engine"});
+                    "expert_loads", "engine", "sizing"});
   if (root.integer("schema_version", 1, 1000) != 1) {
     throw InputError(file.string(), "schema_version", "1 (the only scenario schema this moeplan reads)");
   }
@@ -431,6 +456,7 @@ Scenario read_scenario(const YamlView& root) {
   if (const auto search = root.optional_child("search")) scenario.search = read_search(*search);
   if (const auto speculative = root.optional_child("speculative"))
     scenario.speculative = read_speculative(*speculative);
+  if (const auto sizing = root.optional_child("sizing")) scenario.sizing = read_sizing(*sizing, scenario);
   if (root.has("expert_loads")) {
     const std::filesystem::path loads = root.text("expert_loads");
     scenario.expert_loads = (loads.is_absolute() ? loads : file.parent_path() / loads).string();

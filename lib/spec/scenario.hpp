@@ -131,6 +131,14 @@ struct SearchSpace {
   std::vector<bool> speculative{false, true};        // tried where the scenario has a speculative block
 };
 
+// A sizing question: the fewest GPUs, from min_gpus to max_gpus, that carry request_rate within
+// the SLOs (predict/sizing.hpp answers it).
+struct Sizing {
+  double request_rate = 0;  // requests/s to carry
+  std::int64_t min_gpus = 1;
+  std::int64_t max_gpus = 1;
+};
+
 // The serving engine a scenario runs on: its profile (engines/<name>.json) sets the error band.
 struct EngineChoice {
   std::optional<Engine> engine;          // none when the scenario names none
@@ -150,7 +158,8 @@ struct Scenario {
   SearchSpace search;
   std::optional<Speculative> speculative;  // the draft and its acceptance; none = plain decoding
   EngineChoice engine;
-  std::string expert_loads;  // an expert-load log (eplb-solve's formats), resolved beside the scenario; "" = none
+  std::string expert_loads;      // an expert-load log (eplb-solve's formats), resolved beside the scenario; "" = none
+  std::optional<Sizing> sizing;  // none: plan the cluster as given
 };
 
 Scenario load_scenario_yaml(const std::filesystem::path& file);

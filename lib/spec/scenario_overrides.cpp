@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kCommandLine = "command line";
 
 // What a preset's figures are overridden by; a new preset drops them, as they described the old one.
-constexpr std::array<const char*, 12> kPerGpuKeys = {"gpus_per_node",
+constexpr std::array<const char*, 13> kPerGpuKeys = {"gpus_per_node",
                                                      "nvlink_domain",
                                                      "memory_gib",
                                                      "hbm_bandwidth_gb_s",
@@ -29,7 +29,8 @@ constexpr std::array<const char*, 12> kPerGpuKeys = {"gpus_per_node",
                                                      "intra_node_latency_us",
                                                      "inter_node_bandwidth_gb_s",
                                                      "inter_node_latency_us",
-                                                     "efficiency"};
+                                                     "efficiency",
+                                                     "gpu_hour_usd"};
 
 // A real number as YAML holds it: the shortest text that reads back to the same double.
 std::string number_text(double value) { return fmt::format("{}", value); }
@@ -87,6 +88,25 @@ void relocate_key(YAML::Node map, const std::string& key, const std::string& sce
   map[key] = relocated(map[key].as<std::string>(), scenario_file, destination);
 }
 
+// "MIN..MAX": the smallest and largest cluster sizes, in GPUs, a sizing tries.
+std::pair<std::int64_t, std::int64_t> parse_gpus_range(const std::string& text) {
+  const std::string expectation = "MIN..MAX GPUs with 1 <= MIN <= MAX <= 1048576, such as 8..128, got '";
+  const std::size_t dots = text.find("..");
+  const auto whole = [](const std::string& part) {
+    return !part.empty() && part.size() <= 7 &&
+           std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  };
+  if (dots == std::string::npos || !whole(text.substr(0, dots)) || !whole(text.substr(dots + 2))) {
+    throw InputError(kCommandLine, "--gpus-range", expectation + echoed(text) + "'");
+  }
+  const std::int64_t low = std::stoll(text.substr(0, dots));
+  const std::int64_t high = std::stoll(text.substr(dots + 2));
+  if (low < 1 || high < low || high > (std::int64_t{1} << 20)) {
+    throw InputError(kCommandLine, "--gpus-range", expectation + echoed(text) + "'");
+  }
+  return {low, high};
+}
+
 }  // namespace
 
 ScenarioDocument::ScenarioDocument(const YAML::Node& root, std::string file) : root_(root), file_(std::move(file)) {}
@@ -118,6 +138,20 @@ void ScenarioDocument::apply(const ScenarioOverrides& overrides) {
   }
   set_slos(overrides);
   if (!overrides.engine.empty()) set_engine(overrides.engine);
+  if (overrides.gpu_hour_usd) root_["cluster"]["gpu_hour_usd"] = number_text(*overrides.gpu_hour_usd);
+  set_sizing(overrides);
+}
+
+// --target-rate and --gpus-range write the sizing block; either alone keeps the file's other key.
+void ScenarioDocument::set_sizing(const ScenarioOverrides& overrides) {
+  if (!overrides.target_rate && overrides.gpus_range.empty()) return;
+  if (root_["sizing"].IsDefined() && !root_["sizing"].IsMap()) root_.remove("sizing");
+  YAML::Node sizing = root_["sizing"];
+  if (overrides.target_rate) sizing["request_rate"] = number_text(*overrides.target_rate);
+  if (overrides.gpus_range.empty()) return;
+  const auto [low, high] = parse_gpus_range(overrides.gpus_range);
+  sizing["min_gpus"] = low;
+  sizing["max_gpus"] = high;
 }
 
 void ScenarioDocument::set_gpu(const std::string& gpu) {

@@ -27,6 +27,9 @@ struct ScenarioOverrides {
   std::optional<double> ttft_ms;              // --ttft-ms
   std::optional<double> tpot_ms;              // --tpot-ms
   std::string engine;                         // --engine: "sglang", "sglang@0.5.4", "vllm@0.11.0", ...
+  std::optional<double> target_rate;          // --target-rate: requests/s the sizing must carry
+  std::string gpus_range;                     // --gpus-range: "8..128", the cluster sizes the sizing tries
+  std::optional<double> gpu_hour_usd;         // --gpu-hour-usd: the price of one GPU-hour, US dollars
 };
 
 // A scenario document: the YAML map a scenario is read from, with the file it came from.
@@ -54,6 +57,7 @@ class ScenarioDocument {
   void set_load(const ScenarioOverrides& overrides);
   void set_slos(const ScenarioOverrides& overrides);
   void set_engine(const std::string& text);
+  void set_sizing(const ScenarioOverrides& overrides);
 
   YAML::Node root_;
   std::string file_;  // the scenario file, or "command line"

@@ -84,6 +84,24 @@ if(first_in_flight LESS 1 OR first_in_flight GREATER 200 OR first_capacity LESS 
   message(FATAL_ERROR "plan-deploy: offered_load[0] in_flight ${first_in_flight}, capacity ${first_capacity}")
 endif()
 
+# Cost at the offered load, by hand: 8 H200 at the preset's $3.50 cost $28 an hour; 4 requests/s of 201 output
+# tokens are 804 tokens/s: 28 / 3600 / 804 x 1e6 = $9.6738 per million output tokens.
+string(JSON first_cost GET "${plan_json}" offered_load_cost 0 per_million_output_usd)
+if(first_cost LESS 9.67 OR first_cost GREATER 9.68)
+  message(FATAL_ERROR "plan-deploy: offered_load_cost[0] per_million_output_usd ${first_cost}, expected 9.6738")
+endif()
+# Sizing for the offered 4 requests/s: one node already carries it (capacity above 4 just above), so the
+# fewest GPUs are 8, at the same $9.6738 per million output tokens.
+set(sized ${WORK_DIR}/sized.json)
+expect_success(plan-deploy-sizing "answer: 8 GPUs" plan-deploy --model ${models}/deepseek-v3.yaml
+               --scenario ${scenarios}/deepseek-v3-8xh200.yaml --target-rate 4 --gpus-range 8..16 --json ${sized})
+file(READ ${sized} sized_json)
+string(JSON sized_gpus GET "${sized_json}" sizing gpus)
+string(JSON sized_cost GET "${sized_json}" sizing cost per_million_output_usd)
+if(NOT sized_gpus EQUAL 8 OR sized_cost LESS 9.67 OR sized_cost GREATER 9.68)
+  message(FATAL_ERROR "plan-deploy-sizing: sizing.gpus ${sized_gpus}, cost ${sized_cost}; expected 8 and 9.6738")
+endif()
+
 # A plan goes straight into export: the plan file is what the engine writers read.
 expect_success(plan-export "sglang" export --plan ${plan} --engine sglang --model-path deepseek-ai/DeepSeek-V3
                --out ${WORK_DIR}/deploy)

@@ -289,3 +289,57 @@ workload: {input_tokens: 100, output_tokens: 100, concurrency: 4}
   CHECK(scenario.engine.name == "vllm-ascend");
   CHECK(scenario.memory.engine.engine == moeplan::MemoryEngine::generic);
 }
+
+namespace {
+
+// The key of the InputError a scenario text raises; empty when it reads.
+std::string sizing_refusal(const std::string& name, const std::string& text) {
+  try {
+    static_cast<void>(moeplan::load_scenario_yaml(write_temporary(name, text)));
+  } catch (const moeplan::InputError& error) {
+    return error.key();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a sizing block: its target, else the workload's rate; sizes up to the cluster's") {
+  const std::string head = R"(schema_version: 1
+name: sizing
+cluster: {gpu: H200, nodes: 2, gpu_hour_usd: 2.75}
+)";
+  const auto scenario = moeplan::load_scenario_yaml(
+      write_temporary("sizing.yaml", head + R"(workload: {input_tokens: 100, output_tokens: 100, request_rate: 3}
+sizing: {min_gpus: 8}
+)"));
+  REQUIRE(scenario.sizing);
+  CHECK(scenario.sizing->request_rate == 3);  // the workload's
+  CHECK(scenario.sizing->min_gpus == 8);
+  CHECK(scenario.sizing->max_gpus == 16);  // 2 nodes of 8
+  CHECK(scenario.cluster.hardware.gpu_hour_usd == 2.75);
+  CHECK(moeplan::load_scenario_yaml(
+            write_temporary("no-sizing.yaml", head + R"(workload: {input_tokens: 1, output_tokens: 1, concurrency: 3}
+)"))
+            .cluster.hardware.gpu_hour_usd == 2.75);
+  CHECK(
+      sizing_refusal("sizing-no-rate.yaml", head + R"(workload: {input_tokens: 100, output_tokens: 100, concurrency: 3}
+sizing: {max_gpus: 64}
+)") == "sizing.request_rate");
+  CHECK(
+      sizing_refusal("sizing-reversed.yaml", head + R"(workload: {input_tokens: 100, output_tokens: 100, concurrency: 3}
+sizing: {request_rate: 5, min_gpus: 32, max_gpus: 16}
+)") == "sizing.max_gpus");
+  CHECK(sizing_refusal("sizing-price.yaml", R"(schema_version: 1
+name: sizing
+cluster: {gpu: H200, gpu_hour_usd: -1}
+workload: {input_tokens: 100, output_tokens: 100, concurrency: 3}
+)") == "cluster.gpu_hour_usd");
+}
+
+TEST_CASE("presets carry the cited prices; the rest none") {
+  CHECK(moeplan::hardware_preset("H100-SXM", "t", "gpu").gpu_hour_usd == 2.50);
+  CHECK(moeplan::hardware_preset("H200", "t", "gpu").gpu_hour_usd == 3.50);
+  CHECK(moeplan::hardware_preset("B200", "t", "gpu").gpu_hour_usd == 4.50);
+  CHECK(moeplan::hardware_preset("MI300X", "t", "gpu").gpu_hour_usd == 0);
+}

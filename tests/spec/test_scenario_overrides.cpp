@@ -183,3 +183,27 @@ TEST_CASE("a length flag must suit the file's spread or trace") {
     CHECK(error.key() == "--input-tokens");
   }
 }
+
+TEST_CASE("sizing flags write the sizing block and the price") {
+  moeplan::ScenarioDocument document = moeplan::ScenarioDocument::from_file(kScenarios + "deepseek-v3-8xh200.yaml");
+  moeplan::ScenarioOverrides overrides;
+  overrides.target_rate = 40;
+  overrides.gpus_range = "8..128";
+  overrides.gpu_hour_usd = 3.1;
+  document.apply(overrides);
+  const moeplan::Scenario scenario = document.scenario();
+  REQUIRE(scenario.sizing);
+  CHECK(scenario.sizing->request_rate == 40);
+  CHECK(scenario.sizing->min_gpus == 8);
+  CHECK(scenario.sizing->max_gpus == 128);
+  CHECK(scenario.cluster.hardware.gpu_hour_usd == approx(3.1));
+  CHECK(*scenario.workload.request_rate == 4);  // the offered load stays the file's
+}
+
+TEST_CASE("a GPU range that is not MIN..MAX is refused naming the flag") {
+  for (const char* text : {"8-128", "..8", "16..8", "0..8", "8..", "a..b", "8..99999999"}) {
+    moeplan::ScenarioOverrides overrides;
+    overrides.gpus_range = text;
+    CHECK(refused_flag(overrides) == "--gpus-range");
+  }
+}

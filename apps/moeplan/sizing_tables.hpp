@@ -1,0 +1,28 @@
+#pragma once
+// plan-deploy's sizing and cost: the flags that ask for them, the sections they print and their JSON.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "inputs.hpp"
+#include "plan/search.hpp"
+#include "predict/offered_load.hpp"
+#include "predict/sizing.hpp"
+
+namespace moeplan::cli {
+
+// --target-rate, --gpus-range and --gpu-hour-usd, written over the scenario's sizing block and price.
+void add_sizing_options(CLI::App& command, ScenarioInput& input);
+
+// Dollars per million input and output tokens of the top plans: at the throughput each plan's row shows, and
+// at the scenario's offered load where `at_load` prices the aggregated ones.
+std::string cost_section(const Scenario& scenario, const SearchResult& result,
+                         const std::vector<predict::LoadEstimate>& at_load, std::size_t top);
+nlohmann::json offered_load_cost_json(const Scenario& scenario, const std::vector<predict::LoadEstimate>& at_load);
+
+// The sizing answer: every size tried with its best capacity, then the fewest GPUs that carry the target.
+std::string sizing_section(const Scenario& scenario, const predict::SizingAnswer& answer);
+nlohmann::json sizing_json(const predict::SizingAnswer& answer);
+
+}  // namespace moeplan::cli
