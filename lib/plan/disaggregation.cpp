@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace moeplan {
 
@@ -79,13 +81,19 @@ std::vector<DisaggregatedPlan> pair_pools(const std::vector<Candidate>& prefill,
     if (!split_nodes(plan, scenario)) continue;
     plan.requests_per_second = split_requests_per_second(plan, scenario);
     plan.carries = carries_offered_load(plan, scenario);
-    plans.push_back(plan);
+    plans.push_back(std::move(plan));
   }
-  std::stable_sort(plans.begin(), plans.end(), [](const DisaggregatedPlan& left, const DisaggregatedPlan& right) {
-    if (left.carries != right.carries) return left.carries;
-    return left.output_tokens_per_gpu > right.output_tokens_per_gpu;
+  // Sorted through their indices, so each plan moves once.
+  std::vector<std::size_t> order(plans.size());
+  for (std::size_t index = 0; index < order.size(); ++index) order[index] = index;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t left, std::size_t right) {
+    if (plans[left].carries != plans[right].carries) return plans[left].carries;
+    return plans[left].output_tokens_per_gpu > plans[right].output_tokens_per_gpu;
   });
-  return plans;
+  std::vector<DisaggregatedPlan> sorted;
+  sorted.reserve(plans.size());
+  for (const std::size_t index : order) sorted.push_back(std::move(plans[index]));
+  return sorted;
 }
 
 }  // namespace moeplan

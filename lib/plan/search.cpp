@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <tuple>
 
 #include "io/cancellation.hpp"
 #include "io/input_error.hpp"
@@ -35,10 +36,17 @@ bool ranks_before(const ServingEstimate& left, const ServingEstimate& right) {
   return merit(left) > merit(right);
 }
 
+// Sorted through their indices, so each candidate moves once.
 void sort_by_merit(std::vector<Candidate>& candidates) {
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& left, const Candidate& right) {
-    return ranks_before(left.serving, right.serving);
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t index = 0; index < order.size(); ++index) order[index] = index;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t left, std::size_t right) {
+    return ranks_before(candidates[left].serving, candidates[right].serving);
   });
+  std::vector<Candidate> sorted;
+  sorted.reserve(candidates.size());
+  for (const std::size_t index : order) sorted.push_back(std::move(candidates[index]));
+  candidates = std::move(sorted);
 }
 
 // A candidate is on the front when one point of its load curve is: no point of any candidate serves more
@@ -139,12 +147,20 @@ class LayoutChecks {
     }
     return *slot;
   }
+  // The prefill of these options, priced once for the aggregated and prefill roles alike.
+  const PrefillFigures& prefill(const RoleOptions& options) {
+    const auto key = std::make_tuple(options.dispatch, options.two_batch_overlap, options.speculative);
+    auto found = prefill_.find(key);
+    if (found == prefill_.end()) found = prefill_.emplace(key, prefill_figures(context_, layout_, options)).first;
+    return found->second;
+  }
 
  private:
   const ServingContext& context_;
   const Layout& layout_;
   std::optional<std::pair<std::string, std::string>> invalid_;
   std::optional<MemoryPlan> memory_[2];
+  std::map<std::tuple<DispatchMode, bool, bool>, PrefillFigures> prefill_;
 };
 
 Evaluation evaluate_checked(const ServingContext& context, const Layout& layout, Role role, LayoutChecks& checks) {
@@ -161,7 +177,8 @@ Evaluation evaluate_checked(const ServingContext& context, const Layout& layout,
     }
     for (RoleOptions options : role_options(layout, role, context.scenario.search, context.scenario.engine)) {
       options.speculative = speculative;
-      ServingEstimate estimate = estimate_serving(context, layout, memory, options);
+      const PrefillFigures* prefill = role == Role::decode ? nullptr : &checks.prefill(options);
+      ServingEstimate estimate = estimate_serving(context, layout, memory, options, prefill);
       if (!estimate.rejected.empty()) {
         last = Rejection{layout, role_text, estimate.rejected, estimate.detail};
       } else if (!best || ranks_before(estimate, best->serving)) {

@@ -117,28 +117,13 @@ PricedBatch largest_batch_within(const ServingContext& context, const Layout& la
   return low;
 }
 
-void apply_prefill(const ServingContext& context, const Layout& layout, const RoleOptions& options,
-                   ServingEstimate& estimate) {
-  const Workload& workload = context.scenario.workload;
-  const std::int64_t chunk = context.scenario.memory.activation_tokens;
-  estimate.prefill_tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
-  const PrefillInput full{static_cast<double>(estimate.prefill_tokens), static_cast<double>(workload.input_tokens), 0};
-  const PricedStep prefill =
-      context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
-  estimate.prefill = prefill.breakdown;
-  estimate.prefill_seconds = prefill.seconds;
-  estimate.prompt_seconds = request_prompt_seconds(context, layout, options);
-  // A request alone: ceil(input / chunk) chunks of its own tokens (one pass, the prompt above, when it fits one).
-  const std::int64_t own = std::min(chunk, workload.input_tokens);
-  const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
-  const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
-  estimate.ttft =
-      own == workload.input_tokens
-          ? estimate.prompt_seconds
-          : chunks *
-                context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).seconds;
-  estimate.input_tokens_per_gpu = static_cast<double>(estimate.prefill_tokens * layout.dp) / estimate.prefill_seconds /
-                                  static_cast<double>(layout.gpus());
+void apply_prefill(const PrefillFigures& figures, ServingEstimate& estimate) {
+  estimate.prefill = figures.step.breakdown;
+  estimate.prefill_seconds = figures.step.seconds;
+  estimate.prefill_tokens = figures.tokens;
+  estimate.prompt_seconds = figures.prompt_seconds;
+  estimate.ttft = figures.ttft_alone;
+  estimate.input_tokens_per_gpu = figures.input_tokens_per_gpu;
 }
 
 std::string slo_detail(const Slo& slo, const std::string& broken, const LoopPrediction& loop) {
@@ -331,11 +316,34 @@ std::int64_t layout_replicas(const Scenario& scenario, const Layout& layout) {
   return std::max<std::int64_t>(1, scenario.cluster.gpus() / layout.gpus());
 }
 
+PrefillFigures prefill_figures(const ServingContext& context, const Layout& layout, const RoleOptions& options) {
+  const Workload& workload = context.scenario.workload;
+  const std::int64_t chunk = context.scenario.memory.activation_tokens;
+  PrefillFigures figures;
+  figures.tokens = std::max<std::int64_t>(chunk, workload.input_tokens);
+  const PrefillInput full{static_cast<double>(figures.tokens), static_cast<double>(workload.input_tokens), 0};
+  figures.step = context.steps.prefill(layout, full, role_step_options(context, layout, options, full.tokens));
+  figures.prompt_seconds = request_prompt_seconds(context, layout, options);
+  // A request alone: ceil(input / chunk) chunks of its own tokens (one pass, the prompt above, when it fits one).
+  const std::int64_t own = std::min(chunk, workload.input_tokens);
+  const PrefillInput alone{static_cast<double>(own), static_cast<double>(own), 0};
+  const double chunks = std::ceil(static_cast<double>(workload.input_tokens) / static_cast<double>(chunk));
+  figures.ttft_alone =
+      own == workload.input_tokens
+          ? figures.prompt_seconds
+          : chunks *
+                context.steps.prefill(layout, alone, role_step_options(context, layout, options, alone.tokens)).seconds;
+  figures.input_tokens_per_gpu =
+      static_cast<double>(figures.tokens * layout.dp) / figures.step.seconds / static_cast<double>(layout.gpus());
+  return figures;
+}
+
 ServingEstimate estimate_serving(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
-                                 const RoleOptions& options) {
+                                 const RoleOptions& options, const PrefillFigures* prefill) {
   ServingEstimate estimate;
   estimate.options = options;
-  if (options.role != Role::decode) apply_prefill(context, layout, options, estimate);
+  if (options.role != Role::decode)
+    apply_prefill(prefill != nullptr ? *prefill : prefill_figures(context, layout, options), estimate);
   if (options.role == Role::prefill) {
     check_prefill_slo(context.scenario.slo, estimate);
     return estimate;

@@ -88,8 +88,20 @@ struct ServingEstimate {
   std::string detail;
 };
 
+// The prefill a layout runs in these options: one step of max(chunk, prompt) tokens per DP rank, one request's
+// prompt as its own pass, and a request alone in chunks. The aggregated and prefill roles share it.
+struct PrefillFigures {
+  PricedStep step;                  // max(chunk, prompt) tokens per DP rank
+  std::int64_t tokens = 0;          // that step's tokens
+  double prompt_seconds = 0;        // one request's prompt as one pass
+  double ttft_alone = 0;            // s: a request alone, its prompt in chunks
+  double input_tokens_per_gpu = 0;  // at the full step
+};
+PrefillFigures prefill_figures(const ServingContext& context, const Layout& layout, const RoleOptions& options);
+
+// `prefill` (may be null: priced here) is prefill_figures of the same layout and options.
 ServingEstimate estimate_serving(const ServingContext& context, const Layout& layout, const MemoryPlan& memory,
-                                 const RoleOptions& options);
+                                 const RoleOptions& options, const PrefillFigures* prefill = nullptr);
 
 // The closed loop of a layout in a role at `batch` sequences per DP rank on every rank (`batch` x DP in flight),
 // the steps priced as `estimate_serving` prices them.
