@@ -94,7 +94,7 @@ std::string otp_text(const StepModel& steps, const Layout& layout, double tokens
 std::string aggregated_table(const std::vector<Candidate>& candidates, std::size_t top, const ErrorBand& band) {
   Table table({"#", "layout", "GPUs", "dispatch", "batch/DP mem", "batch/DP SLO", "bound",
                fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent), fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent),
-               "tok/s/GPU", "tok/s/user", "replicas", "load: in flight each", "TPOT ms", "TTFT ms",
+               "tok/s/GPU", "tok/s/user", "replicas", "load: in flight each", "load TPOT ms", "load TTFT ms",
                "attn/moe/a2a/comm/other ms", "KV GiB"});
   for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
     const Candidate& candidate = candidates[index];
@@ -140,7 +140,7 @@ std::string offered_load_heading(const Scenario& scenario, const EngineProfile& 
   return fmt::format(
       "priced by the closed and open loops (docs/prediction.md); load: the offered {} spread over the replicas; "
       "engine {} ({})\n",
-      load, profile.engine, profile.source);
+      load, profile.engine.empty() ? "none named" : profile.engine, profile.source);
 }
 
 // The decoding roles again with the scenario's draft, whose weights and KV change the memory.

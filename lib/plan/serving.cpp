@@ -217,10 +217,10 @@ double batch_for(double in_flight, const Layout& layout) {
 // The scenario's rate or concurrency over the layout's replicas, priced by the open or closed loop.
 void apply_offered_load(const ServingContext& context, const Layout& layout, ServingEstimate& estimate) {
   const Workload& workload = context.scenario.workload;
-  if (!workload.request_rate && !workload.concurrency) return;
   LoadFigures& load = estimate.load;
-  load.offered = true;
   load.replicas = layout_replicas(context.scenario, layout);
+  if (!workload.request_rate && !workload.concurrency) return;
+  load.offered = true;
   const auto at_concurrency = [&](double in_flight) {
     return loop_at_batch(context, layout, estimate, batch_for(in_flight, layout));
   };

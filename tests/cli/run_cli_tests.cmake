@@ -86,6 +86,21 @@ if(first_in_flight LESS 1 OR first_in_flight GREATER 200 OR first_capacity LESS 
                       "carries ${first_carries}")
 endif()
 
+# The 1024-GPU scenario keeps 65536 requests in flight: spread over each layout's replicas, every plan the
+# first table and the JSON rank carries it (issue 42: none unbounded at the scenario's load).
+set(large_plan ${WORK_DIR}/plan-1024.json)
+expect_success(plan-deploy-1024 "the offered 65536 requests in flight spread over the replicas" plan-deploy
+               --model ${models}/deepseek-v3.yaml --scenario ${scenarios}/deepseek-v3-1024xh200.yaml --json ${large_plan})
+file(READ ${large_plan} large_json)
+string(JSON large_count LENGTH "${large_json}" plans)
+math(EXPR last_plan "${large_count} - 1")
+foreach(index RANGE ${last_plan})
+  string(JSON carries GET "${large_json}" plans ${index} carries_offered_load)
+  if(NOT carries)
+    message(FATAL_ERROR "plan-deploy-1024: plans[${index}] does not carry the offered load")
+  endif()
+endforeach()
+
 # A plan goes straight into export: the plan file is what the engine writers read.
 expect_success(plan-export "sglang" export --plan ${plan} --engine sglang --model-path deepseek-ai/DeepSeek-V3
                --out ${WORK_DIR}/deploy)
