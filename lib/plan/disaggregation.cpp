@@ -39,9 +39,9 @@ bool carries_offered_load(const DisaggregatedPlan& plan, const Scenario& scenari
   const Workload& workload = scenario.workload;
   if (workload.request_rate) return *workload.request_rate <= plan.requests_per_second;
   if (!workload.concurrency) return true;
-  const std::int64_t decode_gpus = plan.decode_nodes * scenario.cluster.gpus_per_node;
-  const double decode_ranks = static_cast<double>(decode_gpus / plan.decode.layout.gpus() * plan.decode.layout.dp);
-  return static_cast<double>(*workload.concurrency) <= decode_ranks * static_cast<double>(plan.decode.serving.batch);
+  const std::int64_t decode_instances = plan.decode_nodes * scenario.cluster.gpus_per_node / plan.decode.layout.gpus();
+  const std::int64_t decode_ranks = decode_instances * plan.decode.layout.dp;
+  return *workload.concurrency <= decode_ranks * plan.decode.serving.batch;
 }
 
 // Requests per second the split carries: the fewer of what the decode pool finishes within TPOT and what the
