@@ -26,10 +26,10 @@ bool split_nodes(DisaggregatedPlan& plan, const Scenario& scenario) {
 
 // The busiest share rho of a prefill rank's time at which a prompt of `prompt` s still meets the TTFT SLO: the
 // disaggregated loop's TTFT = o_req + rho / (2 (1 - rho)) P + P (docs/prediction.md), so with the budget
-// B = SLO - o_req - P, rho = 2B / (P + 2B); every rank busy without an SLO; 0 when a prompt alone misses it.
+// B = SLO - o_req - P, rho = 2B / (P + 2B); 0 when a prompt alone misses it. Without a TTFT SLO the queue may
+// hold a prompt wait as long as its own run (B = P, rho = 2/3): busier ranks' queues grow without bound.
 double prefill_share_within(const Scenario& scenario, const EngineProfile& profile, double prompt) {
-  if (!scenario.slo.ttft) return 1.0;
-  const double budget = *scenario.slo.ttft - profile.overheads.request - prompt;
+  const double budget = scenario.slo.ttft ? *scenario.slo.ttft - profile.overheads.request - prompt : prompt;
   if (budget <= 0) return 0.0;
   return 2.0 * budget / (prompt + 2.0 * budget);
 }

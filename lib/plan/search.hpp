@@ -32,7 +32,8 @@ struct Rejection {
 };
 
 // Prefill and decode pools sized so the prefill rate feeds the decode rate.
-// The prefill pool is sized for the busiest share of its ranks' time at which the TTFT SLO still holds.
+// The prefill pool is sized for the busiest share of its ranks' time at which the TTFT SLO still holds
+// (plan/disaggregation.hpp).
 struct DisaggregatedPlan {
   Candidate prefill;
   Candidate decode;
