@@ -82,8 +82,8 @@ void add_itl_cases(CaseList& cases) {
     cases.push_back(with_known_gap(
         relative_case(fmt::format("doc000.itl.qps{}", *scenario.workload.request_rate),
                       "[doc-000] 0x1: mean ITL, DeepSeek-V3 8 x H200 TP8 unfused, bench_serving 300 prompts", "ms",
-                      published_itl[index], estimate.load_tpot * 1e3, 0.25,
-                      "TPOT at the offered rate by Little's law; the measured mean also carries prefill stalls"),
+                      published_itl[index], estimate.load.tpot * 1e3, 0.25,
+                      "TPOT of the open loop at the offered rate (docs/prediction.md), prompts interleaved"),
         "an uncalibrated roofline misses the per-kernel and per-collective floors that dominate a small-batch "
         "TP8 decode step (about 20 kernels and 2 all-reduces per layer); calibrate measures them"));
   }

@@ -6,7 +6,6 @@
 
 #include "plan/load_skew.hpp"
 #include "plan/token_cost.hpp"
-#include "plan/token_cost.hpp"
 #include "predict/open_loop.hpp"
 #include "predict/run_costs.hpp"
 #include "spec/hardware.hpp"

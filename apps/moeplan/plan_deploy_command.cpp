@@ -69,28 +69,6 @@ std::string closest_rejections(SearchResult result) {
   return text + rejection_summary(result);
 }
 
-std::vector<predict::LoadEstimate> plans_at_load(const PlanOptions& options, const Model& model,
-                                                 const Scenario& scenario, const SearchResult& result,
-                                                 const StepCost& steps) {
-  return predict::candidates_at_load(model, scenario, result.aggregated, options.top, steps.steps(), steps.profile());
-}
-
-nlohmann::json offered_load_json(const std::vector<Candidate>& candidates,
-                                 const std::vector<predict::LoadEstimate>& estimates) {
-  nlohmann::json plans = nlohmann::json::array();
-  for (std::size_t index = 0; index < estimates.size(); ++index) {
-    const predict::LoadEstimate& estimate = estimates[index];
-    plans.push_back({{"layout", layout_label(candidates[index].layout)},
-                     {"in_flight", estimate.in_flight},
-                     {"ttft_ms", estimate.ttft_ms},
-                     {"tpot_ms", estimate.tpot_ms},
-                     {"sustained", estimate.sustained},
-                     {"replicas", estimate.replicas},
-                     {"requests_per_second_within_slo", estimate.capacity_rate}});
-  }
-  return plans;
-}
-
 // --json and --report, checked against the inputs and each other before any work.
 void add_outputs(OutputSet& outputs, const PlanOptions& options) {
   add_model_inputs(outputs, options.model);
@@ -128,11 +106,8 @@ void run(const PlanOptions& options) {
   const std::string report_html =
       options.report.empty() ? "" : report::plan_report_html({model.name, scenario, result, options.top});
   const ErrorBand band = error_band_of(profile);
-  const std::vector<predict::LoadEstimate> at_load = plans_at_load(options, model, scenario, result, steps);
   nlohmann::json json = plan_json(model, scenario, result, options.top);
   json["error_band"] = error_band_json(band, scenario);
-  json["offered_load"] = offered_load_json(result.aggregated, at_load);
-  json["offered_load_cost"] = offered_load_cost_json(scenario, at_load);
   const std::optional<predict::SizingAnswer> sizing =
       scenario.sizing ? std::optional(predict::size_cluster(model, scenario, steps, reporter, loads.get()))
                       : std::nullopt;
@@ -146,10 +121,9 @@ void run(const PlanOptions& options) {
              result.load_source);
   if (!result.aggregated.empty())
     fmt::print(
-        "\naggregated (prefill and decode on the same ranks), best output tokens/s per GPU first; * = Pareto front\n{}",
-        aggregated_table(result.aggregated, options.top));
-  if (!at_load.empty())
-    fmt::print("\n{}{}", offered_load_heading(scenario, profile), offered_load_table(result.aggregated, at_load, band));
+        "\naggregated (prefill and decode on the same ranks): those that carry the offered load first, then the most "
+        "output tokens/s per GPU within the SLOs; * = Pareto front of tok/s/GPU against tok/s/user over the load\n{}{}",
+        offered_load_heading(scenario, profile), aggregated_table(result.aggregated, options.top, band));
   if (options.simulate > 0 && !result.aggregated.empty()) {
     const ServingContext context{model, scenario, steps, SkewModel{}, loads.get()};
     fmt::print("\nthe top {} re-ranked by simulating the whole workload (moeplan simulate)\n{}", options.simulate,
@@ -157,9 +131,11 @@ void run(const PlanOptions& options) {
                    sim::rerank_by_simulation(context, result.aggregated, options.simulate, sim::SimulationOptions{})));
   }
   if (!result.disaggregated.empty())
-    fmt::print("\nprefill/decode disaggregated, pools sized so prefill feeds decode\n{}",
-               disaggregated_table(result.disaggregated, options.top));
-  fmt::print("\n{}", cost_section(scenario, result, at_load, options.top));
+    fmt::print(
+        "\nprefill/decode disaggregated, the pools sized together: decode at its batch within TPOT, prefill busy "
+        "as much as TTFT allows\n{}",
+        disaggregated_table(result.disaggregated, options.top));
+  fmt::print("\n{}", cost_section(scenario, result, options.top));
   if (sizing) fmt::print("\n{}", sizing_section(scenario, *sizing));
   fmt::print("\n{}", error_band_line(band));
   fmt::print("evaluated {} (layout, role) pairs, kept {}; {}", result.evaluated,

@@ -27,13 +27,22 @@ std::string split_label(const StepBreakdown& step) {
                      step.dispatch_combine * 1e3, (step.otp_comm + step.tp_comm) * 1e3, step.other * 1e3);
 }
 
+// Requests in flight on one instance at the offered load, and whether it carries the load within the SLOs.
+std::string load_in_flight(const LoadFigures& load) {
+  if (!load.offered) return "-";
+  if (!load.sustained) return "unbounded";
+  return fmt::format("{:.1f}{}", load.in_flight, load.carries ? "" : " (SLO missed)");
+}
+
 std::string serving_text(const ServingEstimate& estimate) {
   std::string text = fmt::format("    {} with {}: ", role_name(estimate.options.role), options_label(estimate.options));
   if (!estimate.rejected.empty()) return text + fmt::format("rejected, {}: {}\n", estimate.rejected, estimate.detail);
   if (estimate.options.role != Role::prefill) {
     const StepBreakdown& step = estimate.decode;
-    text += fmt::format("batch {} per DP rank (bound by {}), EP max/mean load {:.3f}\n", estimate.batch,
-                        estimate.batch_limit, estimate.max_over_mean);
+    text += fmt::format(
+        "batch {} per DP rank within the SLOs (bound by {}; the memory allows {}), EP max/mean load "
+        "{:.3f}\n",
+        estimate.batch, estimate.batch_limit, estimate.memory_batch, estimate.max_over_mean);
     text += fmt::format(
         "      decode step {} ms = attention {} + MoE compute {} + dispatch/combine {} + OTP comm {} + "
         "TP comm {} + other {} - overlap {}\n",
@@ -50,10 +59,10 @@ std::string serving_text(const ServingEstimate& estimate) {
     }
     text += fmt::format("      TPOT {} ms, {:.1f} tokens/s per user, {:.1f} output tokens/s per GPU\n",
                         milliseconds(estimate.tpot), estimate.tokens_per_user, estimate.output_tokens_per_gpu);
-    if (estimate.load_batch > 0) {
-      text += fmt::format("      at the offered request rate: {:.0f} sequences per DP rank, TPOT {} ms{}\n",
-                          estimate.load_batch, milliseconds(estimate.load_tpot),
-                          estimate.sustains_load ? "" : " (the rate exceeds this layout's capacity)");
+    if (estimate.load.offered) {
+      text += fmt::format("      at the offered load over {} replicas: {} in flight each, TPOT {} ms, TTFT {} ms\n",
+                          estimate.load.replicas, load_in_flight(estimate.load), milliseconds(estimate.load.tpot),
+                          milliseconds(estimate.load.ttft));
     }
   }
   if (estimate.options.role != Role::decode) {
@@ -82,50 +91,42 @@ std::string otp_text(const StepModel& steps, const Layout& layout, double tokens
 
 }  // namespace
 
-std::string aggregated_table(const std::vector<Candidate>& candidates, std::size_t top) {
-  Table table({"#", "layout", "GPUs", "dispatch", "batch/DP", "bound", "TPOT ms", "TTFT ms", "tok/s/GPU", "tok/s/user",
-               "attn/moe/a2a/comm/other ms", "weights GiB", "KV GiB"});
+std::string aggregated_table(const std::vector<Candidate>& candidates, std::size_t top, const ErrorBand& band) {
+  Table table({"#", "layout", "GPUs", "dispatch", "batch/DP mem", "batch/DP SLO", "bound",
+               fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent), fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent),
+               "tok/s/GPU", "tok/s/user", "replicas", "load: in flight each", "load TPOT ms", "load TTFT ms",
+               "attn/moe/a2a/comm/other ms", "KV GiB"});
   for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
     const Candidate& candidate = candidates[index];
     const ServingEstimate& serving = candidate.serving;
+    const LoadFigures& load = serving.load;
     table.add_row({fmt::format("{}{}", index + 1, candidate.pareto ? "*" : ""), layout_label(candidate.layout),
                    std::to_string(candidate.layout.gpus()), options_label(serving.options),
-                   std::to_string(serving.batch), serving.batch_limit, milliseconds(serving.tpot),
-                   milliseconds(serving.ttft), fmt::format("{:.0f}", serving.output_tokens_per_gpu),
-                   fmt::format("{:.1f}", serving.tokens_per_user), split_label(serving.decode),
-                   gib(candidate.memory.weights.total()), gib(candidate.memory.kv_cache_bytes)});
+                   std::to_string(serving.memory_batch), std::to_string(serving.batch), serving.batch_limit,
+                   milliseconds(serving.tpot), milliseconds(serving.ttft),
+                   fmt::format("{:.0f}", serving.output_tokens_per_gpu), fmt::format("{:.1f}", serving.tokens_per_user),
+                   std::to_string(load.replicas), load_in_flight(load), load.offered ? milliseconds(load.tpot) : "-",
+                   load.offered ? milliseconds(load.ttft) : "-", split_label(serving.decode),
+                   gib(candidate.memory.kv_cache_bytes)});
   }
   return table.render();
 }
 
 std::string disaggregated_table(const std::vector<DisaggregatedPlan>& plans, std::size_t top) {
   Table table({"#", "prefill layout", "prefill nodes", "in tok/s/GPU", "TTFT ms", "decode layout", "decode nodes",
-               "batch/DP", "TPOT ms", "out tok/s/GPU (decode)", "out tok/s/GPU (all)", "P:D GPUs"});
+               "batch/DP SLO", "TPOT ms", "out tok/s/GPU (decode)", "out tok/s/GPU (all)", "P:D GPUs", "requests/s",
+               "carries the load"});
   for (std::size_t index = 0; index < std::min(top, plans.size()); ++index) {
     const DisaggregatedPlan& plan = plans[index];
     table.add_row(
         {std::to_string(index + 1),
          layout_label(plan.prefill.layout) + " " + options_label(plan.prefill.serving.options),
          std::to_string(plan.prefill_nodes), fmt::format("{:.0f}", plan.prefill.serving.input_tokens_per_gpu),
-         milliseconds(plan.prefill.serving.ttft),
-         layout_label(plan.decode.layout) + " " + options_label(plan.decode.serving.options),
+         milliseconds(plan.ttft), layout_label(plan.decode.layout) + " " + options_label(plan.decode.serving.options),
          std::to_string(plan.decode_nodes), std::to_string(plan.decode.serving.batch),
          milliseconds(plan.decode.serving.tpot), fmt::format("{:.0f}", plan.decode.serving.output_tokens_per_gpu),
-         fmt::format("{:.0f}", plan.output_tokens_per_gpu), fmt::format("{:.2f}", plan.prefill_gpus_per_decode_gpu)});
-  }
-  return table.render();
-}
-
-std::string offered_load_table(const std::vector<Candidate>& candidates,
-                               const std::vector<predict::LoadEstimate>& estimates, const ErrorBand& band) {
-  Table table({"#", "layout", "replicas", "in flight each", fmt::format("TPOT ms ±{:.0f} %", band.tpot_percent),
-               fmt::format("TTFT ms ±{:.0f} %", band.ttft_percent), "requests/s within the SLOs"});
-  for (std::size_t index = 0; index < estimates.size(); ++index) {
-    const predict::LoadEstimate& estimate = estimates[index];
-    table.add_row({std::to_string(index + 1), layout_label(candidates[index].layout), std::to_string(estimate.replicas),
-                   estimate.sustained ? fmt::format("{:.1f}", estimate.in_flight) : "unbounded",
-                   fmt::format("{:.2f}", estimate.tpot_ms), fmt::format("{:.2f}", estimate.ttft_ms),
-                   fmt::format("{:.3g}", estimate.capacity_rate)});
+         fmt::format("{:.0f}", plan.output_tokens_per_gpu), fmt::format("{:.2f}", plan.prefill_gpus_per_decode_gpu),
+         fmt::format("{:.3g}", plan.requests_per_second), plan.carries ? "yes" : "no"});
   }
   return table.render();
 }
@@ -133,9 +134,13 @@ std::string offered_load_table(const std::vector<Candidate>& candidates,
 std::string offered_load_heading(const Scenario& scenario, const EngineProfile& profile) {
   const Workload& workload = scenario.workload;
   const std::string load = workload.request_rate ? fmt::format("{:g} requests/s", *workload.request_rate)
-                                                 : fmt::format("{} requests in flight", *workload.concurrency);
-  return fmt::format("the same plans at the offered load ({}), as a benchmark would measure them; engine {} ({})\n",
-                     load, profile.engine, profile.source);
+                           : workload.concurrency
+                               ? fmt::format("{} requests in flight", *workload.concurrency)
+                               : std::string("load (none: the scenario gives no rate or concurrency)");
+  return fmt::format(
+      "priced by the closed and open loops (docs/prediction.md); load: the offered {} spread over the replicas; "
+      "engine {} ({})\n",
+      load, profile.engine.empty() ? "none named" : profile.engine, profile.source);
 }
 
 // The decoding roles again with the scenario's draft, whose weights and KV change the memory.

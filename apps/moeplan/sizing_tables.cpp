@@ -79,15 +79,14 @@ void add_sizing_options(CLI::App& command, ScenarioInput& input) {
       ->check(finite_in(1e-6, 1e6));
 }
 
-std::string cost_section(const Scenario& scenario, const SearchResult& result,
-                         const std::vector<predict::LoadEstimate>& at_load, std::size_t top) {
+std::string cost_section(const Scenario& scenario, const SearchResult& result, std::size_t top) {
   const Hardware& hardware = scenario.cluster.hardware;
   Table table({"plan", "layout", "$/M in (row)", "$/M out (row)", "$/M in (offered load)", "$/M out (offered load)"});
   for (std::size_t index = 0; index < std::min(top, result.aggregated.size()); ++index) {
     const Candidate& candidate = result.aggregated[index];
     const TokenCost row =
         cost_per_gpu(hardware.gpu_hour_usd, candidate.serving.output_tokens_per_gpu, scenario.workload);
-    const TokenCost load = index < at_load.size() ? predict::cost_at_load(at_load[index], scenario) : TokenCost{};
+    const TokenCost load = cost_at_offered_load(candidate.serving.load, scenario);
     table.add_row({fmt::format("aggregated {}", index + 1), layout_label(candidate.layout),
                    dollars(row, row.per_million_input), dollars(row, row.per_million_output),
                    dollars(load, load.per_million_input), dollars(load, load.per_million_output)});
@@ -102,14 +101,6 @@ std::string cost_section(const Scenario& scenario, const SearchResult& result,
   return "dollars per million tokens, at each plan's throughput per GPU in its table (row) and on the whole "
          "cluster at the offered load\n" +
          price_line(hardware) + table.render();
-}
-
-nlohmann::json offered_load_cost_json(const Scenario& scenario, const std::vector<predict::LoadEstimate>& at_load) {
-  nlohmann::json costs = nlohmann::json::array();
-  for (const predict::LoadEstimate& estimate : at_load) {
-    costs.push_back(token_cost_json(predict::cost_at_load(estimate, scenario)));
-  }
-  return costs;
 }
 
 std::string sizing_section(const Scenario& scenario, const predict::SizingAnswer& answer) {

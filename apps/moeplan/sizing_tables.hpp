@@ -16,10 +16,8 @@ namespace moeplan::cli {
 void add_sizing_options(CLI::App& command, ScenarioInput& input);
 
 // Dollars per million input and output tokens of the top plans: at the throughput each plan's row shows, and
-// at the scenario's offered load where `at_load` prices the aggregated ones.
-std::string cost_section(const Scenario& scenario, const SearchResult& result,
-                         const std::vector<predict::LoadEstimate>& at_load, std::size_t top);
-nlohmann::json offered_load_cost_json(const Scenario& scenario, const std::vector<predict::LoadEstimate>& at_load);
+// on the whole cluster at the scenario's offered load (the aggregated plans).
+std::string cost_section(const Scenario& scenario, const SearchResult& result, std::size_t top);
 
 // The sizing answer: every size tried with its best capacity, then the fewest GPUs that carry the target.
 std::string sizing_section(const Scenario& scenario, const predict::SizingAnswer& answer);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace moeplan {
 
@@ -22,27 +24,76 @@ bool split_nodes(DisaggregatedPlan& plan, const Scenario& scenario) {
   return true;
 }
 
+// The busiest share rho of a prefill rank's time at which a prompt of `prompt` s still meets the TTFT SLO: the
+// disaggregated loop's TTFT = o_req + rho / (2 (1 - rho)) P + P (docs/prediction.md), so with the budget
+// B = SLO - o_req - P, rho = 2B / (P + 2B); 0 when a prompt alone misses it. Without a TTFT SLO the queue may
+// hold a prompt wait as long as its own run (B = P, rho = 2/3): busier ranks' queues grow without bound.
+double prefill_share_within(const Scenario& scenario, const EngineProfile& profile, double prompt) {
+  const double budget = scenario.slo.ttft ? *scenario.slo.ttft - profile.overheads.request - prompt : prompt;
+  if (budget <= 0) return 0.0;
+  return 2.0 * budget / (prompt + 2.0 * budget);
+}
+
+// Whether the two pools, as split, carry the scenario's rate or keep its concurrency within the decode batch.
+bool carries_offered_load(const DisaggregatedPlan& plan, const Scenario& scenario) {
+  const Workload& workload = scenario.workload;
+  if (workload.request_rate) return *workload.request_rate <= plan.requests_per_second;
+  if (!workload.concurrency) return true;
+  const std::int64_t decode_instances = plan.decode_nodes * scenario.cluster.gpus_per_node / plan.decode.layout.gpus();
+  const std::int64_t decode_ranks = decode_instances * plan.decode.layout.dp;
+  return *workload.concurrency <= decode_ranks * plan.decode.serving.batch;
+}
+
+// Requests per second the split carries: the fewer of what the decode pool finishes within TPOT and what the
+// prefill pool starts within TTFT.
+double split_requests_per_second(const DisaggregatedPlan& plan, const Scenario& scenario) {
+  const auto gpus = [&](std::int64_t nodes) { return static_cast<double>(nodes * scenario.cluster.gpus_per_node); };
+  const double decode = gpus(plan.decode_nodes) * plan.decode.serving.requests_per_second /
+                        static_cast<double>(plan.decode.layout.gpus());
+  const double prefill_ranks = gpus(plan.prefill_nodes) / static_cast<double>(plan.prefill.layout.gpus()) *
+                               static_cast<double>(plan.prefill.layout.dp);
+  return std::min(decode, prefill_ranks * plan.prefill_share / plan.prefill.serving.prompt_seconds);
+}
+
 }  // namespace
 
 std::vector<DisaggregatedPlan> pair_pools(const std::vector<Candidate>& prefill, const std::vector<Candidate>& decode,
-                                          const Scenario& scenario) {
+                                          const Scenario& scenario, const EngineProfile& profile) {
   std::vector<DisaggregatedPlan> plans;
   if (prefill.empty()) return plans;
   const Candidate& best_prefill = prefill.front();  // sorted by input tokens per GPU
-  const auto input = static_cast<double>(scenario.workload.input_tokens);
-  const auto output = static_cast<double>(scenario.workload.output_tokens);
+  const Layout& prefill_layout = best_prefill.layout;
+  const double prompt = best_prefill.serving.prompt_seconds;
+  const double share = prefill_share_within(scenario, profile, prompt);
+  if (share <= 0) return plans;
+  // One prefill GPU starts share / P x DP / GPUs prompts per second within the TTFT SLO.
+  const double prefill_requests_per_gpu =
+      share / prompt * static_cast<double>(prefill_layout.dp) / static_cast<double>(prefill_layout.gpus());
   for (const Candidate& candidate : decode) {
-    DisaggregatedPlan plan{best_prefill, candidate, 0, 0, 0, 0};
-    // Each decode GPU finishes D/output requests per second whose prompts need input tokens of prefill.
-    const double decode_rate = candidate.serving.output_tokens_per_gpu;
-    plan.prefill_gpus_per_decode_gpu = decode_rate / output * input / best_prefill.serving.input_tokens_per_gpu;
-    plan.output_tokens_per_gpu = decode_rate / (1.0 + plan.prefill_gpus_per_decode_gpu);
-    if (split_nodes(plan, scenario)) plans.push_back(plan);
+    DisaggregatedPlan plan{best_prefill, candidate};
+    plan.prefill_share = share;
+    plan.ttft = profile.overheads.request + queue_wait(share, prompt) + prompt;
+    // Each decode GPU finishes its requests per second within the TPOT SLO; their prompts need prefill GPUs.
+    const double decode_requests_per_gpu =
+        candidate.serving.requests_per_second / static_cast<double>(candidate.layout.gpus());
+    plan.prefill_gpus_per_decode_gpu = decode_requests_per_gpu / prefill_requests_per_gpu;
+    plan.output_tokens_per_gpu = candidate.serving.output_tokens_per_gpu / (1.0 + plan.prefill_gpus_per_decode_gpu);
+    if (!split_nodes(plan, scenario)) continue;
+    plan.requests_per_second = split_requests_per_second(plan, scenario);
+    plan.carries = carries_offered_load(plan, scenario);
+    plans.push_back(std::move(plan));
   }
-  std::stable_sort(plans.begin(), plans.end(), [](const DisaggregatedPlan& left, const DisaggregatedPlan& right) {
-    return left.output_tokens_per_gpu > right.output_tokens_per_gpu;
+  // Sorted through their indices, so each plan moves once.
+  std::vector<std::size_t> order(plans.size());
+  for (std::size_t index = 0; index < order.size(); ++index) order[index] = index;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t left, std::size_t right) {
+    if (plans[left].carries != plans[right].carries) return plans[left].carries;
+    return plans[left].output_tokens_per_gpu > plans[right].output_tokens_per_gpu;
   });
-  return plans;
+  std::vector<DisaggregatedPlan> sorted;
+  sorted.reserve(plans.size());
+  for (const std::size_t index : order) sorted.push_back(std::move(plans[index]));
+  return sorted;
 }
 
 }  // namespace moeplan

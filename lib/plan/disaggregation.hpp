@@ -6,8 +6,10 @@
 
 namespace moeplan {
 
-// Pairs each decode candidate with the best prefill candidate; best combined throughput first.
+// Pairs each decode candidate with the best prefill candidate, the prefill pool sized from the decode pool's
+// requests per second within the TPOT SLO and the prefill ranks' share within the TTFT SLO (`profile` gives the
+// per-request overhead); those that carry the scenario's offered load first, then by combined throughput.
 std::vector<DisaggregatedPlan> pair_pools(const std::vector<Candidate>& prefill, const std::vector<Candidate>& decode,
-                                          const Scenario& scenario);
+                                          const Scenario& scenario, const EngineProfile& profile);
 
 }  // namespace moeplan

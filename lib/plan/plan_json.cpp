@@ -107,33 +107,51 @@ nlohmann::json role_json(const Candidate& candidate, const Scenario& scenario, s
   const bool decodes = serving.options.role != Role::prefill;
   // deepep normal disables CUDA graphs [sglang-server-args]; prefill pools run without them.
   const bool graphs = decodes && serving.options.dispatch != DispatchMode::deepep_normal;
-  return {
-      {"role", role_name(serving.options.role)},
-      {"nodes", instance_nodes},
-      {"gpus", gpus},
-      {"instances", std::max<std::int64_t>(1, role_nodes / instance_nodes)},
-      {"layout", layout_json(layout)},
-      {"dispatch", dispatch_key(serving.options.dispatch)},
-      {"two_batch_overlap", serving.options.two_batch_overlap},
-      {"speculative", speculative_json(serving, scenario)},
-      {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
-      {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
-      {"chunked_prefill_tokens", scenario.memory.activation_tokens},
-      {"cuda_graph_max_batch", graphs ? serving.batch : 0},
-      {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
-      {"kv_block_tokens", memory.block_tokens},
-      {"prefix_caching", scenario.memory.prefix_caching},
-      {"memory_fraction_static", fractions.first},
-      {"memory_utilization", fractions.second},
-      {"kv_cache_dtype", dtype_name(kv_dtype)},
-      {"max_context", context_length},
-      {"memory", memory_json(memory)},
-      {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
-      {"batch_limit", serving.batch_limit},
-      {"otp_schemes", otp_json(serving.otp_schemes)},
-      {"at_offered_rate",
-       {{"batch_per_dp_rank", serving.load_batch}, {"tpot", serving.load_tpot}, {"sustained", serving.sustains_load}}},
-      {"max_over_mean_load", serving.max_over_mean}};
+  return {{"role", role_name(serving.options.role)},
+          {"nodes", instance_nodes},
+          {"gpus", gpus},
+          {"instances", std::max<std::int64_t>(1, role_nodes / instance_nodes)},
+          {"layout", layout_json(layout)},
+          {"dispatch", dispatch_key(serving.options.dispatch)},
+          {"two_batch_overlap", serving.options.two_batch_overlap},
+          {"speculative", speculative_json(serving, scenario)},
+          {"max_running_requests", decodes ? serving.batch * layout.dp : scenario.memory.max_batch * layout.dp},
+          {"max_batch_per_dp_rank", decodes ? serving.batch : scenario.memory.max_batch},
+          {"chunked_prefill_tokens", scenario.memory.activation_tokens},
+          {"cuda_graph_max_batch", graphs ? serving.batch : 0},
+          {"graph_batch_sizes", graphs ? scenario.memory.graph_batch_sizes : std::vector<std::int64_t>{}},
+          {"kv_block_tokens", memory.block_tokens},
+          {"prefix_caching", scenario.memory.prefix_caching},
+          {"memory_fraction_static", fractions.first},
+          {"memory_utilization", fractions.second},
+          {"kv_cache_dtype", dtype_name(kv_dtype)},
+          {"max_context", context_length},
+          {"memory", memory_json(memory)},
+          {"step_time", {{"decode", step_json(serving.decode)}, {"prefill", step_json(serving.prefill)}}},
+          {"batch_limit", serving.batch_limit},
+          {"otp_schemes", otp_json(serving.otp_schemes)},
+          {"memory_batch_per_dp_rank", serving.memory_batch},
+          {"max_over_mean_load", serving.max_over_mean}};
+}
+
+nlohmann::json load_curve_json(const std::vector<LoadPoint>& curve) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const LoadPoint& point : curve) {
+    points.push_back({{"batch_per_dp_rank", point.batch},
+                      {"ttft", point.ttft},
+                      {"tpot", point.tpot},
+                      {"throughput_per_gpu", point.output_tokens_per_gpu},
+                      {"throughput_per_user", point.tokens_per_user}});
+  }
+  return points;
+}
+
+// The scenario's offered load spread over the plan's replicas; null when the scenario offers none.
+nlohmann::json offered_load_json(const LoadFigures& load) {
+  if (!load.offered) return nullptr;
+  return {{"replicas", load.replicas},   {"in_flight_per_replica", load.in_flight},
+          {"ttft", load.ttft},           {"tpot", load.tpot},
+          {"sustained", load.sustained}, {"carries", load.carries}};
 }
 
 nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scenario, std::int64_t context,
@@ -145,6 +163,13 @@ nlohmann::json aggregated_plan(const Candidate& candidate, const Scenario& scena
           {"throughput_per_user", serving.tokens_per_user},
           {"ttft", serving.ttft},
           {"tpot", serving.tpot},
+          {"batch_per_dp_rank", serving.batch},
+          {"memory_batch_per_dp_rank", serving.memory_batch},
+          {"requests_per_second_within_slo", serving.requests_per_second * static_cast<double>(serving.load.replicas)},
+          {"at_offered_load", offered_load_json(serving.load)},
+          {"cost_at_offered_load", token_cost_json(cost_at_offered_load(serving.load, scenario))},
+          {"carries_offered_load", serving.load.carries},
+          {"load_curve", load_curve_json(serving.curve)},
           {"pareto", candidate.pareto},
           {"cost", token_cost_json(cost_per_gpu(scenario.cluster.hardware.gpu_hour_usd, serving.output_tokens_per_gpu,
                                                 scenario.workload))},
@@ -161,11 +186,14 @@ nlohmann::json disaggregated_plan(const DisaggregatedPlan& plan, const Scenario&
           {"layout", layout_json(plan.decode.layout)},
           {"throughput_per_gpu", plan.output_tokens_per_gpu},
           {"throughput_per_user", decode.tokens_per_user},
-          {"ttft", plan.prefill.serving.ttft},
+          {"ttft", plan.ttft},
           {"tpot", decode.tpot},
           {"prefill_gpus_per_decode_gpu", plan.prefill_gpus_per_decode_gpu},
           {"cost", token_cost_json(cost_per_gpu(scenario.cluster.hardware.gpu_hour_usd, plan.output_tokens_per_gpu,
                                                 scenario.workload))},
+          {"prefill_share", plan.prefill_share},
+          {"requests_per_second_within_slo", plan.requests_per_second},
+          {"carries_offered_load", plan.carries},
           {"memory", memory_json(plan.decode.memory)},
           {"step_time", step_json(decode.decode)},
           {"roles",
@@ -206,6 +234,8 @@ nlohmann::json plan_json(const Model& model, const Scenario& scenario, const Sea
     plans.push_back(aggregated_plan(result.aggregated[index], scenario, result.context_length, kv_dtype));
   }
   std::stable_sort(plans.begin(), plans.end(), [](const nlohmann::json& left, const nlohmann::json& right) {
+    const bool left_carries = left["carries_offered_load"].get<bool>();
+    if (left_carries != right["carries_offered_load"].get<bool>()) return left_carries;
     return left["throughput_per_gpu"].get<double>() > right["throughput_per_gpu"].get<double>();
   });
   if (plans.size() > top) plans.erase(plans.begin() + static_cast<std::ptrdiff_t>(top), plans.end());

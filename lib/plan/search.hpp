@@ -32,13 +32,19 @@ struct Rejection {
 };
 
 // Prefill and decode pools sized so the prefill rate feeds the decode rate.
+// The prefill pool is sized for the busiest share of its ranks' time at which the TTFT SLO still holds
+// (plan/disaggregation.hpp).
 struct DisaggregatedPlan {
   Candidate prefill;
   Candidate decode;
   double prefill_gpus_per_decode_gpu = 0;
   double output_tokens_per_gpu = 0;  // over both pools
+  double prefill_share = 0;          // rho: the share of a prefill rank's time on prompts at that size
+  double ttft = 0;                   // s: the loop's TTFT at that share
   std::int64_t prefill_nodes = 0;
   std::int64_t decode_nodes = 0;
+  double requests_per_second = 0;  // the cluster's split at the decode pool's batch within the SLOs
+  bool carries = true;             // the scenario's offered rate or concurrency fits; true when none is offered
 };
 
 struct SearchResult {

@@ -4,6 +4,7 @@
 // deployment by output tokens alone; the two are not a split of one bill.
 #include <cstdint>
 
+#include "plan/serving.hpp"
 #include "spec/scenario.hpp"
 
 namespace moeplan {
@@ -23,6 +24,15 @@ double dollars_per_million_tokens(double gpu_hour_usd, double gpus, double token
 
 // `gpus` GPUs serving `request_rate` requests/s of the workload's mean lengths.
 TokenCost cost_at_rate(double gpu_hour_usd, double gpus, double request_rate, const Workload& workload);
+
+// The whole cluster of `gpus` serving the workload's offered load: its request rate, or for a concurrency the
+// rate Little's law gives for `in_flight` requests in all, each taking ttft + tpot x (output tokens - 1)
+// seconds. Unpriced (0) when the load is not sustained.
+TokenCost cost_at_offered_load(double gpu_hour_usd, double gpus, const Workload& workload, bool sustained,
+                               double in_flight, double ttft_seconds, double tpot_seconds);
+
+// The same for a plan at the scenario's offered load, its load spread over the layout's replicas.
+TokenCost cost_at_offered_load(const LoadFigures& load, const Scenario& scenario);
 
 // One GPU generating `output_tokens_per_gpu` tokens/s of the workload's requests (and reading their prompts:
 // input_tokens / output_tokens prompt tokens per generated token).

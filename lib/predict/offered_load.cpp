@@ -113,37 +113,4 @@ OfferedLoad load_per_instance(const OfferedLoad& load, std::int64_t replicas) {
   return share;
 }
 
-std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
-                                          const std::vector<PlannedLayout>& layouts, const StepModel& steps,
-                                          const EngineProfile& profile) {
-  const Hardware& hardware = scenario.cluster.hardware;
-  std::vector<LoadEstimate> estimates;
-  for (const PlannedLayout& planned : layouts) {
-    const std::int64_t replicas = std::max<std::int64_t>(1, scenario.cluster.gpus() / planned.layout.gpus());
-    OfferedLoad load = load_per_instance(offered_load(scenario), replicas);
-    load.most_in_flight = static_cast<double>(planned.most_in_flight);
-    const Deployment deployment{model, hardware, planned.layout, planned.layout, hardware.name};
-    const MeasuredRun run = planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens,
-                                        planned.layout, planned.options);
-    LoadEstimate estimate = estimate_at_load(run, deployment, steps, profile, load);
-    estimate.replicas = replicas;
-    estimate.capacity_rate *= static_cast<double>(replicas);
-    estimates.push_back(estimate);
-  }
-  return estimates;
-}
-
-std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
-                                             const std::vector<Candidate>& candidates, std::size_t top,
-                                             const StepModel& steps, const EngineProfile& profile) {
-  const OfferedLoad load = offered_load(scenario);
-  if (!load.request_rate && !load.concurrency) return {};
-  std::vector<PlannedLayout> layouts;
-  for (std::size_t index = 0; index < std::min(top, candidates.size()); ++index) {
-    const Candidate& candidate = candidates[index];
-    layouts.push_back({candidate.layout, candidate.serving.batch * candidate.layout.dp, candidate.serving.options});
-  }
-  return layouts_at_load(model, scenario, layouts, steps, profile);
-}
-
 }  // namespace moeplan::predict

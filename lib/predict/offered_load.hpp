@@ -1,7 +1,10 @@
 #pragma once
-// What a benchmark would measure on a planned aggregated layout at the scenario's offered load (a
-// request rate, or a number of requests kept in flight), and the most requests per second the layout
-// serves within the SLOs: the closed- and open-loop models of docs/prediction.md with an engine profile.
+// What a benchmark would measure on a planned aggregated layout at an offered load (a request rate, or a
+// number of requests kept in flight), priced as predict-runs prices a measured run (predict/run_costs.hpp),
+// and the most requests per second the layout serves within the SLOs: the closed and open loops of
+// docs/prediction.md (plan/serving_loop.hpp) with an engine profile. plan-deploy's own load figures come from
+// the search (plan/serving.hpp), through the same loops; tests/predict/test_load_agreement.cpp holds the two
+// together.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,26 +64,5 @@ double capacity_under_slo(const MeasuredRun& run, const Deployment& deployment, 
 
 // The load and SLOs a scenario offers; neither a rate nor a concurrency when its workload gives none.
 OfferedLoad offered_load(const Scenario& scenario);
-
-// An aggregated layout of a plan and the sequences its memory holds at once (batch per DP rank x DP).
-struct PlannedLayout {
-  Layout layout;
-  std::int64_t most_in_flight = 0;
-  std::optional<RoleOptions> options;  // the dispatch and two-batch overlap the plan chose
-};
-
-// Each of `layouts` (on the scenario's cluster) at the scenario's offered load, in order, with the
-// profile of the scenario's engine. `model` is the served model.
-// The scenario's load is spread over the instances of each layout the cluster holds (its GPUs over the
-// layout's); `steps` is the step model the search priced with (datasheet or calibrated ceilings).
-std::vector<LoadEstimate> layouts_at_load(const Model& model, const Scenario& scenario,
-                                          const std::vector<PlannedLayout>& layouts, const StepModel& steps,
-                                          const EngineProfile& profile);
-
-// The first `top` aggregated candidates of a search at the scenario's offered load, each holding at most
-// its batch per DP rank x DP sequences; none when the scenario offers neither a rate nor a concurrency.
-std::vector<LoadEstimate> candidates_at_load(const Model& model, const Scenario& scenario,
-                                             const std::vector<Candidate>& candidates, std::size_t top,
-                                             const StepModel& steps, const EngineProfile& profile);
 
 }  // namespace moeplan::predict

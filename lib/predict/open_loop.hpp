@@ -8,11 +8,7 @@
 
 namespace moeplan::predict {
 
-struct OpenLoopPrediction {
-  double concurrency = 0;  // requests in flight the rate keeps
-  LoopPrediction loop;
-  bool sustained = true;  // false: the rate outruns the deployment, the queue grows without bound
-};
+using moeplan::OpenLoopPrediction;
 
 // The closed loop at `concurrency` requests in flight: `run` gives the engine, lengths and worker shape
 // (its concurrency and batch are replaced).

@@ -210,16 +210,10 @@ SizingAnswer size_cluster(const Model& model, const Scenario& scenario, const St
 }
 
 TokenCost cost_at_load(const LoadEstimate& estimate, const Scenario& scenario) {
-  const double price = scenario.cluster.hardware.gpu_hour_usd;
-  if (!estimate.sustained) return {price, 0.0, 0.0};
-  const Workload& workload = scenario.workload;
-  double rate = workload.request_rate.value_or(0.0);
-  if (!workload.request_rate) {
-    const double request_seconds =
-        (estimate.ttft_ms + estimate.tpot_ms * static_cast<double>(workload.output_tokens - 1)) / 1e3;
-    rate = request_seconds > 0 ? estimate.in_flight * static_cast<double>(estimate.replicas) / request_seconds : 0.0;
-  }
-  return cost_at_rate(price, static_cast<double>(scenario.cluster.gpus()), rate, workload);
+  return cost_at_offered_load(scenario.cluster.hardware.gpu_hour_usd, static_cast<double>(scenario.cluster.gpus()),
+                              scenario.workload, estimate.sustained,
+                              estimate.in_flight * static_cast<double>(estimate.replicas), estimate.ttft_ms / 1e3,
+                              estimate.tpot_ms / 1e3);
 }
 
 }  // namespace moeplan::predict

@@ -68,27 +68,29 @@ set(plan ${WORK_DIR}/plan.json)
 expect_success(plan-deploy-tuned
                "at the scenario's efficiencies (GEMMs fitted to the 910B O-projection timings of [doc-004]" plan-deploy
                --model ${models}/qwen3-235b-a22b.yaml --scenario ${scenarios}/qwen3-235b-rl-910b.yaml --top 1)
-# The scenario offers 4 requests/s: the top plans are priced again at that load.
-expect_success(plan-deploy "the same plans at the offered load (4 requests/s)" plan-deploy
+# The scenario offers 4 requests/s: every plan is priced at that load spread over its replicas.
+expect_success(plan-deploy "the offered 4 requests/s spread over the replicas" plan-deploy
                --model ${models}/deepseek-v3.yaml --scenario ${scenarios}/deepseek-v3-8xh200.yaml --json ${plan})
 file(READ ${plan} plan_json)
 string(JSON plan_count LENGTH "${plan_json}" plans)
 if(plan_count EQUAL 0)
   message(FATAL_ERROR "plan-deploy: the plan JSON holds no plan")
 endif()
-string(JSON first_in_flight GET "${plan_json}" offered_load 0 in_flight)
-string(JSON first_capacity GET "${plan_json}" offered_load 0 requests_per_second_within_slo)
-# At 4 requests/s a request living a few seconds keeps a handful to a few dozen in flight, and a layout
-# that is ranked at all serves more than the offered 4 requests/s within its SLOs.
-if(first_in_flight LESS 1 OR first_in_flight GREATER 200 OR first_capacity LESS 4)
-  message(FATAL_ERROR "plan-deploy: offered_load[0] in_flight ${first_in_flight}, capacity ${first_capacity}")
+string(JSON first_in_flight GET "${plan_json}" plans 0 at_offered_load in_flight_per_replica)
+string(JSON first_capacity GET "${plan_json}" plans 0 requests_per_second_within_slo)
+string(JSON first_carries GET "${plan_json}" plans 0 carries_offered_load)
+# At 4 requests/s a request living a few seconds keeps a handful to a few dozen in flight, and the first plan
+# carries the load: it serves more than the offered 4 requests/s within its SLOs.
+if(first_in_flight LESS 1 OR first_in_flight GREATER 200 OR first_capacity LESS 4 OR NOT first_carries)
+  message(FATAL_ERROR "plan-deploy: plans[0] in flight ${first_in_flight}, capacity ${first_capacity}, "
+                      "carries ${first_carries}")
 endif()
 
 # Cost at the offered load, by hand: 8 H200 at the preset's $3.50 cost $28 an hour; 4 requests/s of 201 output
 # tokens are 804 tokens/s: 28 / 3600 / 804 x 1e6 = $9.6738 per million output tokens.
-string(JSON first_cost GET "${plan_json}" offered_load_cost 0 per_million_output_usd)
+string(JSON first_cost GET "${plan_json}" plans 0 cost_at_offered_load per_million_output_usd)
 if(first_cost LESS 9.67 OR first_cost GREATER 9.68)
-  message(FATAL_ERROR "plan-deploy: offered_load_cost[0] per_million_output_usd ${first_cost}, expected 9.6738")
+  message(FATAL_ERROR "plan-deploy: plans[0].cost_at_offered_load.per_million_output_usd ${first_cost}, expected 9.6738")
 endif()
 # Sizing for the offered 4 requests/s: one node already carries it (capacity above 4 just above), so the
 # fewest GPUs are 8, at the same $9.6738 per million output tokens.
@@ -101,6 +103,20 @@ string(JSON sized_cost GET "${sized_json}" sizing cost per_million_output_usd)
 if(NOT sized_gpus EQUAL 8 OR sized_cost LESS 9.67 OR sized_cost GREATER 9.68)
   message(FATAL_ERROR "plan-deploy-sizing: sizing.gpus ${sized_gpus}, cost ${sized_cost}; expected 8 and 9.6738")
 endif()
+# The 1024-GPU scenario keeps 65536 requests in flight: spread over each layout's replicas, every plan the
+# first table and the JSON rank carries it (issue 42: none unbounded at the scenario's load).
+set(large_plan ${WORK_DIR}/plan-1024.json)
+expect_success(plan-deploy-1024 "the offered 65536 requests in flight spread over the replicas" plan-deploy
+               --model ${models}/deepseek-v3.yaml --scenario ${scenarios}/deepseek-v3-1024xh200.yaml --json ${large_plan})
+file(READ ${large_plan} large_json)
+string(JSON large_count LENGTH "${large_json}" plans)
+math(EXPR last_plan "${large_count} - 1")
+foreach(index RANGE ${last_plan})
+  string(JSON carries GET "${large_json}" plans ${index} carries_offered_load)
+  if(NOT carries)
+    message(FATAL_ERROR "plan-deploy-1024: plans[${index}] does not carry the offered load")
+  endif()
+endforeach()
 
 # A plan goes straight into export: the plan file is what the engine writers read.
 expect_success(plan-export "sglang" export --plan ${plan} --engine sglang --model-path deepseek-ai/DeepSeek-V3

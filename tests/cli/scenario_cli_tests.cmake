@@ -20,7 +20,7 @@ if(NOT code EQUAL 0 OR NOT from_flags STREQUAL from_file)
 endif()
 
 # Flags override a file's values: the file's 4 requests/s becomes 2.
-expect_success(scenario-flag-over-file "the same plans at the offered load (2 requests/s)" plan-deploy
+expect_success(scenario-flag-over-file "the offered 2 requests/s spread over the replicas" plan-deploy
                --model ${models}/deepseek-v3.yaml --scenario ${scenarios}/deepseek-v3-8xh200.yaml --request-rate 2
                --top 1)
 

@@ -1,5 +1,5 @@
 // Sizing: the cluster sizes tried and refused, and the fewest GPUs that carry a target, worked out by hand
-// from one instance's capacity found by a second path (layouts_at_load, the offered-load table's).
+// from one instance's capacity (capacity_under_slo on the planned run, priced here per layout).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -63,10 +63,14 @@ TEST_CASE("the fewest GPUs that carry a target, by hand from one instance's capa
   const moeplan::SearchResult result = moeplan::search_layouts(model, scenario, cost, reporter);
   double best = 0;
   for (const moeplan::Candidate& candidate : result.aggregated) {
-    const moeplan::predict::PlannedLayout planned{candidate.layout, candidate.serving.batch * candidate.layout.dp,
-                                                  candidate.serving.options};
-    best = std::max(
-        best, moeplan::predict::layouts_at_load(model, scenario, {planned}, steps, profile).front().capacity_rate);
+    moeplan::predict::OfferedLoad load = moeplan::predict::offered_load(scenario);
+    load.most_in_flight = static_cast<double>(candidate.serving.batch * candidate.layout.dp);
+    const moeplan::predict::Deployment deployment{model, scenario.cluster.hardware, candidate.layout, candidate.layout,
+                                                  scenario.cluster.hardware.name};
+    const moeplan::predict::MeasuredRun run =
+        moeplan::predict::planned_run(profile.engine, scenario.workload.input_tokens, scenario.workload.output_tokens,
+                                      candidate.layout, candidate.serving.options);
+    best = std::max(best, moeplan::predict::capacity_under_slo(run, deployment, steps, profile, load));
   }
   REQUIRE(best > 0);
   // 2.5 C needs three instances (two carry 2 C): 24 GPUs, with 3 C - 2.5 C = 0.5 C left, a sixth of 3 C.

@@ -44,8 +44,11 @@ struct Setting {
 }  // namespace
 
 // The issue's agreement test: with no memory pressure and the batch fixed by the concurrency, every
-// sequence ages from input to input + output, so the mean context is plan-deploy's input + output / 2,
-// and each wave's prefill costs what estimate_serving amortises into its throughput.
+// sequence ages from input to input + output, so the mean context is plan-deploy's input + output / 2, and
+// the simulator's decode step is the one plan-deploy's loop prices at that load (unit profile: the step
+// model's total). Its closed loop starts requests together and they finish together, so a wave is every
+// rank's b prompts, then its decode steps: b x DP x output tokens per b x P + output x D seconds (output - 1
+// steps follow the prefill's token, 0.1 % less), with P one request's share of the priced prefill step.
 TEST_CASE("steady state matches plan-deploy's static estimate for the same layout and batch") {
   for (const char* text : {"tp=8", "dp=8,ep=8"}) {
     CAPTURE(text);
@@ -55,13 +58,19 @@ TEST_CASE("steady state matches plan-deploy's static estimate for the same layou
     const Setting setting(test::h200_closed_loop(512, 1024, concurrency, 4 * concurrency));
     const PoolSpec pool = setting.pool(text);
     const ServingEstimate estimate = setting.estimate(pool);
-    REQUIRE(estimate.batch == batch_per_rank);
-    REQUIRE(estimate.batch_limit == "concurrency");
+    REQUIRE(estimate.load.offered);
+    REQUIRE(estimate.load.in_flight == static_cast<double>(concurrency));
+    const auto batch = static_cast<double>(batch_per_rank);
+    const double decode = loop_at_batch(setting.context, pool.layout, estimate, batch).decode_step;
     const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
     CHECK_FALSE(result.summary.memory_binds_at);
     // Each request's first token comes from its prefill step, so a wave has output - 1 decode steps: 0.1 %.
-    CHECK(result.summary.tpot.mean == approx(estimate.decode.total).epsilon(0.002));
-    CHECK(result.summary.output_tokens_per_gpu == approx(estimate.output_tokens_per_gpu).epsilon(0.002));
+    CHECK(result.summary.tpot.mean == approx(decode).epsilon(0.002));
+    const double prompt = estimate.prefill_seconds * 512.0 / static_cast<double>(estimate.prefill_tokens);
+    const double wave = batch * prompt + 1024.0 * decode;
+    const double per_gpu =
+        batch * static_cast<double>(pool.layout.dp) * 1024.0 / wave / static_cast<double>(pool.layout.gpus());
+    CHECK(result.summary.output_tokens_per_gpu == approx(per_gpu).epsilon(0.002));
   }
 }
 
@@ -73,7 +82,7 @@ TEST_CASE("a decode-only step is padded to the captured graph size, in the simul
   const Setting setting(scenario);
   const PoolSpec pool = setting.pool("tp=8");
   const ServingEstimate estimate = setting.estimate(pool);
-  REQUIRE(estimate.batch == 12);
+  REQUIRE(estimate.load.in_flight == 12.0);
   const double attended = 12.0 * (512 + 1024 / 2.0);
   const StepOptions options = role_step_options(setting.context, pool.layout, pool.options, 16);
   const double padded = setting.ceilings.decode(pool.layout, DecodeInput{16, attended / 16}, options).total;
@@ -82,7 +91,7 @@ TEST_CASE("a decode-only step is padded to the captured graph size, in the simul
                                       role_step_options(setting.context, pool.layout, pool.options, 12))
                               .total;
   CHECK(padded > unpadded);
-  CHECK(estimate.decode.total == approx(padded).epsilon(1e-12));
+  CHECK(loop_at_batch(setting.context, pool.layout, estimate, 12).decode_step == approx(padded).epsilon(1e-12));
   const SimulationResult result = simulate_aggregated(setting.context, pool, SimulationOptions{});
   CHECK(result.summary.tpot.mean == approx(padded).epsilon(0.002));
 }
