@@ -24,6 +24,9 @@ FamilyMultipliers read_multipliers(const JsonFields& fields) {
   multipliers.other = fields.number("other", kLeastKernelMultiplier, kMostMultiplier);
   multipliers.communication = fields.number("communication", kLeastCommunicationMultiplier, kMostMultiplier);
   multipliers.prefill = fields.number("prefill", kLeastKernelMultiplier, kMostMultiplier);
+  if (fields.has("prefill_attention")) {
+    multipliers.prefill_attention = fields.number("prefill_attention", kLeastKernelMultiplier, kMostMultiplier);
+  }
   return multipliers;
 }
 
@@ -118,6 +121,9 @@ EngineProfile mean_profile(const std::vector<EngineProfile>& fitted) {
                       &FamilyMultipliers::communication, &FamilyMultipliers::prefill}) {
     profile.multipliers.*family = geometric_mean(family);
   }
+  double attention_logs = 0;
+  for (const EngineProfile& one : fitted) attention_logs += std::log(one.multipliers.prefill_attention_multiplier());
+  profile.multipliers.prefill_attention = std::exp(attention_logs / count);
   profile.overheads.request = mean([](const EngineProfile& one) { return one.overheads.request; });
   profile.overheads.step = mean([](const EngineProfile& one) { return one.overheads.step; });
   profile.overheads.sequence_step = mean([](const EngineProfile& one) { return one.overheads.sequence_step; });
@@ -152,7 +158,8 @@ std::string engine_profile_json(const EngineProfile& profile) {
         {"experts", m.experts},
         {"other", m.other},
         {"communication", m.communication},
-        {"prefill", m.prefill}}},
+        {"prefill", m.prefill},
+        {"prefill_attention", m.prefill_attention_multiplier()}}},
       {"overheads",
        {{"request_seconds", profile.overheads.request},
         {"step_seconds", profile.overheads.step},

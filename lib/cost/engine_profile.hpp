@@ -30,7 +30,13 @@ struct FamilyMultipliers {
   // all-gather / reduce-scatter. An all-to-all dispatch (DeepEP, NCCL all-to-all) keeps its own model's price:
   // no measured run records one, so no profile can scale it.
   double communication = 1.5;
-  double prefill = 1.5;  // prefill compute of every family
+  double prefill = 1.5;  // prefill compute of the projections, experts and dense layers
+  // Prefill attention (its projections and the causal score and value passes, whose FLOPs grow with the
+  // square of the prompt): a kernel of its own, farther from the tensor ceiling than a GEMM of the same
+  // FLOPs. 0: priced at `prefill`, as profiles written before the key are.
+  double prefill_attention = 0;
+
+  double prefill_attention_multiplier() const { return prefill_attention > 0 ? prefill_attention : prefill; }
 };
 
 // Seconds the engine spends beside the kernels; never negative.

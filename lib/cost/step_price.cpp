@@ -47,8 +47,9 @@ double decode_step_seconds(const FamilyTimes& decode, double batch, const Engine
 double prompt_seconds(const FamilyTimes& prefill, double prompt_tokens, const EngineProfile& profile) {
   const FamilyMultipliers& m = profile.multipliers;
   const double steps = prompt_tokens / static_cast<double>(profile.chunk_tokens);
-  return layer_seconds(prefill, m.prefill * prefill.compute(), m) +
-         profile.overheads.step * std::max(steps, 1.0 / 64.0);
+  const double compute =
+      m.prefill_attention_multiplier() * prefill.attention + m.prefill * (prefill.experts + prefill.other);
+  return layer_seconds(prefill, compute, m) + profile.overheads.step * std::max(steps, 1.0 / 64.0);
 }
 
 PricedStep StepCost::decode(const Layout& layout, const DecodeInput& input, const StepOptions& options,

@@ -24,11 +24,12 @@ constexpr double kLeast[kProfileParameters] = {kLeastKernelMultiplier,
                                                kLeastKernelMultiplier,
                                                kLeastCommunicationMultiplier,
                                                kLeastKernelMultiplier,
+                                               kLeastKernelMultiplier,
                                                0.0,
                                                0.0,
                                                0.0,
                                                0.0};
-constexpr std::size_t kBurst = 8;  // the one parameter bounded on both sides, [0, 1]
+constexpr std::size_t kBurst = 9;  // the one parameter bounded on both sides, [0, 1]
 
 // Unbounded coordinates: parameter = least + exp(u); the burst = 1 / (1 + exp(-u)).
 std::vector<double> to_free(const std::vector<double>& parameters) {
@@ -127,14 +128,14 @@ std::vector<FitSample> select(const std::vector<FitSample>& samples, const std::
 std::vector<double> profile_parameters(const EngineProfile& profile) {
   const FamilyMultipliers& m = profile.multipliers;
   const EngineOverheads& o = profile.overheads;
-  return {m.attention, m.experts, m.other,         m.communication,      m.prefill,
+  return {m.attention, m.experts, m.other,         m.communication,      m.prefill, m.prefill_attention_multiplier(),
           o.request,   o.step,    o.sequence_step, profile.arrival_burst};
 }
 
 EngineProfile with_parameters(EngineProfile profile, const std::vector<double>& p) {
-  profile.multipliers = {p[0], p[1], p[2], p[3], p[4]};
-  profile.overheads = {p[5], p[6], p[7]};
-  profile.arrival_burst = p[8];
+  profile.multipliers = {p[0], p[1], p[2], p[3], p[4], p[5]};
+  profile.overheads = {p[6], p[7], p[8]};
+  profile.arrival_burst = p[9];
   return profile;
 }
 

@@ -23,8 +23,8 @@ struct FitSample {
   std::size_t run = 0;  // index of the run it came from
 };
 
-// The fitted parameters as one vector: five multipliers, three overheads, the arrival burst.
-constexpr std::size_t kProfileParameters = 9;
+// The fitted parameters as one vector: six multipliers, three overheads, the arrival burst.
+constexpr std::size_t kProfileParameters = 10;
 std::vector<double> profile_parameters(const EngineProfile& profile);
 EngineProfile with_parameters(EngineProfile profile, const std::vector<double>& parameters);
 

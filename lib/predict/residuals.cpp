@@ -53,14 +53,14 @@ double median_absolute(const std::vector<double>& values) {
 std::string residual_level_name(int level) {
   static const std::array<const char*, kResidualLevels> kNames = {
       "engine", "engine x GPU generation", "engine x GPU generation x model family",
-      "engine x GPU generation x model family x formats and mode",
-      "engine x GPU generation x model family x formats and mode x deployment"};
+      "engine x GPU generation x model family x GPU type, formats and mode",
+      "engine x GPU generation x model family x GPU type, formats and mode x deployment"};
   return level >= 0 && level < kResidualLevels ? kNames[static_cast<std::size_t>(level)] : "none";
 }
 
 std::string residual_cell(const ResidualKey& key, int level) {
-  const std::array<std::string, kResidualLevels> fields = {key.engine, key.generation, key.family,
-                                                           key.formats + " " + key.mode, key.deployment};
+  const std::array<std::string, kResidualLevels> fields = {
+      key.engine, key.generation, key.family, key.system + " " + key.formats + " " + key.mode, key.deployment};
   std::string cell = std::to_string(level) + ":" + fields[0];
   for (int index = 1; index <= level; ++index) cell += " | " + fields[static_cast<std::size_t>(index)];
   return cell;
@@ -87,7 +87,8 @@ ResidualKey residual_key(const MeasuredRun& run) {
   const std::string deployment = run.engine + "|" + run.engine_version + "|" + run.hf_id + "|" + run.system + "|" +
                                  formats + "|" + layout_label_of(run) + "|isl" + std::to_string(run.input_tokens);
   return {run.engine, gpu_generation(run.system),           model_family(run.hf_id),
-          formats,    run.disaggregated ? "disagg" : "agg", deployment};
+          formats,    run.disaggregated ? "disagg" : "agg", deployment,
+          run.system};
 }
 
 ResidualTable ResidualTable::fit(const std::vector<ResidualSample>& samples, double shrinkage) {
@@ -138,7 +139,9 @@ ResidualFactors ResidualTable::factors(const ResidualKey& key) const {
     const auto found = cells_.find(residual_cell(key, level));
     if (found == cells_.end()) continue;
     const std::size_t index = static_cast<std::size_t>(level);
-    return {std::exp(found->second.ttft), std::exp(found->second.tpot), level, ttft_band_[index], tpot_band_[index]};
+    const Cell& cell = found->second;
+    return {std::exp(cell.ttft), std::exp(cell.tpot), level, cell.ttft_band > 0 ? cell.ttft_band : ttft_band_[index],
+            cell.tpot_band > 0 ? cell.tpot_band : tpot_band_[index]};
   }
   return {};
 }
@@ -154,6 +157,43 @@ void ResidualTable::set_bands(const std::array<double, kResidualLevels>& ttft,
   tpot_band_ = tpot;
 }
 
+namespace {
+
+// The level's band moved toward a cell's own held-out median by n / (n + shrinkage), in logs.
+double shrunk_band(double cell_percent, double level_percent, double deployments, double shrinkage) {
+  if (level_percent <= 0) return cell_percent;
+  const double kept = deployments / (deployments + shrinkage);
+  const double floor = 0.1;  // percent: a cell whose held-out runs all landed exactly still carries a band
+  return std::exp(kept * std::log(std::max(cell_percent, floor)) + (1.0 - kept) * std::log(level_percent));
+}
+
+}  // namespace
+
+void ResidualTable::set_cell_bands(const std::vector<ResidualSample>& samples, const ResidualCheck& check, int level) {
+  struct Errors {
+    std::vector<double> ttft, tpot;
+    std::map<std::string, int> deployments;
+  };
+  std::map<std::string, Errors> errors;
+  for (std::size_t index = 0; index < samples.size(); ++index) {
+    if (check.level[index] != level) continue;
+    Errors& cell = errors[residual_cell(samples[index].key, level)];
+    cell.ttft.push_back(percent_from_log(check.ttft_log_error[index]));
+    cell.tpot.push_back(percent_from_log(check.tpot_log_error[index]));
+    cell.deployments[samples[index].key.deployment] = 1;
+  }
+  const std::size_t index = static_cast<std::size_t>(level);
+  for (const auto& [name, cell_errors] : errors) {
+    const auto found = cells_.find(name);
+    if (found == cells_.end()) continue;
+    // At the deployment level the runs held out one by one are the independent samples.
+    const double count =
+        static_cast<double>(level == kDeploymentLevel ? cell_errors.ttft.size() : cell_errors.deployments.size());
+    found->second.ttft_band = shrunk_band(median(cell_errors.ttft), ttft_band_[index], count, shrinkage_);
+    found->second.tpot_band = shrunk_band(median(cell_errors.tpot), tpot_band_[index], count, shrinkage_);
+  }
+}
+
 nlohmann::ordered_json ResidualTable::to_json() const {
   nlohmann::ordered_json levels = nlohmann::ordered_json::array();
   for (int level = 0; level < kResidualLevels; ++level) {
@@ -165,10 +205,13 @@ nlohmann::ordered_json ResidualTable::to_json() const {
   }
   nlohmann::ordered_json cells = nlohmann::ordered_json::array();
   for (const auto& [key, cell] : cells_) {
-    cells.push_back({{"cell", key},
-                     {"count", cell.count},
-                     {"ttft_factor", std::exp(cell.ttft)},
-                     {"tpot_factor", std::exp(cell.tpot)}});
+    nlohmann::ordered_json entry = {{"cell", key},
+                                    {"count", cell.count},
+                                    {"ttft_factor", std::exp(cell.ttft)},
+                                    {"tpot_factor", std::exp(cell.tpot)}};
+    if (cell.ttft_band > 0) entry["ttft_band_percent"] = cell.ttft_band;
+    if (cell.tpot_band > 0) entry["tpot_band_percent"] = cell.tpot_band;
+    cells.push_back(entry);
   }
   return {{"shrinkage", shrinkage_}, {"levels", levels}, {"cells", cells}};
 }
@@ -186,8 +229,12 @@ ResidualTable ResidualTable::from_json(const JsonFields& fields) {
   const nlohmann::json& cells = fields.array("cells");
   for (std::size_t index = 0; index < cells.size(); ++index) {
     const JsonFields cell = fields.element(cells[index], index, "cells");
-    table.cells_[cell.text("cell")] = {std::log(cell.number("ttft_factor", 1e-6, 1e6)),
-                                       std::log(cell.number("tpot_factor", 1e-6, 1e6)), cell.integer("count", 1)};
+    Cell& entry = table.cells_[cell.text("cell")];
+    entry = {std::log(cell.number("ttft_factor", 1e-6, 1e6)), std::log(cell.number("tpot_factor", 1e-6, 1e6)),
+             cell.integer("count", 1)};
+    // Files written before cells carried their own bands read with the level's.
+    if (cell.has("ttft_band_percent")) entry.ttft_band = cell.number("ttft_band_percent", 0.0, 1e6);
+    if (cell.has("tpot_band_percent")) entry.tpot_band = cell.number("tpot_band_percent", 0.0, 1e6);
   }
   return table;
 }
@@ -297,17 +344,21 @@ ResidualTable fit_residuals(const std::vector<ResidualSample>& samples, std::int
   const double shrinkage = choose_shrinkage(samples, folds);
   ResidualTable table = ResidualTable::fit(samples, shrinkage);
   std::array<double, kResidualLevels> ttft{}, tpot{};
+  std::vector<ResidualCheck> checks;
   for (int level = 0; level < kResidualLevels; ++level) {
     const std::vector<std::string> groups =
         level == kDeploymentLevel ? run_groups(samples) : cell_groups(samples, level + 1);
-    const ResidualCheck check = check_residuals(samples, groups, folds, shrinkage);
+    checks.push_back(check_residuals(samples, groups, folds, shrinkage));
     const std::size_t index = static_cast<std::size_t>(level);
-    ttft[index] = band_by_level(check, false)[index];
-    tpot[index] = band_by_level(check, true)[index];
+    ttft[index] = band_by_level(checks.back(), false)[index];
+    tpot[index] = band_by_level(checks.back(), true)[index];
   }
   widen_unmeasured(ttft);
   widen_unmeasured(tpot);
   table.set_bands(ttft, tpot);
+  for (int level = 0; level < kResidualLevels; ++level) {
+    table.set_cell_bands(samples, checks[static_cast<std::size_t>(level)], level);
+  }
   return table;
 }
 

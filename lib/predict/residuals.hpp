@@ -30,6 +30,7 @@ struct ResidualKey {
   std::string formats;     // "gemm/moe" weight formats
   std::string mode;        // agg or disagg
   std::string deployment;  // the servers (engine, version, checkpoint, GPUs, formats, layout) and the prompt length
+  std::string system;      // the GPU type (h200_sxm, b300_sxm): beside the formats and mode at level 3
 };
 
 // One run's residual: log(measured / predicted) of its TTFT and TPOT.
@@ -66,6 +67,8 @@ std::string model_family(const std::string& hf_id);
 // The key of a measured run.
 ResidualKey residual_key(const MeasuredRun& run);
 
+struct ResidualCheck;
+
 class ResidualTable {
  public:
   // Fits the corrections to `samples` (shape [runs]) with shrinkage constant `shrinkage` (> 0): a cell
@@ -80,6 +83,12 @@ class ResidualTable {
   // Adds or replaces the deployment-level cells from `samples` (a user's benchmark runs), shrunk toward
   // the level above as in fit; the other cells stay.
   void add_deployments(const std::vector<ResidualSample>& samples);
+
+  // The band of each cell of `level` that `check` corrected at that level: the held-out median absolute
+  // error of its samples, shrunk toward the level's band by its count of independent deployments (n / (n +
+  // shrinkage) of the log distance kept). Call after set_bands. A cell no held-out sample reached keeps the
+  // level's band.
+  void set_cell_bands(const std::vector<ResidualSample>& samples, const ResidualCheck& check, int level);
 
   // The band per level (percent, held-out median absolute error), shape [kResidualLevels].
   void set_bands(const std::array<double, kResidualLevels>& ttft, const std::array<double, kResidualLevels>& tpot);
@@ -98,6 +107,8 @@ class ResidualTable {
     double ttft = 0;  // log correction, the parents' included
     double tpot = 0;
     std::int64_t count = 0;  // deployments (runs at the deployment level) it was fitted to
+    double ttft_band = 0;    // percent; 0: the level's band
+    double tpot_band = 0;
   };
   void fit_level(const std::vector<ResidualSample>& samples, int level);  // samples: one per deployment
   Cell parent_of(const ResidualKey& key, int level) const;

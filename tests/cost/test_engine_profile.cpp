@@ -98,3 +98,23 @@ TEST_CASE("a decode step adds the overheads to each family at its multiplier") {
   // By hand: 0.001 + 1e-5 x 32 + 2 x 0.004 + 3 x 0.010 + 1 x 0.002 + 0.5 x 0.002 = 0.04232 s.
   CHECK(moeplan::decode_step_seconds(times, 32, profile) == doctest::Approx(0.04232));
 }
+
+TEST_CASE("a prompt prices its attention at its own multiplier, or at the prefill one when unset") {
+  moeplan::EngineProfile profile;
+  profile.multipliers = {1.0, 1.0, 1.0, 0.5, 2.0};
+  profile.overheads = {0.0, 0.001, 0.0};
+  profile.chunk_tokens = 8192;
+  moeplan::FamilyTimes times;
+  times.attention = 0.010;
+  times.experts = 0.020;
+  times.other = 0.004;
+  times.communication = 0.002;
+  // Unset: 2 x (0.010 + 0.020 + 0.004) + 0.5 x 0.002 + 0.001 x 4096 / 8192 = 0.0695 s.
+  CHECK(moeplan::prompt_seconds(times, 4096, profile) == doctest::Approx(0.0695));
+  // Attention at 3: 3 x 0.010 + 2 x 0.024 + 0.001 + 0.0005 = 0.0795 s; and it reads back as written.
+  profile.multipliers.prefill_attention = 3.0;
+  CHECK(moeplan::prompt_seconds(times, 4096, profile) == doctest::Approx(0.0795));
+  const auto path = profile_file("prefill-attention", moeplan::engine_profile_json(profile));
+  CHECK(moeplan::read_engine_profile(path.string()).multipliers.prefill_attention == doctest::Approx(3.0));
+  std::filesystem::remove(path);
+}

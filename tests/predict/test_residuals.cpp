@@ -2,6 +2,7 @@
 // knows a key used, a user's deployment added without moving the rest, and the file read back.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,7 +16,7 @@ using moeplan::predict::ResidualKey;
 using moeplan::predict::ResidualSample;
 
 ResidualKey key(const std::string& family, const std::string& deployment) {
-  return {"e", "g", family, "x/x", "agg", deployment};
+  return {"e", "g", family, "x/x", "agg", deployment, "gpu"};
 }
 
 ResidualSample sample(const std::string& family, const std::string& deployment, double tpot_log_ratio) {
@@ -97,4 +98,24 @@ TEST_CASE("the residual file reads back what it wrote, and names the key it refu
     CHECK(error.key() == "engines.e.levels");
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a cell's band is its held-out error shrunk toward its level's by its deployments") {
+  auto table = moeplan::predict::ResidualTable::fit(samples(), 1.0);
+  std::array<double, moeplan::predict::kResidualLevels> bands{10.0, 10.0, 10.0, 10.0, 10.0};
+  table.set_bands(bands, bands);
+  // All four corrected at level 2 (family); TPOT off by 20, 20, 5 (family f: D1, D1, D2) and 30 % (h).
+  moeplan::predict::ResidualCheck check;
+  check.level = {2, 2, 2, 2};
+  check.ttft_log_error = {0.0, 0.0, 0.0, 0.0};
+  check.tpot_log_error = {std::log(1.2), std::log(1.2), std::log(1.05), std::log(1.3)};
+  table.set_cell_bands(samples(), check, 2);
+  // Family f: median 20 %, 2 deployments, kept 2/3 of the log distance from the level's 10 %:
+  // 20^(2/3) x 10^(1/3) = 15.874; TTFT: its 0 % floored at 0.1 %: 0.1^(2/3) x 10^(1/3) = 0.46416.
+  const auto factors = table.factors(key("f", ""));
+  CHECK(factors.level == 2);
+  CHECK(factors.tpot_band_percent == doctest::Approx(15.874).epsilon(1e-4));
+  CHECK(factors.ttft_band_percent == doctest::Approx(0.46416).epsilon(1e-4));
+  // Family h has one deployment, no cell of its own: the level above answers with its level's band.
+  CHECK(table.factors(key("h", "")).tpot_band_percent == doctest::Approx(10.0));
 }
