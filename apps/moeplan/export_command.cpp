@@ -108,7 +108,7 @@ void add_export_command(CLI::App& app) {
   command
       ->add_option("--engine", options->engine,
                    "target engine (default: the one the plan's scenario names; another is refused)")
-      ->check(CLI::IsMember({"sglang", "vllm", "vllm-ascend", "trtllm"}));
+      ->check(CLI::IsMember(engine_names()));
   command->add_option("--engine-version", options->engine_version,
                       "engine release the scripts are checked against (default: the plan's, else main; "
                       "lib/export/flags: SGLang 0.4.5+, vLLM 0.9+, vllm-ascend 0.9.1+, TensorRT-LLM 1.0.0rc3+)");

@@ -191,7 +191,7 @@ void add_fit_engine_command(CLI::App& app) {
                       "engine version of the --bench runs");
   command->add_option("--engine", options->engine, "engine whose runs to fit")
       ->required()
-      ->check(CLI::IsMember({"sglang", "vllm", "trtllm"}));
+      ->check(CLI::IsMember(profiled_engine_names()));
   add_output_option(*command, "--out", options->out, "profile JSON to write")->required();
   command->add_option("--models", options->models, "folder of model YAMLs, matched by hf_id")->capture_default_str();
   command->add_option("--start", options->start, "profile to start from (default: the engine's defaults)")

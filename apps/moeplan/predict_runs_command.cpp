@@ -118,7 +118,7 @@ std::string floors_summary(const predict::PartitionErrors& overall, const predic
 // A fitted profile must sit on the ceilings the runs are priced on: a profile fitted at the roofline
 // would count a calibration's measured shares twice. Unfitted defaults sit on none.
 void check_profile_ceilings(const PredictOptions& options, predict::Predictor& predictor) {
-  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+  for (const std::string& engine : profiled_engine_names()) {
     const EngineProfile& profile = predictor.profiles().get(engine);
     const std::string mismatch = predict::ceilings_mismatch(profile, predictor.ceiling_names());
     if (mismatch.empty() || !profile.fitted) continue;

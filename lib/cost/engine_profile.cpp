@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -90,6 +91,17 @@ EngineProfile read_engine_profile(const std::string& file) {
   return profile;
 }
 
+std::vector<std::string> profiled_engine_names() {
+  std::vector<std::string> names;
+  for (const Engine engine : kProfiledEngines) names.push_back(engine_name(engine));
+  return names;
+}
+
+bool has_engine_profile(const std::string& name) {
+  const std::vector<std::string> names = profiled_engine_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 EngineProfile default_engine_profile(const std::string& engine) {
   EngineProfile profile;
   profile.engine = engine;
@@ -97,14 +109,15 @@ EngineProfile default_engine_profile(const std::string& engine) {
   // SGLang runs prompts as their own passes of --chunked-prefill-size tokens [sglang-server-args];
   // vLLM V1 mixes prompt chunks into decode steps under max_num_batched_tokens [vllm-engine-args-docs];
   // TensorRT-LLM batches context chunks in flight with generation [trtllm-ifb-scheduler].
-  profile.scheduler = engine == "sglang" ? Scheduler::prefill_first : Scheduler::mixed_chunks;
+  const bool sglang = engine == engine_name(Engine::sglang);
+  profile.scheduler = sglang ? Scheduler::prefill_first : Scheduler::mixed_chunks;
   profile.chunk_tokens = 8192;
-  profile.dense_over_dp_group = engine == "sglang";
+  profile.dense_over_dp_group = sglang;
   return profile;
 }
 
 EngineProfile mean_profile(const std::vector<EngineProfile>& fitted) {
-  EngineProfile profile = default_engine_profile("sglang");
+  EngineProfile profile = default_engine_profile(engine_name(Engine::sglang));
   if (fitted.empty()) return profile;
   const auto count = static_cast<double>(fitted.size());
   const auto geometric_mean = [&](double FamilyMultipliers::*family) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/engine.hpp"
+
 namespace moeplan {
 
 enum class Scheduler {
@@ -101,6 +103,13 @@ double error_band_percent(const EngineProfile& profile, bool tpot, double fallba
 
 // The profile a file's engine name maps to in `folder` (engines/<name>.json).
 std::string engine_profile_path(const std::string& folder, const std::string& engine);
+
+// The engines measured runs are fitted for, each with its profile engines/<name>.json (vllm-ascend has none).
+inline constexpr Engine kProfiledEngines[] = {Engine::sglang, Engine::vllm, Engine::trtllm};
+// The names of kProfiledEngines, in order.
+std::vector<std::string> profiled_engine_names();
+// Whether `name` is one of them.
+bool has_engine_profile(const std::string& name);
 
 // The band printed beside a TTFT or TPOT: the profile's held-out median errors, or the wide default with
 // the reason when the profile was never fitted.

@@ -10,7 +10,7 @@ namespace {
 
 bool serves_plan_engine(Engine engine, const std::string& planned) {
   const std::string name = engine_name(engine);
-  return name == planned || (engine == Engine::vllm_ascend && planned == "vllm");
+  return name == planned || (engine == Engine::vllm_ascend && planned == engine_name(Engine::vllm));
 }
 
 Engine chosen_engine(const PlanFile& plan, const std::string& engine_flag) {

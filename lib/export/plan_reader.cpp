@@ -47,8 +47,7 @@ PlanModel parse_model(const JsonFields& root) {
 // The engine the scenario named, by its name in spec/engine.hpp's table, and its release, "" when it named
 // none; a name or a release that is not one is refused here, naming its key.
 void read_plan_engine(const JsonFields& engine, PlanScenario& scenario) {
-  std::vector<std::string> names;
-  for (const Engine known : kEngines) names.push_back(engine_name(known));
+  const std::vector<std::string> names = engine_names();
   scenario.engine = names[engine.choice("name", names)];
   scenario.engine_version = engine.text("version");
   if (scenario.engine_version.empty()) return;

@@ -13,14 +13,14 @@ namespace moeplan::predict {
 
 namespace {
 
-bool unknown_engine(const std::string& engine) { return engine != "sglang" && engine != "vllm" && engine != "trtllm"; }
+bool unknown_engine(const std::string& engine) { return !has_engine_profile(engine); }
 
 }  // namespace
 
 std::vector<std::string> ProfileSet::folder_files(const std::string& folder) {
   std::vector<std::string> files;
   std::error_code error;
-  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+  for (const std::string& engine : profiled_engine_names()) {
     const std::string file = engine_profile_path(folder, engine);
     if (std::filesystem::exists(file, error)) files.push_back(file);
   }
@@ -33,7 +33,7 @@ ProfileSet ProfileSet::load_folder(const std::string& folder) {
     throw InputError(folder, "--engines", "a folder of engine profiles (<engine>.json, as engines/ ships)");
   }
   std::map<std::string, EngineProfile> profiles;
-  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+  for (const std::string& engine : profiled_engine_names()) {
     const std::string file = engine_profile_path(folder, engine);
     if (std::filesystem::exists(file)) profiles.emplace(engine, read_engine_profile(file));
   }
@@ -45,14 +45,14 @@ ProfileSet ProfileSet::load_folder(const std::string& folder) {
 
 std::vector<std::string> ProfileSet::describe() const {
   std::vector<std::string> lines;
-  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+  for (const std::string& engine : profiled_engine_names()) {
     const auto found = profiles_.find(engine);
     if (found == profiles_.end()) {
-      lines.push_back(std::string(engine) + ": no profile in " + folder_ + ", the unfitted defaults");
+      lines.push_back(engine + ": no profile in " + folder_ + ", the unfitted defaults");
     } else if (!found->second.fitted) {
-      lines.push_back(std::string(engine) + ": " + engine_profile_path(folder_, engine) + ", never fitted");
+      lines.push_back(engine + ": " + engine_profile_path(folder_, engine) + ", never fitted");
     } else {
-      lines.push_back(std::string(engine) + ": " + engine_profile_path(folder_, engine) + ", " + found->second.source);
+      lines.push_back(engine + ": " + engine_profile_path(folder_, engine) + ", " + found->second.source);
     }
   }
   return lines;

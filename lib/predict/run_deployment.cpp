@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "io/input_error.hpp"
+#include "spec/engine.hpp"
 
 namespace moeplan::predict {
 
@@ -233,7 +234,7 @@ Resolved resolve_run(const MeasuredRun& run, const ModelCatalog& catalog) {
   Resolved resolved = resolve_model_and_gpu(run, catalog);
   if (!resolved.deployment) return resolved;
   Deployment deployment = *resolved.deployment;
-  const bool dense_over_group = run.engine == "sglang";
+  const bool dense_over_group = run.engine == engine_name(Engine::sglang);
   std::string reason;
   const WorkerShape& main_shape = run.disaggregated ? run.decode : run.worker;
   deployment.model = with_padded_expert_slices(deployment.model, main_shape.moe_tp);

@@ -142,7 +142,7 @@ std::vector<RunPrediction> held_out_predictions(const std::vector<MeasuredRun>& 
   for (std::size_t index = 0; index < runs.size(); ++index) {
     predictions[index].costs = predictor.costs(runs[index], predictions[index].reason);
   }
-  for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+  for (const std::string& engine : profiled_engine_names()) {
     FitSet set = fit_samples(runs, predictor, engine);
     for (FitSample& sample : set.samples) sample.sweep = held_out_group(runs[sample.run], options.hold_out);
     check_fit_budget(set.samples.size(), options.folds, "--held-out");

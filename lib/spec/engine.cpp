@@ -16,6 +16,12 @@ std::string engine_name(Engine engine) {
   return "";
 }
 
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names;
+  for (const Engine engine : kEngines) names.push_back(engine_name(engine));
+  return names;
+}
+
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& key) {
   for (const Engine engine : kEngines) {
     if (engine_name(engine) == name) return engine;

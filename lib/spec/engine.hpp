@@ -4,6 +4,7 @@
 // releases ([sglang-server-args-docs] for SGLang, [vllm-engine-args-docs] for vLLM), so every writer takes a
 // version.
 #include <string>
+#include <vector>
 
 #include "spec/engine_release.hpp"
 
@@ -12,6 +13,8 @@ namespace moeplan {
 enum class Engine { sglang, vllm, vllm_ascend, trtllm };
 
 std::string engine_name(Engine engine);
+// The names of kEngines, in order.
+std::vector<std::string> engine_names();
 inline constexpr Engine kEngines[] = {Engine::sglang, Engine::vllm, Engine::vllm_ascend, Engine::trtllm};
 
 // "sglang", "vllm", "vllm-ascend" or "trtllm"; throws InputError naming `source` and `key` otherwise.
