@@ -10,6 +10,7 @@ namespace {
 
 extern "C" void on_interrupt(int signal_number) {
   // A blocked open never reaches a cancellation check, and nothing is written yet: end now.
+  cancelling_signal.store(signal_number);
   if (!cancellation_requested.exchange(true) && !blocking_call_in_progress.load()) return;
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);

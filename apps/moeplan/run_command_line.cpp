@@ -69,7 +69,8 @@ int parse_and_run(CLI::App& app, int argc, char** argv) {
     return kBadInputExit;
   } catch (const Cancelled&) {
     std::fprintf(stderr, "moeplan: interrupted; nothing was written\n");
-    return kInterruptedExitCode;
+    const int signal_number = cancelling_signal.load();
+    return signal_number > 0 ? 128 + signal_number : kInterruptedExitCode;
   } catch (const std::exception& error) {
     return report_unexpected(error);
   }

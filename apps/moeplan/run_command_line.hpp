@@ -7,7 +7,7 @@
 namespace moeplan::cli {
 
 constexpr int kBadInputExit = 2;
-constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it
+constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it; 143 after SIGTERM
 
 int run_command_line(CLI::App& app, int argc, char** argv);
 

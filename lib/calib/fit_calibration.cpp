@@ -14,11 +14,11 @@ namespace moeplan::calib {
 namespace {
 
 // A family's measurements as indices into Calibration::measurements, split by held-out shape.
-struct Split {
+struct HeldOutSplit {
   std::vector<std::size_t> training, held_out;
 };
 
-Split split_family(const Calibration& calibration, Family family) {
+HeldOutSplit split_family(const Calibration& calibration, Family family) {
   std::vector<std::size_t> members;
   std::vector<Measurement> member_measurements;
   for (std::size_t index = 0; index < calibration.measurements.size(); ++index) {
@@ -27,7 +27,7 @@ Split split_family(const Calibration& calibration, Family family) {
     member_measurements.push_back(calibration.measurements[index]);
   }
   const std::vector<bool> held = held_out_by_shape(member_measurements);
-  Split split;
+  HeldOutSplit split;
   for (std::size_t member = 0; member < members.size(); ++member) {
     (held[member] ? split.held_out : split.training).push_back(members[member]);
   }
@@ -42,7 +42,7 @@ std::vector<Measurement> gather(const Calibration& calibration, const std::vecto
 
 // Records the prediction of every member; returns the held-out MAPE (empty without a held-out point).
 template <typename Predict>
-std::optional<double> record_predictions(Calibration& calibration, const Split& split, int& heldout_points,
+std::optional<double> record_predictions(Calibration& calibration, const HeldOutSplit& split, int& heldout_points,
                                          const Predict& predict) {
   for (std::size_t index : split.training) {
     if (std::optional<double> seconds = predict(calibration.measurements[index])) {
@@ -68,7 +68,7 @@ CurvePoint curve_point(const Measurement& measurement) {
 }
 
 void fit_collectives(Calibration& calibration) {
-  const Split split = split_family(calibration, Family::collective);
+  const HeldOutSplit split = split_family(calibration, Family::collective);
   using Key = std::tuple<std::string, std::string, int>;
   std::map<Key, std::vector<CurvePoint>> curves;
   for (const Measurement& measurement : gather(calibration, split.training)) {
@@ -94,7 +94,7 @@ RooflinePoint roofline_point(const Measurement& measurement) {
 }
 
 void fit_gemms(Calibration& calibration) {
-  const Split split = split_family(calibration, Family::gemm);
+  const HeldOutSplit split = split_family(calibration, Family::gemm);
   if (split.training.empty()) return;
   const RooflineReference& reference = calibration.coefficients.reference;
   std::vector<RooflinePoint> points;
@@ -109,7 +109,7 @@ void fit_gemms(Calibration& calibration) {
 }
 
 void fit_moe_layers(Calibration& calibration) {
-  const Split split = split_family(calibration, Family::moe_layer);
+  const HeldOutSplit split = split_family(calibration, Family::moe_layer);
   if (split.training.empty() || !calibration.coefficients.gemm) return;
   const RooflineReference& reference = calibration.coefficients.reference;
   const MoeFit fit = fit_moe(gather(calibration, split.training), reference);
@@ -188,7 +188,7 @@ std::optional<PathAdjustment> fit_otp_scheme(const Calibration& calibration, con
 }
 
 void fit_otp_paths(Calibration& calibration) {
-  const Split split = split_family(calibration, Family::otp);
+  const HeldOutSplit split = split_family(calibration, Family::otp);
   calibration.coefficients.otp_x1 = fit_otp_scheme(calibration, split.training, OtpScheme::x1);
   calibration.coefficients.otp_x2 = fit_otp_scheme(calibration, split.training, OtpScheme::x2);
   calibration.heldout.otp =

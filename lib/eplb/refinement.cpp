@@ -71,7 +71,7 @@ void apply_swap(std::vector<double>& loads, Packing& packing, const Swap& swap) 
 }
 
 // A gain smaller than this share of the load is rounding, not progress: it must not cycle.
-constexpr double kRelativeTolerance = 1e-12;
+constexpr double kRefinementTolerance = 1e-12;
 
 // True when `candidate` (slot, other slot, larger load) beats `best`: a lower larger load, then the
 // lower slot of the heaviest GPU, then the lower other slot (the order a scan of slots meets them).
@@ -184,7 +184,7 @@ Swap best_swap_off(const SwapOrders& orders, const Packing& packing, std::int64_
   for (const auto other_gpu : orders.gpus_by_load) {
     if (packing.gpu_loads[other_gpu] >= own_load) break;
     // The margin covers rounding in the two sums a candidate is scored by.
-    if (0.5 * (own_load + packing.gpu_loads[other_gpu]) > best.larger_load * (1 + kRelativeTolerance)) break;
+    if (0.5 * (own_load + packing.gpu_loads[other_gpu]) > best.larger_load * (1 + kRefinementTolerance)) break;
     best_swap_between(orders, packing, gpu, other_gpu, best);
   }
   return best;
@@ -209,7 +209,7 @@ std::int64_t refine_by_swaps(std::span<const TokenCount> weights, std::span<cons
     const auto gpu = heaviest_gpu(orders, packing);
     const double heaviest = packing.gpu_loads[gpu];
     if (heaviest <= good_enough) return swaps;
-    const auto best = best_swap_off(orders, packing, gpu, heaviest * (1 - kRelativeTolerance));
+    const auto best = best_swap_off(orders, packing, gpu, heaviest * (1 - kRefinementTolerance));
     if (best.first_slot < 0) return swaps;
     apply_swap(orders, packing, best);
   }
@@ -225,7 +225,7 @@ std::int64_t separate_duplicate_replicas(std::span<const TokenCount> weights, st
     const auto gpu = slot / packing.slots_per_gpu;
     if (!gpu_holds(packing, gpu, packing.slot_experts[slot], slot)) continue;
     if (loads.empty()) loads = slot_loads(weights, counts, packing);
-    const double ceiling = packing.max_load() * (1 + kRelativeTolerance);
+    const double ceiling = packing.max_load() * (1 + kRefinementTolerance);
     const auto swap = best_swap_for_slot(loads, packing, slot, false);
     if (swap.larger_load <= ceiling) {
       apply_swap(loads, packing, swap);

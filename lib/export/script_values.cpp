@@ -14,12 +14,12 @@ namespace moeplan::exporting {
 
 namespace {
 
-constexpr const char* kCommandLine = "command line";
-constexpr std::size_t kLongestHost = 253;  // a DNS name's limit (RFC 1035, section 2.3.4)
+constexpr const char* kValuesFromCommandLine = "command line";
+constexpr std::size_t kLongestHostName = 253;  // a DNS name's limit (RFC 1035, section 2.3.4)
 
 // A connector's class name: letters, digits, '.', '-' and '_', not starting with '-'.
 bool valid_connector(std::string_view name) {
-  if (name.empty() || name.size() > kLongestHost || name.front() == '-') return false;
+  if (name.empty() || name.size() > kLongestHostName || name.front() == '-') return false;
   return std::all_of(name.begin(), name.end(), [](char character) {
     return std::isalnum(static_cast<unsigned char>(character)) ||
            std::string_view(".-_").find(character) != std::string_view::npos;
@@ -33,7 +33,7 @@ bool safe_text(const std::string& text) { return single_line_text(text); }
 void check_text(const std::string& key, const std::string& text, const std::string& what) {
   if (!safe_text(text)) {
     throw InputError(
-        kCommandLine, key,
+        kValuesFromCommandLine, key,
         fmt::format("{} in UTF-8 without control characters or line breaks, got '{}'", what, printable(text)));
   }
 }
@@ -45,7 +45,7 @@ void check_model_path(const ExportRequest& request, const PlanFile& plan) {
   if (!request.model_path.empty()) {
     if (!safe_text(request.model_path) || request.model_path.front() == '-') {
       throw InputError(
-          kCommandLine, "--model-path",
+          kValuesFromCommandLine, "--model-path",
           fmt::format("a model path or hub id in {}, got '{}'", expectation, printable(request.model_path)));
     }
     return;
@@ -73,18 +73,19 @@ void check_hosts(const ExportRequest& request) {
   for (const std::string& host : request.hosts) {
     const HostKind kind = host_kind(host);
     if (kind == HostKind::invalid) {
-      throw InputError(kCommandLine, "--hosts",
+      throw InputError(kValuesFromCommandLine, "--hosts",
                        fmt::format("host names (RFC 1123), IPv4 or IPv6 addresses, got '{}'", printable(host)));
     }
     // [trtllm-llmapi-launch]: mpirun -H reads HOST:SLOTS, which an IPv6 address cannot be written in.
     if (kind == HostKind::ipv6 && request.engine == Engine::trtllm) {
-      throw InputError(kCommandLine, "--hosts",
+      throw InputError(kValuesFromCommandLine, "--hosts",
                        fmt::format("host names or IPv4 addresses for TensorRT-LLM, whose mpirun -H list reads "
                                    "HOST:SLOTS; got the IPv6 address '{}'",
                                    host));
     }
     if (!seen.insert(host).second) {
-      throw InputError(kCommandLine, "--hosts", fmt::format("each host once (one node each), got '{}' twice", host));
+      throw InputError(kValuesFromCommandLine, "--hosts",
+                       fmt::format("each host once (one node each), got '{}' twice", host));
     }
   }
 }
@@ -94,14 +95,14 @@ void check_hosts(const ExportRequest& request) {
 void check_request_values(const ExportRequest& request, const PlanFile& plan) {
   check_hosts(request);
   if (!request.image.empty() && !valid_image(request.image)) {  // empty: default_image
-    throw InputError(kCommandLine, "--image",
+    throw InputError(kValuesFromCommandLine, "--image",
                      fmt::format("a container image (letters, digits, '.', '_', '-', '/', ':', '@', starting with a "
                                  "letter or digit), got '{}'",
                                  printable(request.image)));
   }
   if (!request.kv_connector.empty() && !valid_connector(request.kv_connector)) {  // empty: the engine's default
     throw InputError(
-        kCommandLine, "--kv-connector",
+        kValuesFromCommandLine, "--kv-connector",
         fmt::format("a connector name (letters, digits, '.', '-', '_'), got '{}'", printable(request.kv_connector)));
   }
   check_text("--plan", plan.file, "a path");

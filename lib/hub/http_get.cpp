@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "io/budgets.hpp"
+#include "io/cancellation.hpp"
 
 #ifdef MOEPLAN_HAVE_CURL
 #include <curl/curl.h>
@@ -74,7 +75,14 @@ void set_limits(CURL* curl, const HttpLimits& limits, Transfer& transfer) {
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 }
 
+// Called by curl about once a second even while nothing arrives: a SIGINT or SIGTERM aborts the transfer.
+int stop_when_cancelled(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return cancellation_requested.load() ? 1 : 0;
+}
+
 void set_transfer(CURL* curl, const std::string& url, Transfer& transfer) {
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, stop_when_cancelled);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "moeplan");
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, take_body);
@@ -104,6 +112,7 @@ HttpResponse http_get(const std::string& url, const std::string& token, const Ht
       token.empty() ? nullptr : curl_slist_append(nullptr, authorization.c_str()), curl_slist_free_all);
   if (headers) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
   const CURLcode code = curl_easy_perform(curl.get());
+  stop_if_cancelled();
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &transfer.response.status);
   if (code != CURLE_OK) transfer.response.failure = failure_text(code, transfer, limits);
   return transfer.response;

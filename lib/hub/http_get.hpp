@@ -25,6 +25,7 @@ bool http_available();
 
 // GETs `url` (http or https only, redirects too), with "Authorization: Bearer <token>" when `token` is
 // not empty; curl drops it on a redirect to another host.
+// Throws Cancelled when SIGINT or SIGTERM raises the cancellation flag while the transfer waits.
 HttpResponse http_get(const std::string& url, const std::string& token, const HttpLimits& limits);
 
 }  // namespace moeplan::hub

@@ -15,6 +15,8 @@ namespace moeplan::hub {
 namespace {
 
 const char* const kConfigFile = "config.json";
+// A ModelOpt checkpoint's quantization, when config.json has no quantization_config [modelopt-hf-quant].
+const char* const kQuantizationFile = "hf_quant_config.json";
 
 std::string value_of(const std::function<const char*(const char*)>& variable, const char* name) {
   const char* value = variable(name);
@@ -71,34 +73,38 @@ std::string refused(const HubSettings& settings, long status) {
       settings.endpoint, status);
 }
 
-// The body of a complete 200 answer, or the InputError that says why there is none.
-std::string config_body(const std::string& id, const HubSettings& settings, const HttpResponse& response) {
-  const std::string url = settings.endpoint + "/" + id + "/resolve/main/" + kConfigFile;
+std::string file_url(const std::string& id, const HubSettings& settings, const char* name) {
+  return settings.endpoint + "/" + id + "/resolve/main/" + name;
+}
+
+// The body of a complete 200 answer for the file `name`, or the InputError that says why there is none.
+std::string file_body(const std::string& id, const HubSettings& settings, const HttpResponse& response,
+                      const char* name) {
+  const std::string url = file_url(id, settings, name);
   if (!response.failure.empty()) {
-    throw InputError(id, kConfigFile,
+    throw InputError(id, name,
                      fmt::format("{} from {} ({}); HF_HUB_OFFLINE=1 reads the cache only",
                                  response.status == 0 ? "an answer" : "a whole answer", url, response.failure));
   }
-  if (response.status == 401 || response.status == 403)
-    throw InputError(id, kConfigFile, refused(settings, response.status));
+  if (response.status == 401 || response.status == 403) throw InputError(id, name, refused(settings, response.status));
   if (response.status == 404) {
-    throw InputError(id, kConfigFile,
+    throw InputError(id, name,
                      fmt::format("a model id the hub knows ({} answered 404: no such repository or file)", url));
   }
   if (response.status != 200) {
-    throw InputError(id, kConfigFile, fmt::format("a 200 answer from {}, got HTTP {}", url, response.status));
+    throw InputError(id, name, fmt::format("a 200 answer from {}, got HTTP {}", url, response.status));
   }
   if (!nlohmann::json::accept(response.body)) {
-    throw InputError(id, kConfigFile,
+    throw InputError(id, name,
                      fmt::format("a JSON document from {}, got {} bytes of something else", url, response.body.size()));
   }
   return response.body;
 }
 
-// Writes the fetched file where the Hugging Face tools look for it, and refs/main naming its revision.
-std::filesystem::path cache_config(const std::filesystem::path& folder, const std::string& revision,
-                                   const std::string& body) {
-  std::filesystem::path file = folder / "snapshots" / revision / kConfigFile;
+// Writes the fetched file `name` where the Hugging Face tools look for it, and refs/main naming its revision.
+std::filesystem::path cache_file(const std::filesystem::path& folder, const std::string& revision, const char* name,
+                                 const std::string& body) {
+  std::filesystem::path file = folder / "snapshots" / revision / name;
   std::error_code error;
   std::filesystem::create_directories(file.parent_path(), error);
   std::filesystem::create_directories(folder / "refs", error);
@@ -106,6 +112,23 @@ std::filesystem::path cache_config(const std::filesystem::path& folder, const st
   write_file_atomically(file, body);
   write_file_atomically(folder / "refs" / "main", revision);
   return file;
+}
+
+bool has_quantization_config(const std::string& config_body) {
+  const nlohmann::json config = nlohmann::json::parse(config_body);
+  const auto names = [](const nlohmann::json& object) {
+    return object.is_object() && object.contains("quantization_config");
+  };
+  return names(config) || (config.is_object() && config.contains("text_config") && names(config["text_config"]));
+}
+
+// Fetches hf_quant_config.json beside a config.json that names no quantization; a 404 means the
+// checkpoint has none.
+void fetch_quantization_file(const std::string& id, const HubSettings& settings, const std::filesystem::path& folder,
+                             const std::string& revision) {
+  const HttpResponse response = http_get(file_url(id, settings, kQuantizationFile), settings.token, settings.limits);
+  if (response.failure.empty() && response.status == 404) return;
+  cache_file(folder, revision, kQuantizationFile, file_body(id, settings, response, kQuantizationFile));
 }
 
 }  // namespace
@@ -139,10 +162,11 @@ std::filesystem::path hub_config(const std::string& id, const HubSettings& setti
         id, kConfigFile,
         fmt::format("a cached copy under {} (HF_HUB_OFFLINE is set, so nothing is fetched)", folder.string()));
   }
-  const HttpResponse response =
-      http_get(settings.endpoint + "/" + id + "/resolve/main/" + kConfigFile, settings.token, settings.limits);
-  const std::string body = config_body(id, settings, response);
-  return cache_config(folder, is_revision(response.repo_commit) ? response.repo_commit : "main", body);
+  const HttpResponse response = http_get(file_url(id, settings, kConfigFile), settings.token, settings.limits);
+  const std::string body = file_body(id, settings, response, kConfigFile);
+  const std::string revision = is_revision(response.repo_commit) ? response.repo_commit : "main";
+  if (!has_quantization_config(body)) fetch_quantization_file(id, settings, folder, revision);
+  return cache_file(folder, revision, kConfigFile, body);
 }
 
 }  // namespace moeplan::hub

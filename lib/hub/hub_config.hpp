@@ -24,7 +24,9 @@ HubSettings hub_settings(const std::function<const char*(const char*)>& variable
 // The cached folder of a repository: <cache>/models--owner--name.
 std::filesystem::path repository_folder(const HubSettings& settings, const std::string& id);
 
-// The path of `id`'s config.json in the cache, fetched first when the cache lacks it. Throws
+// The path of `id`'s config.json in the cache, fetched first when the cache lacks it; a config.json
+// without quantization_config brings the checkpoint's hf_quant_config.json (ModelOpt) into the same
+// snapshot folder when the hub has one, where load_hf_config finds it. Throws
 // InputError(id, "config.json", ...) when the hub has no such model, refuses it (gated or private),
 // cannot be reached, or is offline with nothing cached.
 std::filesystem::path hub_config(const std::string& id, const HubSettings& settings);

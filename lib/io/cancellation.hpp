@@ -16,6 +16,10 @@ class Cancelled : public std::runtime_error {
 inline std::atomic<bool> cancellation_requested{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
+// The signal that raised the flag (SIGINT or SIGTERM), so the command exits with 128 plus its number.
+inline std::atomic<int> cancelling_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
 // Raised while a call that may block for good runs (opening an input that turned into a FIFO): a signal
 // then ends the process instead of waiting for a loop that never comes.
 inline std::atomic<bool> blocking_call_in_progress{false};

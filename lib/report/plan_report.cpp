@@ -13,10 +13,12 @@ namespace moeplan::report {
 namespace {
 
 constexpr std::size_t kExamplesPerReason = 2;
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+constexpr double kTableBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 
-std::string milliseconds(double seconds) { return fmt::format("{:.1f}", seconds * 1e3); }
-std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / kBytesPerGib); }
+std::string milliseconds_text(double seconds) { return fmt::format("{:.1f}", seconds * 1e3); }
+std::string gib_text(std::uint64_t bytes) {
+  return fmt::format("{:.1f}", static_cast<double>(bytes) / kTableBytesPerGib);
+}
 
 std::vector<RankedLayout> aggregated_layouts(const SearchResult& result, std::size_t top) {
   std::vector<RankedLayout> layouts;
@@ -47,9 +49,9 @@ std::vector<std::pair<std::string, std::string>> facts(const PlanReportInput& in
                                   ? fmt::format("{:.3g} requests/s", *workload.request_rate)
                                   : fmt::format("{} concurrent", workload.concurrency.value_or(workload.num_requests));
   std::string slo;
-  if (scenario.slo.ttft) slo += "TTFT " + milliseconds(*scenario.slo.ttft) + " ms";
+  if (scenario.slo.ttft) slo += "TTFT " + milliseconds_text(*scenario.slo.ttft) + " ms";
   if (scenario.slo.tpot)
-    slo += (slo.empty() ? "" : ", ") + std::string("TPOT ") + milliseconds(*scenario.slo.tpot) + " ms";
+    slo += (slo.empty() ? "" : ", ") + std::string("TPOT ") + milliseconds_text(*scenario.slo.tpot) + " ms";
   const SearchResult& result = input.result;
   const std::size_t kept = result.aggregated.size() + result.prefill.size() + result.decode.size();
   return {{"model", input.model_name},
@@ -69,11 +71,12 @@ HtmlTable layouts_table(const std::vector<RankedLayout>& layouts) {
   for (std::size_t index = 0; index < layouts.size(); ++index) {
     const Candidate& candidate = *layouts[index].candidate;
     const ServingEstimate& serving = candidate.serving;
-    table.rows.push_back(
-        {layouts[index].label, fmt::format("{}", candidate.layout.gpus()), fmt::format("{}", serving.batch),
-         serving.batch_limit, fmt::format("{:.0f}", serving.output_tokens_per_gpu),
-         fmt::format("{:.1f}", serving.tokens_per_user), milliseconds(serving.ttft), milliseconds(serving.tpot),
-         gib(candidate.memory.weights.total()), gib(candidate.memory.kv_cache_bytes)});
+    table.rows.push_back({layouts[index].label, fmt::format("{}", candidate.layout.gpus()),
+                          fmt::format("{}", serving.batch), serving.batch_limit,
+                          fmt::format("{:.0f}", serving.output_tokens_per_gpu),
+                          fmt::format("{:.1f}", serving.tokens_per_user), milliseconds_text(serving.ttft),
+                          milliseconds_text(serving.tpot), gib_text(candidate.memory.weights.total()),
+                          gib_text(candidate.memory.kv_cache_bytes)});
     if (layouts[index].chosen) table.highlighted_rows.push_back(index);
   }
   return table;
@@ -88,7 +91,7 @@ HtmlTable disaggregated_table(const SearchResult& result, std::size_t top) {
     table.rows.push_back({fmt::format("{}", index + 1), candidate_label(plan.prefill),
                           fmt::format("{}", plan.prefill_nodes), candidate_label(plan.decode),
                           fmt::format("{}", plan.decode_nodes), fmt::format("{:.0f}", plan.output_tokens_per_gpu),
-                          milliseconds(plan.prefill.serving.ttft), milliseconds(plan.decode.serving.tpot)});
+                          milliseconds_text(plan.prefill.serving.ttft), milliseconds_text(plan.decode.serving.tpot)});
   }
   return table;
 }

@@ -49,7 +49,7 @@ XyChart over_time(const std::vector<SimulationRun>& runs, std::string title, std
   return chart;
 }
 
-std::string milliseconds(double seconds) { return fmt::format("{:.1f}", seconds * 1e3); }
+std::string simulation_milliseconds_text(double seconds) { return fmt::format("{:.1f}", seconds * 1e3); }
 
 HtmlTable summary_table(const std::vector<SimulationRun>& runs) {
   HtmlTable table({"run", "GPUs", "output tok/s", "tok/s/GPU", "requests/s", "completed", "TTFT p50 s", "TTFT p99 s",
@@ -62,7 +62,8 @@ HtmlTable summary_table(const std::vector<SimulationRun>& runs) {
                           fmt::format("{:.1f}", summary.output_tokens_per_gpu),
                           fmt::format("{:.3f}", summary.requests_per_second), fmt::format("{}", summary.completed),
                           fmt::format("{:.1f}", summary.ttft.p50), fmt::format("{:.1f}", summary.ttft.p99),
-                          milliseconds(summary.tpot.p50), milliseconds(summary.tpot.p99),
+                          simulation_milliseconds_text(summary.tpot.p50),
+                          simulation_milliseconds_text(summary.tpot.p99),
                           summary.memory_binds_at ? fmt::format("{:.0f}", *summary.memory_binds_at) : "never",
                           fmt::format("{}", summary.preemptions)});
   }

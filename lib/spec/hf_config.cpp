@@ -325,6 +325,23 @@ void read_quantization(const ConfigView& config, Model& model) {
   }
 }
 
+// A ModelOpt checkpoint may keep its quantization in hf_quant_config.json beside config.json instead of
+// in config.json's quantization_config: {"quantization": {"quant_algo": "FP8" or "NVFP4", ...}} [modelopt-hf-quant].
+void read_modelopt_quantization_file(const std::filesystem::path& file, Model& model) {
+  const nlohmann::json json = parse_json_file(file);
+  const ConfigView top(json, file.string());
+  if (!top.has("quantization")) throw InputError(file.string(), "quantization", "a JSON object (the key is missing)");
+  const ConfigView quantization = top.object("quantization");
+  const std::string algorithm = quantization.text_or("quant_algo", "");
+  if (algorithm == "FP8") {
+    set_linear_weights(model, DType::fp8_per_tensor);
+  } else if (algorithm == "NVFP4") {
+    model.weights.dense_ffn = model.weights.experts = model.weights.shared_experts = DType::nvfp4;
+  } else {
+    throw InputError(file.string(), quantization.key_path("quant_algo"), "FP8 or NVFP4, got '" + algorithm + "'");
+  }
+}
+
 }  // namespace
 
 Model load_hf_config(const std::filesystem::path& file) {
@@ -348,6 +365,12 @@ Model load_hf_config(const std::filesystem::path& file) {
   read_moe(config, model_type, model);
   read_dense_layers(config, model_type, model);
   read_quantization(config.has("quantization_config") ? config : top, model);
+  const std::filesystem::path quantization_file = file.parent_path() / "hf_quant_config.json";
+  std::error_code error;
+  if (!config.has("quantization_config") && !top.has("quantization_config") &&
+      std::filesystem::exists(quantization_file, error)) {
+    read_modelopt_quantization_file(quantization_file, model);
+  }
   validate_model(model);
   return model;
 }

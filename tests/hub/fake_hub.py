@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A stand-in for the Hugging Face hub on 127.0.0.1: serves the answers tests/hub/ checks (a config, a
-gated model, a missing one, a redirect, a body cut short, a slow answer, an oversized body), then runs
+gated model, a missing one, a ModelOpt hf_quant_config.json, a redirect, a body cut short, a slow answer, an oversized body), then runs
 the command given with MOEPLAN_TEST_HUB set to its address and exits with that command's status."""
 import http.server
 import os
@@ -11,6 +11,7 @@ import time
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 CONFIG = b'{"model_type": "llama", "hidden_size": 4096}'
+QUANTIZATION = b'{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16}}'
 
 
 class Hub(http.server.BaseHTTPRequestHandler):
@@ -28,8 +29,14 @@ class Hub(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        repository = self.path.split("/resolve/")[0]
-        if repository == "/org/model":
+        repository, _, name = self.path.partition("/resolve/main/")
+        if repository == "/org/nvfp4":
+            self.answer(200, QUANTIZATION if name == "hf_quant_config.json" else CONFIG, [("X-Repo-Commit", REVISION)])
+        elif repository == "/org/brokenquant":
+            self.answer(500 if name == "hf_quant_config.json" else 200, b"busy" if name == "hf_quant_config.json" else CONFIG)
+        elif name != "config.json":
+            self.answer(404, b"not found")  # the other repositories ship no hf_quant_config.json
+        elif repository == "/org/model":
             self.answer(200, CONFIG, [("X-Repo-Commit", REVISION)])
         elif repository == "/org/gated":
             granted = self.headers.get("Authorization") == "Bearer good-token"

@@ -108,3 +108,24 @@ TEST_CASE("a missing model, a body cut short, a slow answer and an oversized one
   CHECK(has(refusal("org/notjson", settings), "a JSON document"));
   CHECK_FALSE(std::filesystem::exists(settings.cache));
 }
+
+TEST_CASE("a config.json without quantization_config brings the checkpoint's hf_quant_config.json beside it") {
+  if (!moeplan::hub::http_available() || std::getenv("MOEPLAN_TEST_HUB") == nullptr) return;
+  const moeplan::hub::HubSettings settings = settings_for("quantization");
+  const std::filesystem::path snapshot = settings.cache / "models--org--nvfp4" / "snapshots" / kRevision;
+  CHECK(moeplan::hub::hub_config("org/nvfp4", settings) == snapshot / "config.json");
+  CHECK(read_text(snapshot / "hf_quant_config.json") ==
+        R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16}})");
+  moeplan::hub::hub_config("org/model", settings);  // the hub answers 404: the checkpoint has none
+  CHECK_FALSE(std::filesystem::exists(settings.cache / "models--org--model" / "snapshots" / kRevision /
+                                      "hf_quant_config.json"));
+  try {
+    moeplan::hub::hub_config("org/brokenquant", settings);
+    FAIL("no error for org/brokenquant");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.file() == "org/brokenquant");
+    CHECK(error.key() == "hf_quant_config.json");
+    CHECK(has(error.expectation(), "got HTTP 500"));
+  }
+  CHECK_FALSE(std::filesystem::exists(settings.cache / "models--org--brokenquant" / "refs" / "main"));
+}

@@ -157,3 +157,32 @@ TEST_CASE("FP8 without weight blocks, and modelopt FP8, keep one scale per tenso
       with_quantization("deepseek-v3", {{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}});
   CHECK(blocked.weights.experts == moeplan::DType::fp8_e4m3);
 }
+
+TEST_CASE("a ModelOpt hf_quant_config.json beside a config.json without quantization_config is read") {
+  // nvidia's ModelOpt checkpoints keep {"quantization": {"quant_algo": ...}} in hf_quant_config.json
+  // [modelopt-hf-quant]; NVFP4 puts the MLPs in NVFP4, FP8 every linear layer in per-tensor FP8.
+  std::ifstream stream(kRoot + "/tests/data/hf/deepseek-v3.json");
+  nlohmann::json config = nlohmann::json::parse(stream);
+  config.erase("quantization_config");
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "moeplan-test-modelopt";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "config.json") << config.dump();
+  const auto read_with = [&](const std::string& algorithm) {
+    std::ofstream(folder / "hf_quant_config.json")
+        << nlohmann::json{{"quantization", {{"quant_algo", algorithm}, {"group_size", 16}}}}.dump();
+    return moeplan::load_hf_config(folder / "config.json");
+  };
+  const moeplan::Model nvfp4 = read_with("NVFP4");
+  CHECK(nvfp4.weights.experts == moeplan::DType::nvfp4);
+  CHECK(nvfp4.weights.dense_ffn == moeplan::DType::nvfp4);
+  CHECK(nvfp4.weights.attention == moeplan::DType::bf16);
+  CHECK(read_with("FP8").weights.experts == moeplan::DType::fp8_per_tensor);
+  try {
+    read_with("W4A8_AWQ");
+    FAIL("W4A8_AWQ accepted");
+  } catch (const moeplan::InputError& error) {
+    CHECK(error.file() == (folder / "hf_quant_config.json").string());
+    CHECK(error.key() == "quantization.quant_algo");
+  }
+  std::filesystem::remove_all(folder);
+}

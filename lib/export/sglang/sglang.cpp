@@ -112,7 +112,7 @@ void add_cuda_graphs(LaunchCommand& command, const RolePlan& role, const SglangS
   command.add(decode_names ? "--cuda-graph-bs-decode" : "--cuda-graph-bs", std::move(sizes));
 }
 
-void add_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
+void add_sglang_batching(LaunchCommand& command, const RolePlan& role, const SglangSettings& settings) {
   if (role.two_batch_overlap) command.add("--enable-two-batch-overlap");
   command.add("--mem-fraction-static", memory_fraction_text(role.memory_fraction_static));
   command.add("--max-running-requests", std::to_string(role.max_running_requests));
@@ -159,7 +159,7 @@ LaunchCommand sglang_launch(const PlanFile& plan, const NodeLaunch& node, const 
   add_parallelism(command, node, settings);
   add_experts(command, plan, role, settings, expert_location);
   add_shared_fusion(command, plan, role, settings);
-  add_batching(command, role, settings);
+  add_sglang_batching(command, role, settings);
   add_sglang_speculative(command, role);
   return command;
 }

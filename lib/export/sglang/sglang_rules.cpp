@@ -49,7 +49,7 @@ void check_experts(const PlanFile& plan, const RolePlan& role, const EngineVersi
   }
 }
 
-void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
+void check_sglang_dense_and_head(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
   // [sglang-server-args]: moe_dense_tp_size is None (= tp_size), 1 or tp_size.
   if (plan.model.dense_layers > 0 && layout.dense_tp != 1 && layout.dense_tp != layout.world()) {
@@ -153,7 +153,7 @@ void check_sglang_role(const PlanFile& plan, const RolePlan& role, const EngineV
   sglang_release(version);  // refuses releases older than the table
   check_projections(plan, role);
   check_experts(plan, role, version);
-  check_dense_and_head(plan, role);
+  check_sglang_dense_and_head(plan, role);
   check_shared_fusion(plan, role, version);
   check_combinations(plan, role, version);
   check_overlap_and_graphs(plan, role);

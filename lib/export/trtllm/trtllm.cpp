@@ -94,7 +94,7 @@ void add_parallelism(LaunchCommand& command, const Layout& layout) {
   command.add("--ep_size", std::to_string(layout.ep));
 }
 
-void add_batching(LaunchCommand& command, const RolePlan& role) {
+void add_trtllm_batching(LaunchCommand& command, const RolePlan& role) {
   // [trtllm-llm-args]: the batch and token limits hold per rank, so per attention DP rank.
   command.add("--max_batch_size", std::to_string(role.max_batch_per_dp_rank));
   command.add("--max_num_tokens", std::to_string(role.chunked_prefill_tokens));
@@ -200,7 +200,7 @@ LaunchCommand trtllm_launch(const NodeLaunch& node, const std::string& model_pat
   command.program = {"trtllm-serve", model_path};
   command.add("--backend", "pytorch");
   add_parallelism(command, role.layout);
-  add_batching(command, role);
+  add_trtllm_batching(command, role);
   command.add(kTrtllmOptionsFlag, extra_options(role).dump());
   command.notes.emplace_back(
       "the KV cache takes trtllm-serve's default share of the memory left after the weights: the plan's "

@@ -92,7 +92,7 @@ void add_transfer(LaunchCommand& command, const NodeLaunch& node, const VllmSett
   command.add("--kv-transfer-config", config.dump());
 }
 
-void add_batching(LaunchCommand& command, const RolePlan& role) {
+void add_vllm_batching(LaunchCommand& command, const RolePlan& role) {
   if (role.two_batch_overlap) command.add("--enable-dbo");
   command.add("--gpu-memory-utilization", memory_fraction_text(role.memory_utilization));
   // [vllm-engine-args-docs]: --max-num-seqs and --max-num-batched-tokens are per DP rank.
@@ -124,7 +124,7 @@ LaunchCommand vllm_launch(const NodeLaunch& node, const VllmSettings& settings, 
   command.program = {"vllm", "serve", settings.model_path};
   add_parallelism(command, node);
   add_experts(command, role, settings, platform);
-  add_batching(command, role);
+  add_vllm_batching(command, role);
   add_vllm_speculative(command, role, settings.version);
   add_transfer(command, node, settings, platform);
   return command;

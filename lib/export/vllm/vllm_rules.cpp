@@ -40,7 +40,7 @@ void check_experts(const PlanFile& plan, const RolePlan& role) {
 }
 
 // [vllm-parallel-config]: vLLM splits the dense layers and the LM head with --tensor-parallel-size.
-void check_dense_and_head(const PlanFile& plan, const RolePlan& role) {
+void check_vllm_dense_and_head(const PlanFile& plan, const RolePlan& role) {
   const Layout& layout = role.layout;
   if (plan.model.dense_layers > 0 && layout.dense_tp != layout.tp) {
     refuse(plan, role, "layout.dense_tp",
@@ -91,7 +91,7 @@ void check_vllm_role(const PlanFile& plan, const RolePlan& role, const EngineVer
            fmt::format("1 for vLLM, which has no QKV-projection TP, got {}", role.layout.qkvtp));
   }
   check_experts(plan, role);
-  if (platform == VllmPlatform::cuda) check_dense_and_head(plan, role);
+  if (platform == VllmPlatform::cuda) check_vllm_dense_and_head(plan, role);
   check_nodes_and_overlap(plan, role, version, platform);
   check_vllm_pipeline(plan, role);
 }
