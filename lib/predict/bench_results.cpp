@@ -62,8 +62,8 @@ MeasuredRun run_from(const JsonFields& fields, const BenchDeployment& deployment
     fields.fail("max_concurrency", "a closed-loop run (--max-concurrency); a request rate alone is an open loop");
   }
   run.concurrency = fields.integer("max_concurrency", 1, 1 << 24);
-  run.ttft_ms = fields.non_negative("mean_ttft_ms");
-  run.tpot_ms = fields.non_negative("mean_tpot_ms");
+  run.ttft_ms = fields.number("mean_ttft_ms", kShortestMeasuredMilliseconds, kLongestMeasuredMilliseconds);
+  run.tpot_ms = fields.number("mean_tpot_ms", kShortestMeasuredMilliseconds, kLongestMeasuredMilliseconds);
   run.sweep = sweep_of(deployment) + "|" + std::to_string(run.input_tokens) + "x" + std::to_string(run.output_tokens);
   return run;
 }

@@ -1,5 +1,7 @@
 #include "predict/measured_runs.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -73,8 +75,10 @@ class Row {
     }
     // Decimal only: std::stod would also take a hex float ("0x1p3") or "inf".
     const bool decimal = cell.find_first_not_of("0123456789.eE+-") == std::string::npos;
-    if (!decimal || used != cell.size() || !std::isfinite(value) || value < 0) {
-      fail(column, "a non-negative time in ms, got '" + cell.substr(0, 40) + "'");
+    if (!decimal || used != cell.size() || !std::isfinite(value) || value < kShortestMeasuredMilliseconds ||
+        value > kLongestMeasuredMilliseconds) {
+      fail(column, fmt::format("a time in ms from {:g} to {:g}, got '{}'", kShortestMeasuredMilliseconds,
+                               kLongestMeasuredMilliseconds, cell.substr(0, 40)));
     }
     return value;
   }

@@ -11,6 +11,11 @@
 
 namespace moeplan::predict {
 
+// A measured TTFT or TPOT is a real time: from a microsecond to about a day. A zero, a denormal or 1e308 is
+// a broken record, and a fit on it would not be physical; the readers refuse it, naming its key.
+constexpr double kShortestMeasuredMilliseconds = 1e-3;
+constexpr double kLongestMeasuredMilliseconds = 1e8;
+
 // One worker's parallel shape as the row records it; `batch` is sequences per attention-DP rank.
 struct WorkerShape {
   std::int64_t tp = 1;
