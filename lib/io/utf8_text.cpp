@@ -17,6 +17,14 @@ std::size_t sequence_length(unsigned char lead) {
   return 0;
 }
 
+// RFC 3629's well-formed sequences: the shortest encoding of the code point (C0 85 is an overlong U+0005),
+// no UTF-16 surrogate (U+D800 to U+DFFF), nothing past U+10FFFF.
+bool well_formed(std::uint32_t point, std::size_t length) {
+  constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (point < kSmallest[length]) return false;
+  return !(point >= 0xd800 && point <= 0xdfff) && point <= 0x10ffff;
+}
+
 std::string child_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
@@ -31,6 +39,7 @@ bool valid_utf8(std::string_view text) {
     for (std::size_t next = 1; next < length; ++next) {
       if ((static_cast<unsigned char>(text[index + next]) >> 6U) != 0x2) return false;
     }
+    if (!well_formed(code_point_at(text.substr(index)).value, length)) return false;
     index += length;
   }
   return true;

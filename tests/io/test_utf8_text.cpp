@@ -16,3 +16,13 @@ TEST_CASE("a code point and its length in bytes, for one to four bytes") {
   CHECK(moeplan::code_point_at("\xf0\x9f\x98\x80").length == 4);
   CHECK(moeplan::code_point_at("").length == 0);
 }
+
+TEST_CASE("only RFC 3629's well-formed sequences are UTF-8: no overlong form, surrogate or point past U+10FFFF") {
+  CHECK(moeplan::valid_utf8("\xc2\x85"));                // U+0085 in its two bytes
+  CHECK_FALSE(moeplan::valid_utf8("V8\xc0\x85"));        // U+0005 overlong in two bytes (a JSON writer refuses it)
+  CHECK_FALSE(moeplan::valid_utf8("\xe0\x80\xaf"));      // '/' overlong in three bytes
+  CHECK_FALSE(moeplan::valid_utf8("\xed\xa0\x80"));      // U+D800, a UTF-16 surrogate
+  CHECK(moeplan::valid_utf8("\xf4\x8f\xbf\xbf"));        // U+10FFFF, the last code point
+  CHECK_FALSE(moeplan::valid_utf8("\xf4\x90\x80\x80"));  // U+110000
+  CHECK_FALSE(moeplan::single_line_text("a\xc0\x8a"));   // an overlong '\n' is no way round the line check
+}
