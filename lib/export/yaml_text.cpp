@@ -29,9 +29,12 @@ bool yaml_typed_word(const std::string& word) {
 
 // Whether every line of `text` may stand in a literal block as it is: single-line text apart from the
 // '\n' that ends each line, the last line ended, no line ending in a blank (a reader keeps it, but an
-// editor may not), the first line not starting with a blank (it would set the block's indentation).
+// editor may not), the first line not starting with a blank (it would set the block's indentation), and
+// no empty last lines ([yaml-spec]: a block's default chomping keeps one final line break and drops the
+// empty lines after it).
 bool fits_literal_block(const std::string& text) {
   if (text.empty() || text.back() != '\n' || text.front() == ' ' || text.front() == '\n') return false;
+  if (text.size() >= 2 && text[text.size() - 2] == '\n') return false;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = text.find('\n', start);

@@ -76,6 +76,9 @@ TEST_CASE("yaml_quoted, yaml_block and yaml_key read back through yaml-cpp as ex
   // A script of printable lines stays a readable literal block: "|", then each line indented by 2.
   CHECK(yaml_block("exec a \\\n    --b c\n", 2) == "|\n  exec a \\\n      --b c\n");
   CHECK(yaml_quoted("x\xe2\x80\xa8y") == "\"x\\u2028y\"");
+  // A block keeps one final line break and drops the empty lines after it, so text ending in two is quoted.
+  CHECK(yaml_block("a\n\n", 2) == "\"a\\n\\n\"\n");
+  CHECK(YAML::Load("key: " + yaml_block("a\n\n", 2))["key"].as<std::string>() == "a\n\n");
 }
 
 TEST_CASE("shell_quote: sh reads every hostile value back as one whole argument; sh -n accepts the scripts") {
