@@ -16,6 +16,17 @@ namespace {
 
 moeplan::Sizing range(std::int64_t low, std::int64_t high) { return {10.0, low, high}; }
 
+// DeepSeek-V3 on the 8 x H200 scenario, its steps at the roofline under SGLang's unfitted defaults.
+struct EightH200 {
+  moeplan::Model model = moeplan::load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/deepseek-v3.yaml");
+  moeplan::Scenario scenario =
+      moeplan::load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/deepseek-v3-8xh200.yaml");
+  moeplan::StepModel steps{model, scenario.cluster.hardware, moeplan::roofline_efficiency()};
+  moeplan::EngineProfile profile = moeplan::default_engine_profile("sglang");
+  moeplan::StepCost cost{steps, profile};
+  moeplan::SilentReporter reporter;
+};
+
 std::string refused_key(const moeplan::Sizing& sizing, std::int64_t gpus_per_node) {
   try {
     static_cast<void>(moeplan::predict::sizing_cluster_sizes(sizing, gpus_per_node, "s.yaml"));
@@ -51,14 +62,7 @@ TEST_CASE("a part-filled node is one node of fewer GPUs") {
   CHECK(moeplan::predict::scenario_of_size(scenario, 24, 3.0).cluster.nodes == 3);
 }
 
-TEST_CASE("the fewest GPUs that carry a target, by hand from one instance's capacity") {
-  const moeplan::Model model = moeplan::load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/deepseek-v3.yaml");
-  moeplan::Scenario scenario =
-      moeplan::load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/deepseek-v3-8xh200.yaml");
-  const moeplan::StepModel steps(model, scenario.cluster.hardware, moeplan::roofline_efficiency());
-  const moeplan::EngineProfile profile = moeplan::default_engine_profile("sglang");
-  const moeplan::StepCost cost(steps, profile);
-  moeplan::SilentReporter reporter;
+TEST_CASE_FIXTURE(EightH200, "the fewest GPUs that carry a target, by hand from one instance's capacity") {
   // The search allows only 8-GPU instances; the best one's capacity C by the offered-load table's path.
   const moeplan::SearchResult result = moeplan::search_layouts(model, scenario, cost, reporter);
   double best = 0;
@@ -86,14 +90,7 @@ TEST_CASE("the fewest GPUs that carry a target, by hand from one instance's capa
   CHECK(answer.cost.per_million_output == approx(24 * 3.50 / 3600.0 / (2.5 * best * 201) * 1e6).epsilon(1e-9));
 }
 
-TEST_CASE("no size in the range carries a target beyond it") {
-  const moeplan::Model model = moeplan::load_model_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/models/deepseek-v3.yaml");
-  moeplan::Scenario scenario =
-      moeplan::load_scenario_yaml(std::string(MOEPLAN_SOURCE_DIR) + "/scenarios/deepseek-v3-8xh200.yaml");
-  const moeplan::StepModel steps(model, scenario.cluster.hardware, moeplan::roofline_efficiency());
-  const moeplan::EngineProfile profile = moeplan::default_engine_profile("sglang");
-  const moeplan::StepCost cost(steps, profile);
-  moeplan::SilentReporter reporter;
+TEST_CASE_FIXTURE(EightH200, "no size in the range carries a target beyond it") {
   scenario.sizing = moeplan::Sizing{1e6, 8, 16};
   const moeplan::predict::SizingAnswer answer = moeplan::predict::size_cluster(model, scenario, cost, reporter);
   CHECK_FALSE(answer.choice);
