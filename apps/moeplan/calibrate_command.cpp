@@ -17,7 +17,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace calibrate_command {
 
 struct CalibrateCommand {
   CalibrateOptions options;
@@ -64,9 +64,7 @@ void measure(const CalibrateOptions& options, const std::string& gpu) {
   run_gpu_calibration(options);
 }
 
-}  // namespace
-
-void add_calibrate_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto state = std::make_shared<CalibrateCommand>();
   auto* command = app.add_subcommand("calibrate",
                                      "Time the fused-MoE, OTP and collective paths on this GPU node and fit the "
@@ -97,5 +95,9 @@ void add_calibrate_command(CLI::App& app) {
     }
   });
 }
+
+}  // namespace calibrate_command
+
+void add_calibrate_command(CLI::App& app) { calibrate_command::add(app); }
 
 }  // namespace moeplan::cli

@@ -15,7 +15,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace eplb_simulate_command {
 
 struct SimulateOptions {
   eplb::RoutingStudyRequest request;
@@ -118,9 +118,7 @@ void add_study_options(CLI::App& command, eplb::RoutingStudyOptions& study) {
   add_checked_option(command, "--layers", study.layers, "MoE layers sampled", CLI::Range(1, 1000));
 }
 
-}  // namespace
-
-void add_eplb_simulate_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
   auto* command = app.add_subcommand("eplb-simulate",
                                      "Simulate GPU utilisation against EP size, with and without EPLB "
@@ -145,5 +143,9 @@ void add_eplb_simulate_command(CLI::App& app) {
     run(*options);
   });
 }
+
+}  // namespace eplb_simulate_command
+
+void add_eplb_simulate_command(CLI::App& app) { eplb_simulate_command::add(app); }
 
 }  // namespace moeplan::cli

@@ -20,7 +20,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace eplb_solve_command {
 
 struct SolveOptions {
   eplb::SolveRequest request;
@@ -279,9 +279,7 @@ void add_output_options(CLI::App& command, SolveOptions& options) {
                     "also write an HTML report: GPU load heatmaps, balancedness, hottest replicas");
 }
 
-}  // namespace
-
-void add_eplb_solve_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<SolveOptions>();
   auto* command = app.add_subcommand("eplb-solve",
                                      "Place logical experts on physical slots (redundant experts included) "
@@ -309,5 +307,9 @@ void add_eplb_solve_command(CLI::App& app) {
     run(*options);
   });
 }
+
+}  // namespace eplb_solve_command
+
+void add_eplb_solve_command(CLI::App& app) { eplb_solve_command::add(app); }
 
 }  // namespace moeplan::cli

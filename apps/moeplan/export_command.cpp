@@ -14,7 +14,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace export_command {
 
 using namespace moeplan::exporting;
 
@@ -98,9 +98,7 @@ void run(const ExportOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_export_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
   auto* command = app.add_subcommand(
       "export", "Write SGLang / vLLM / vllm-ascend / TensorRT-LLM launch scripts and files for a plan");
@@ -145,5 +143,9 @@ void add_export_command(CLI::App& app) {
       "--model-path deepseek-ai/DeepSeek-V3 --out deploy/");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace export_command
+
+void add_export_command(CLI::App& app) { export_command::add(app); }
 
 }  // namespace moeplan::cli

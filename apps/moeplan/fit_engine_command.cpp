@@ -18,7 +18,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace fit_engine_command {
 
 struct FitOptions {
   std::vector<std::string> runs;
@@ -172,9 +172,7 @@ void run(const FitOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_fit_engine_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<FitOptions>();
   auto* command =
       app.add_subcommand("fit-engine", "Fit an engine profile to measured serving runs, with its held-out error");
@@ -214,5 +212,9 @@ void add_fit_engine_command(CLI::App& app) {
       "--bench-system h200_sxm --bench-layout tp=8,ep=8 --start engines/sglang.json --out my-sglang.json");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace fit_engine_command
+
+void add_fit_engine_command(CLI::App& app) { fit_engine_command::add(app); }
 
 }  // namespace moeplan::cli

@@ -13,7 +13,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace memory_command {
 
 struct MemoryOptions {
   ModelInput model;
@@ -97,9 +97,7 @@ void run(const MemoryOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_memory_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<MemoryOptions>();
   auto* command =
       app.add_subcommand("memory", "Memory per rank of one layout: weights by component, overheads, KV capacity");
@@ -119,5 +117,9 @@ void add_memory_command(CLI::App& app) {
       "--scenario scenarios/qwen3-235b-rl-910b.yaml --json memory.json");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace memory_command
+
+void add_memory_command(CLI::App& app) { memory_command::add(app); }
 
 }  // namespace moeplan::cli

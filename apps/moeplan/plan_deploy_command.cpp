@@ -20,7 +20,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace plan_deploy_command {
 
 constexpr int kNoFeasiblePlanExit = 3;
 
@@ -143,9 +143,7 @@ void run(const PlanOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_plan_deploy_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
   auto* command =
       app.add_subcommand("plan-deploy", "Search deployment layouts for a model and scenario, rank the feasible ones");
@@ -174,5 +172,9 @@ void add_plan_deploy_command(CLI::App& app) {
       "scenarios/deepseek-v3-8xh200.yaml --explain tp=8,ep=8");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace plan_deploy_command
+
+void add_plan_deploy_command(CLI::App& app) { plan_deploy_command::add(app); }
 
 }  // namespace moeplan::cli

@@ -18,7 +18,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace predict_runs_command {
 
 struct PredictOptions {
   std::string runs;
@@ -216,9 +216,7 @@ void run(const PredictOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_predict_runs_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<PredictOptions>();
   auto* command = app.add_subcommand("predict-runs",
                                      "Predict measured serving runs (mean TTFT and TPOT) and report the error "
@@ -250,5 +248,9 @@ void add_predict_runs_command(CLI::App& app) {
       "validation/data/calibration_4xh200.json");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace predict_runs_command
+
+void add_predict_runs_command(CLI::App& app) { predict_runs_command::add(app); }
 
 }  // namespace moeplan::cli

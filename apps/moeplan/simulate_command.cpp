@@ -17,7 +17,7 @@
 
 namespace moeplan::cli {
 
-namespace {
+namespace simulate_command {
 
 constexpr std::size_t kPrintedRows = 16;
 
@@ -136,9 +136,7 @@ void run(const SimulateOptions& options) {
   commit_outputs(outputs);
 }
 
-}  // namespace
-
-void add_simulate_command(CLI::App& app) {
+void add(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
   auto* command = app.add_subcommand("simulate",
                                      "Serve the scenario's workload step by step with one layout: "
@@ -194,5 +192,9 @@ void add_simulate_command(CLI::App& app) {
       "--layout dp=16,ep=16,otp=4 --csv otp4.csv --json otp4.json");
   command->callback([options] { run(*options); });
 }
+
+}  // namespace simulate_command
+
+void add_simulate_command(CLI::App& app) { simulate_command::add(app); }
 
 }  // namespace moeplan::cli
