@@ -4,30 +4,21 @@
 // and the peak resident set of the children (wait4's rusage); then the CUDA, NCCL or MPI libraries the
 // binary would load (from ldd, where it is installed).
 //   moeplan-bench-startup [MOEPLAN] [RUNS]   (default: apps/moeplan/moeplan of this build, 30 runs)
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "process_timing.hpp"
+
 namespace {
 
-struct Run {
-  double milliseconds = 0;
-  double cpu_milliseconds = 0;  // user + system: what the run costs with no other process competing
-  double peak_mebibytes = 0;
-  bool succeeded = false;
-};
+using namespace moeplan::bench;
 
 struct Command {
   std::string label;
@@ -35,38 +26,6 @@ struct Command {
   double floor_milliseconds = 0;
   double floor_mebibytes = 0;  // 0: no memory floor
 };
-
-// The child: stdin and stderr from /dev/null, stdout to `output_fd` (or /dev/null), then the program.
-[[noreturn]] void exec_child(const std::vector<std::string>& program, int output_fd) {
-  const int null_fd = open("/dev/null", O_RDWR);
-  dup2(null_fd, STDIN_FILENO);
-  dup2(output_fd >= 0 ? output_fd : null_fd, STDOUT_FILENO);
-  dup2(null_fd, STDERR_FILENO);
-  std::vector<char*> pointers;
-  for (const std::string& argument : program) pointers.push_back(const_cast<char*>(argument.c_str()));
-  pointers.push_back(nullptr);
-  execv(pointers[0], pointers.data());
-  _exit(127);
-}
-
-Run run_once(const std::vector<std::string>& program) {
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t child = fork();
-  if (child == 0) exec_child(program, -1);
-  int status = 0;
-  rusage usage{};
-  wait4(child, &status, 0, &usage);
-  const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const double cpu =
-      (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
-  return {elapsed, cpu, usage.ru_maxrss / 1024.0, WIFEXITED(status) && WEXITSTATUS(status) == 0};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
 
 // Median wall time and the largest peak RSS over `runs`; false when any run failed.
 bool measure(const std::string& binary, const Command& command, int runs) {
@@ -76,7 +35,7 @@ bool measure(const std::string& binary, const Command& command, int runs) {
   double peak = 0;
   bool succeeded = true;
   for (int index = 0; index < runs; ++index) {
-    const Run run = run_once(program);
+    const ProcessRun run = run_process(program, false);
     times.push_back(run.milliseconds);
     cpu_times.push_back(run.cpu_milliseconds);
     peak = std::max(peak, run.peak_mebibytes);
@@ -103,9 +62,7 @@ std::string ldd_output(const std::string& binary) {
     exec_child({"/usr/bin/ldd", binary}, pipe_fds[1]);
   }
   close(pipe_fds[1]);
-  std::string text;
-  char buffer[4096];
-  for (ssize_t count; (count = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, count);
+  std::string text = read_all(pipe_fds[0]);
   close(pipe_fds[0]);
   waitpid(child, nullptr, 0);
   return text;
@@ -124,11 +81,6 @@ std::vector<std::string> gpu_libraries(const std::string& binary) {
   return found;
 }
 
-std::string default_binary() {
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
-  return (self.parent_path().parent_path() / "apps" / "moeplan" / "moeplan").string();
-}
-
 // The floors: --version under 10 ms and 20 MiB; eplb-solve on the DeepSeek-V3 prefill shape under 15 ms.
 std::vector<Command> commands(const std::string& output) {
   const std::string source = MOEPLAN_SOURCE_DIR;
@@ -141,19 +93,11 @@ std::vector<Command> commands(const std::string& output) {
 
 constexpr int kMostRuns = 10000;  // 10000 runs of eplb-solve take about two minutes
 
-// RUNS as given: a whole number from 1 to kMostRuns, or 0 when it is anything else.
-int parse_runs(const char* text) {
-  char* end = nullptr;
-  const long runs = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || runs < 1 || runs > kMostRuns) return 0;
-  return static_cast<int>(runs);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string binary = argc > 1 ? argv[1] : default_binary();
-  const int runs = argc > 2 ? parse_runs(argv[2]) : 30;
+  const std::string binary = argc > 1 ? argv[1] : default_moeplan_binary();
+  const int runs = argc > 2 ? parse_runs(argv[2], kMostRuns) : 30;
   if (runs == 0) {
     std::fprintf(stderr, "moeplan-bench-startup: RUNS: expected a whole number from 1 to %d, got %s\n", kMostRuns,
                  argv[2]);
