@@ -17,6 +17,7 @@ namespace {
 // astray rather than found a slow kernel.
 constexpr double kMostMultiplier = 100.0;
 constexpr double kMostOverheadSeconds = 10.0;
+constexpr double kMostFirstTokenDecodeSteps = 4.0;  // a token waits out a few steps, not a queue
 
 FamilyMultipliers read_multipliers(const JsonFields& fields) {
   FamilyMultipliers multipliers;
@@ -85,6 +86,9 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.multipliers = read_multipliers(root.object("multipliers"));
   profile.overheads = read_overheads(root.object("overheads"));
   profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
+  profile.first_token_decode_steps = root.has("first_token_decode_steps")
+                                         ? root.number("first_token_decode_steps", 0.0, kMostFirstTokenDecodeSteps)
+                                         : default_engine_profile(profile.engine).first_token_decode_steps;
   profile.fitted = root.flag("fitted");
   if (root.has("held_out")) profile.held_out = read_held_out(root.object("held_out"));
   if (root.has("ceilings")) profile.ceilings = read_ceilings(root);
@@ -113,6 +117,11 @@ EngineProfile default_engine_profile(const std::string& engine) {
   profile.scheduler = sglang ? Scheduler::prefill_first : Scheduler::mixed_chunks;
   profile.chunk_tokens = 8192;
   profile.dense_over_dp_group = sglang;
+  // A disaggregated request's first token: SGLang's decode worker streams the token the prefill worker
+  // sampled once the request joins its batch, without a forward pass [sglang-disaggregation-decode];
+  // TensorRT-LLM's router streams only the generation server's output [trtllm-disagg-server] and vLLM's
+  // decode worker recomputes the prompt's last position to sample it [vllm-remote-kv-wait], one step more.
+  profile.first_token_decode_steps = sglang ? 0.5 : 1.5;
   return profile;
 }
 
@@ -141,6 +150,7 @@ EngineProfile mean_profile(const std::vector<EngineProfile>& fitted) {
   profile.overheads.step = mean([](const EngineProfile& one) { return one.overheads.step; });
   profile.overheads.sequence_step = mean([](const EngineProfile& one) { return one.overheads.sequence_step; });
   profile.arrival_burst = mean([](const EngineProfile& one) { return one.arrival_burst; });
+  profile.first_token_decode_steps = mean([](const EngineProfile& one) { return one.first_token_decode_steps; });
   profile.engine = "";
   profile.source = "no engine named: the mean of " + std::to_string(fitted.size()) + " fitted engine profiles";
   return profile;
@@ -178,6 +188,7 @@ std::string engine_profile_json(const EngineProfile& profile) {
         {"step_seconds", profile.overheads.step},
         {"sequence_step_seconds", profile.overheads.sequence_step}}},
       {"arrival_burst", profile.arrival_burst},
+      {"first_token_decode_steps", profile.first_token_decode_steps},
       {"fitted", profile.fitted},
       {"ceilings", profile.ceilings},
       {"held_out",

@@ -69,6 +69,11 @@ struct EngineProfile {
   // evenly over a request's life) to 1 (the loop's requests arrive in one wave, as identical lengths
   // started together keep them): a prompt waits behind half of those on average.
   double arrival_burst = 0.1;
+  // Decode steps a disaggregated request's first token waits on the decode worker once its KV has arrived:
+  // half the step in flight, plus the step that samples the token where the decode worker produces it
+  // itself (vLLM, TensorRT-LLM: 1.5); SGLang streams the token the prefill worker sampled as soon as the
+  // request joins the batch (0.5). Read from the engine's source, not fitted (default_engine_profile).
+  double first_token_decode_steps = 1.5;
   HeldOutError held_out;
   bool fitted = false;
   // The measured ceilings the multipliers sit on, one name per calibrated GPU preset

@@ -71,4 +71,12 @@ KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType k
   return shape;
 }
 
+double prompt_kv_transfer_seconds(const Model& model, const Layout& prefill, const Hardware& hardware, DType kv_dtype,
+                                  std::int64_t prompt_tokens) {
+  const KvCacheShape shape = kv_cache_per_rank(model, prefill, kv_dtype, prompt_tokens);
+  const double bytes = static_cast<double>(shape.bytes_per_token) * static_cast<double>(prompt_tokens) +
+                       static_cast<double>(shape.bytes_per_sequence);
+  return bytes / hardware.inter_node_bandwidth + hardware.inter_node_latency;
+}
+
 }  // namespace moeplan

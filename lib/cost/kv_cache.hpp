@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "spec/dtype.hpp"
+#include "spec/hardware.hpp"
 #include "spec/layout.hpp"
 #include "spec/model.hpp"
 
@@ -25,5 +26,11 @@ struct KvCacheShape {
 std::uint64_t linear_state_bytes(const Model& model);
 
 KvCacheShape kv_cache_per_rank(const Model& model, const Layout& layout, DType kv_dtype, std::int64_t context_length);
+
+// Seconds one prompt of `prompt_tokens` takes to cross from a prefill rank of `prefill` to the decode worker in
+// disaggregated serving: the rank's KV bytes of the prompt (kv_cache_per_rank) over its inter-node link, plus the
+// link's latency; every rank of the prefill worker sends its share at once.
+double prompt_kv_transfer_seconds(const Model& model, const Layout& prefill, const Hardware& hardware, DType kv_dtype,
+                                  std::int64_t prompt_tokens);
 
 }  // namespace moeplan

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "cost/kv_cache.hpp"
+
 namespace moeplan {
 
 namespace {
@@ -25,13 +27,24 @@ bool split_nodes(DisaggregatedPlan& plan, const Scenario& scenario) {
 }
 
 // The busiest share rho of a prefill rank's time at which a prompt of `prompt` s still meets the TTFT SLO: the
-// disaggregated loop's TTFT = o_req + rho / (2 (1 - rho)) P + P (docs/prediction.md), so with the budget
-// B = SLO - o_req - P, rho = 2B / (P + 2B); 0 when a prompt alone misses it. Without a TTFT SLO the queue may
-// hold a prompt wait as long as its own run (B = P, rho = 2/3): busier ranks' queues grow without bound.
-double prefill_share_within(const Scenario& scenario, const EngineProfile& profile, double prompt) {
-  const double budget = scenario.slo.ttft ? *scenario.slo.ttft - profile.overheads.request - prompt : prompt;
+// disaggregated loop's TTFT = o_req + rho / (2 (1 - rho)) P + P + H (docs/prediction.md, H the hand-off), so with
+// the budget B = SLO - o_req - P - H, rho = 2B / (P + 2B); 0 when a prompt alone misses it. Without a TTFT SLO
+// the queue may hold a prompt wait as long as its own run (B = P, rho = 2/3): busier ranks' queues grow without
+// bound.
+double prefill_share_within(const Scenario& scenario, const EngineProfile& profile, double prompt, double handoff) {
+  const double budget = scenario.slo.ttft ? *scenario.slo.ttft - profile.overheads.request - prompt - handoff : prompt;
   if (budget <= 0) return 0.0;
   return 2.0 * budget / (prompt + 2.0 * budget);
+}
+
+// H: the prompt's KV from a prefill rank to the decode pool, then the decode steps its first token waits there
+// (the profile's first_token_decode_steps of the decode candidate's step), as the closed loop prices it.
+double handoff_seconds(const Model& model, const Layout& prefill, const Candidate& decode, const Scenario& scenario,
+                       const EngineProfile& profile) {
+  const DType kv_dtype = scenario.memory.kv_cache_dtype.value_or(model.kv_cache_dtype);
+  return prompt_kv_transfer_seconds(model, prefill, scenario.cluster.hardware, kv_dtype,
+                                    scenario.workload.input_tokens) +
+         profile.first_token_decode_steps * decode.serving.decode_seconds;
 }
 
 // Whether the two pools, as split, carry the scenario's rate or keep its concurrency within the decode batch.
@@ -57,22 +70,24 @@ double split_requests_per_second(const DisaggregatedPlan& plan, const Scenario& 
 
 }  // namespace
 
-std::vector<DisaggregatedPlan> pair_pools(const std::vector<Candidate>& prefill, const std::vector<Candidate>& decode,
-                                          const Scenario& scenario, const EngineProfile& profile) {
+std::vector<DisaggregatedPlan> pair_pools(const Model& model, const std::vector<Candidate>& prefill,
+                                          const std::vector<Candidate>& decode, const Scenario& scenario,
+                                          const EngineProfile& profile) {
   std::vector<DisaggregatedPlan> plans;
   if (prefill.empty()) return plans;
   const Candidate& best_prefill = prefill.front();  // sorted by input tokens per GPU
   const Layout& prefill_layout = best_prefill.layout;
   const double prompt = best_prefill.serving.prompt_seconds;
-  const double share = prefill_share_within(scenario, profile, prompt);
-  if (share <= 0) return plans;
-  // One prefill GPU starts share / P x DP / GPUs prompts per second within the TTFT SLO.
-  const double prefill_requests_per_gpu =
-      share / prompt * static_cast<double>(prefill_layout.dp) / static_cast<double>(prefill_layout.gpus());
   for (const Candidate& candidate : decode) {
+    const double handoff = handoff_seconds(model, prefill_layout, candidate, scenario, profile);
+    const double share = prefill_share_within(scenario, profile, prompt, handoff);
+    if (share <= 0) continue;
+    // One prefill GPU starts share / P x DP / GPUs prompts per second within the TTFT SLO.
+    const double prefill_requests_per_gpu =
+        share / prompt * static_cast<double>(prefill_layout.dp) / static_cast<double>(prefill_layout.gpus());
     DisaggregatedPlan plan{best_prefill, candidate};
     plan.prefill_share = share;
-    plan.ttft = profile.overheads.request + queue_wait(share, prompt) + prompt;
+    plan.ttft = profile.overheads.request + queue_wait(share, prompt) + prompt + handoff;
     // Each decode GPU finishes its requests per second within the TPOT SLO; their prompts need prefill GPUs.
     const double decode_requests_per_gpu =
         candidate.serving.requests_per_second / static_cast<double>(candidate.layout.gpus());

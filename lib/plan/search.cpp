@@ -229,7 +229,7 @@ SearchResult search_layouts(const Model& model, const Scenario& scenario, const 
   mark_pareto(result.aggregated);
   mark_pareto(result.decode);
   if (scenario.search.disaggregated)
-    result.disaggregated = pair_pools(result.prefill, result.decode, scenario, steps.profile());
+    result.disaggregated = pair_pools(model, result.prefill, result.decode, scenario, steps.profile());
   return result;
 }
 

@@ -43,15 +43,23 @@ LoopState aggregated_state(double share, const LoopCosts& costs, const EnginePro
   return state;
 }
 
+// Seconds from a disaggregated prompt's last prefill pass to its first token at the client. The token reaches
+// the client from the decode worker, not from the prefill worker that sampled it: the prompt's KV crosses,
+// then the request waits out the decode step in flight (half a step on average) and, where the decode worker
+// samples the token itself, rides one step more (the profile's first_token_decode_steps).
+double decode_side_first_token(const LoopCosts& costs, const EngineProfile& profile) {
+  return costs.kv_transfer + profile.first_token_decode_steps * costs.decode_step;
+}
+
 // Disaggregated: decode never waits for prompts; prompts queue on the prefill workers' ranks behind the
-// c - 1 other requests', then their KV crosses to the decode worker.
+// c - 1 other requests', then their KV crosses to the decode worker, whose next step returns the first token.
 LoopState disaggregated_state(double share, const LoopCosts& costs, const EngineProfile& profile, double concurrency,
                               double output_tokens) {
   LoopState state;
   state.tpot = costs.decode_step / costs.tokens_per_step;
   const double others = std::max(0.0, concurrency - 1.0) / costs.prefill_ranks;
-  state.ttft = profile.overheads.request + queue_wait(share, costs.prompt) + costs.prompt + costs.kv_transfer +
-               burst_wait(profile, others, costs.prompt);
+  state.ttft = profile.overheads.request + queue_wait(share, costs.prompt) + costs.prompt +
+               decode_side_first_token(costs, profile) + burst_wait(profile, others, costs.prompt);
   const double lifetime = state.ttft + (output_tokens - 1.0) * state.tpot;
   state.implied_share = others / lifetime * costs.prompt;
   return state;

@@ -41,16 +41,6 @@ std::string cache_key(const Deployment& deployment) {
          dtype_name(w.attention) + dtype_name(w.dense_ffn) + dtype_name(w.experts) + dtype_name(w.shared_experts);
 }
 
-// Prompt KV bytes over the prefill worker's inter-node links, all its ranks sending at once.
-double kv_transfer_seconds(const MeasuredRun& run, const Deployment& deployment) {
-  const Layout& prefill = deployment.prefill;
-  const KvCacheShape shape =
-      kv_cache_per_rank(deployment.model, prefill, deployment.model.kv_cache_dtype, run.input_tokens);
-  const double bytes = static_cast<double>(shape.bytes_per_token) * static_cast<double>(run.input_tokens) +
-                       static_cast<double>(shape.bytes_per_sequence);
-  return bytes / deployment.hardware.inter_node_bandwidth + deployment.hardware.inter_node_latency;
-}
-
 }  // namespace
 
 void StepModelCache::set_ceilings(const std::string& preset, PresetCeilings ceilings) {
@@ -107,7 +97,10 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
   const WorkerShape& prefill_shape = run.disaggregated ? run.prefill : run.worker;
   costs.prefill_ranks =
       static_cast<double>(prefill_shape.attention_dp * std::max<std::int64_t>(1, prefill_shape.workers));
-  if (run.disaggregated) costs.kv_transfer = kv_transfer_seconds(run, deployment);
+  if (run.disaggregated) {
+    costs.kv_transfer = prompt_kv_transfer_seconds(deployment.model, deployment.prefill, deployment.hardware,
+                                                   deployment.model.kv_cache_dtype, run.input_tokens);
+  }
   return costs;
 }
 

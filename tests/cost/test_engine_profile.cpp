@@ -74,6 +74,30 @@ TEST_CASE("a profile records the measured ceilings it sits on; a file without th
   for (const auto& file : {path, old_file, bad}) std::filesystem::remove(file);
 }
 
+TEST_CASE("a disaggregated first token waits half a decode step on SGLang, one and a half elsewhere") {
+  // SGLang streams the prefill side's token when the request joins the decode batch: the step in flight,
+  // 0.5 on average. vLLM and TensorRT-LLM sample it in a decode step of their own: 0.5 + 1.
+  CHECK(moeplan::default_engine_profile("sglang").first_token_decode_steps == 0.5);
+  CHECK(moeplan::default_engine_profile("vllm").first_token_decode_steps == 1.5);
+  CHECK(moeplan::default_engine_profile("trtllm").first_token_decode_steps == 1.5);
+  // Written and read back; a file without the key takes its engine's default; past 4 steps is refused.
+  moeplan::EngineProfile profile = moeplan::default_engine_profile("sglang");
+  profile.first_token_decode_steps = 2.0;
+  std::string text = moeplan::engine_profile_json(profile);
+  const auto path = profile_file("first-token", text);
+  CHECK(moeplan::read_engine_profile(path.string()).first_token_decode_steps == 2.0);
+  const std::string line = "  \"first_token_decode_steps\": 2.0,\n";
+  const std::size_t key = text.find(line);
+  REQUIRE(key != std::string::npos);
+  const auto old_file = profile_file("no-first-token", std::string(text).erase(key, line.size()));
+  CHECK(moeplan::read_engine_profile(old_file.string()).first_token_decode_steps == 0.5);
+  const auto bad = profile_file("bad-first-token",
+                                std::string(text).replace(key, line.size(), "  \"first_token_decode_steps\": 5,\n"));
+  CHECK_THROWS_WITH_AS(moeplan::read_engine_profile(bad.string()), doctest::Contains("first_token_decode_steps"),
+                       moeplan::InputError);
+  for (const auto& file : {path, old_file, bad}) std::filesystem::remove(file);
+}
+
 TEST_CASE("the profile of no engine is the fitted profiles' geometric-mean multipliers and mean overheads") {
   moeplan::EngineProfile low, high;
   low.multipliers.attention = 1.0;

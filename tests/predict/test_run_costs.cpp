@@ -106,6 +106,32 @@ TEST_CASE("a run on a GPU with measured ceilings is priced on them; other GPUs s
   CHECK(h100_costs.decode.experts == doctest::Approx(h100_roofline.decode.experts));
 }
 
+TEST_CASE("a disaggregated row's prompt KV crosses the prefill worker's inter-node link") {
+  // DeepSeek-V3 on H200, 8192 tokens in: MLA caches one latent of kv_lora_rank 512 + rope 64 = 576 BF16
+  // elements (the YAML's kv_cache_dtype) per token and layer, on every TP rank alike; 61 layers x 576 x 2 B
+  // = 70,272 B a token, x 8192 = 575,668,224 B, over the H200 preset's 50 GB/s a GPU beyond the node plus
+  // its 20 us hop: 575,668,224 / 50e9 + 20e-6 = 11.533364 ms.
+  const auto catalog = shipped_models();
+  moeplan::predict::MeasuredRun run = sglang_tp8_ep8_run("deepseek-ai/DeepSeek-V3");
+  run.input_tokens = 8192;
+  run.disaggregated = true;
+  run.prefill = {8, 1, 1, 1, 8, 1, 1};
+  run.decode = {8, 1, 1, 1, 8, 16, 1};
+  const auto resolved = moeplan::predict::resolve_run(run, catalog);
+  REQUIRE(resolved.deployment);
+  const moeplan::StepModel steps(resolved.deployment->model, resolved.deployment->hardware,
+                                 moeplan::roofline_efficiency());
+  const auto costs = moeplan::predict::run_costs(run, *resolved.deployment, steps);
+  CHECK(costs.disaggregated);
+  CHECK(costs.kv_transfer == doctest::Approx(575668224.0 / 50e9 + 20e-6).epsilon(1e-9));
+  CHECK(costs.kv_transfer == doctest::Approx(0.011533364).epsilon(1e-7));
+  // An aggregated row hands nothing over.
+  run.disaggregated = false;
+  const auto aggregated = moeplan::predict::resolve_run(run, catalog);
+  REQUIRE(aggregated.deployment);
+  CHECK(moeplan::predict::run_costs(run, *aggregated.deployment, steps).kv_transfer == 0.0);
+}
+
 TEST_CASE("a row with MTP speculation verifies 1 + k tokens and yields 1 + the accepted ones") {
   const auto catalog = shipped_models();
   moeplan::predict::MeasuredRun run = sglang_tp8_ep8_run("deepseek-ai/DeepSeek-R1");
