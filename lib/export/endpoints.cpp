@@ -54,26 +54,46 @@ void add_trtllm_endpoints(LaunchCommand& command, const NodeLaunch& node) {
   command.add("--port", std::to_string(http_port(Engine::trtllm, node)));
 }
 
-// [sglang-mini-lb]: before 0.4.8 the PD front is the server's own mini load balancer, which takes
-// comma-separated prefill URLs, their bootstrap ports and decode URLs; the router has no PD flags there.
-LaunchCommand sglang_mini_load_balancer(const std::vector<NodeLaunch>& nodes) {
+// The mini load balancer's prefill URLs, their bootstrap ports and decode URLs, one instance each.
+struct MiniBalancerTargets {
   std::vector<std::string> prefill;
   std::vector<std::string> ports;
   std::vector<std::string> decode;
+};
+
+MiniBalancerTargets mini_balancer_targets(const std::vector<NodeLaunch>& nodes) {
+  MiniBalancerTargets targets;
   for (const NodeLaunch& node : nodes) {
     if (!heads_instance(node)) continue;
     if (node.role->role == RoleKind::prefill) {
-      prefill.push_back(url(Engine::sglang, node));
-      ports.push_back(std::to_string(kBootstrapPort + node.slot));
+      targets.prefill.push_back(url(Engine::sglang, node));
+      targets.ports.push_back(std::to_string(kBootstrapPort + node.slot));
     } else {
-      decode.push_back(url(Engine::sglang, node));
+      targets.decode.push_back(url(Engine::sglang, node));
     }
   }
+  return targets;
+}
+
+std::string comma_joined(const std::vector<std::string>& values) { return fmt::format("{}", fmt::join(values, ",")); }
+
+// [sglang-mini-lb]: before 0.4.8 the PD front is the server's own mini load balancer; the router has no PD flags
+// there. Its parser changed twice: 0.4.5 to 0.4.5.post3 take comma-separated --prefill and --decode and no
+// bootstrap ports (the decode server reaches each prefill host at its own --disaggregation-bootstrap-port),
+// 0.4.6 adds comma-separated --prefill-bootstrap-ports, and 0.4.6.post3 makes all three space-separated lists.
+LaunchCommand sglang_mini_load_balancer(const std::vector<NodeLaunch>& nodes, const EngineVersion& version) {
+  const MiniBalancerTargets targets = mini_balancer_targets(nodes);
   LaunchCommand command;
   command.program = {"python3", "-m", "sglang.srt.disaggregation.mini_lb"};
-  command.add("--prefill", fmt::format("{}", fmt::join(prefill, ",")));
-  command.add("--prefill-bootstrap-ports", fmt::format("{}", fmt::join(ports, ",")));
-  command.add("--decode", fmt::format("{}", fmt::join(decode, ",")));
+  if (version >= post_release(0, 4, 6, 3)) {
+    command.add("--prefill", targets.prefill);
+    command.add("--prefill-bootstrap-ports", targets.ports);
+    command.add("--decode", targets.decode);
+  } else {
+    command.add("--prefill", comma_joined(targets.prefill));
+    if (version >= release(0, 4, 6)) command.add("--prefill-bootstrap-ports", comma_joined(targets.ports));
+    command.add("--decode", comma_joined(targets.decode));
+  }
   command.add("--host", "0.0.0.0");
   command.add("--port", std::to_string(router_port(Engine::sglang)));
   return command;
@@ -182,7 +202,8 @@ std::optional<LaunchCommand> router_launch(Engine engine, const std::vector<Node
     disaggregated = disaggregated || node.role->role != RoleKind::aggregated;
     if (heads_instance(node)) ++instances;
   }
-  if (engine == Engine::sglang && disaggregated && version < release(0, 4, 8)) return sglang_mini_load_balancer(nodes);
+  if (engine == Engine::sglang && disaggregated && version < release(0, 4, 8))
+    return sglang_mini_load_balancer(nodes, version);
   if (engine == Engine::sglang && (disaggregated || instances > 1)) return sglang_router(nodes, disaggregated);
   if (engine == Engine::trtllm && disaggregated) return trtllm_router(nodes);
   if (engine != Engine::sglang && disaggregated) return vllm_proxy(engine, nodes);

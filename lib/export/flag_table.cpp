@@ -81,12 +81,20 @@ const Json* named_in(const Json& list, const std::string& name) {
   return nullptr;
 }
 
-const Json* entry_in(const Json& document, const std::string& name) { return named_in(document.at("entries"), name); }
+// The entry of `name` whose spans cover `version`: a flag whose value changed form between releases has one
+// entry per form ([sglang-mini-lb]); with none covering it, the first, so the caller reports the spans.
+const Json* entry_in(const Json& document, const std::string& name, const EngineVersion& version) {
+  const Json* first = named_in(document.at("entries"), name);
+  for (const Json& entry : document.at("entries")) {
+    if (entry.at("name") == name && spans_cover(entry, version)) return &entry;
+  }
+  return first;
+}
 
 // The entry of `name` and the version to judge it at: vllm-ascend's own entries first, then upstream's.
 std::pair<const Json*, EngineVersion> find_entry(const Table& table, const std::string& name,
                                                  const EngineVersion& version) {
-  if (const Json* entry = entry_in(table.document, name)) return {entry, version};
+  if (const Json* entry = entry_in(table.document, name, version)) return {entry, version};
   if (table.base) return find_entry(*table.base, name, base_version(version));
   return {nullptr, version};
 }
@@ -246,7 +254,7 @@ class Checker {
   }
 
   std::pair<const Json*, EngineVersion> entry_for(const std::string& name) const {
-    if (section_) return {entry_in(*section_, name), version_};
+    if (section_) return {entry_in(*section_, name, version_), version_};
     return find_entry(table_of(engine_), name, version_);
   }
 

@@ -4,9 +4,11 @@
 // runs wrongly, and what export writes or refuses for it.
 #include <deque>
 
+#include "export/endpoints.hpp"
 #include "export/exporter.hpp"
 #include "export/flag_table.hpp"
 #include "export/node_assignment.hpp"
+#include "export/sglang/sglang_rules.hpp"
 #include "export/vllm_ascend/vllm_ascend.hpp"
 #include "export_fixtures.hpp"
 
@@ -264,6 +266,147 @@ TEST_CASE("SGLang PD front: mini_lb to 0.4.7.post1, the router's PD flags from 0
   const std::string after = script(export_at(document, Engine::sglang, "0.4.8"), "router.sh");
   CHECK(contains(after, "exec python3 -m sglang_router.launch_router \\\n    --pd-disaggregation"));
   CHECK_FALSE(contains(after, "pip install"));
+}
+
+// Two prefill instances and two decode instances, one node rank each: prefill on `prefill_hosts` (an instance
+// on a node it shares takes slot 1: HTTP port 30000 + 1, bootstrap port 8998 + 1), decode on node2 and node3.
+std::vector<NodeLaunch> two_by_two(const RolePlan& prefill, const RolePlan& decode,
+                                   const std::vector<std::string>& prefill_hosts, std::int64_t second_slot) {
+  return {{&prefill, 0, 0, 0, prefill_hosts[0], prefill_hosts[0], 0, {}},
+          {&prefill, 1, 0, 1, prefill_hosts[1], prefill_hosts[1], second_slot, {}},
+          {&decode, 0, 0, 2, "node2", "node2", 0, {}},
+          {&decode, 1, 0, 3, "node3", "node3", 0, {}}};
+}
+
+std::vector<std::string> mini_lb_tokens(const std::vector<NodeLaunch>& nodes, const std::string& version) {
+  const auto command = router_launch(Engine::sglang, nodes, parse_engine_version(version, "test"));
+  REQUIRE(command.has_value());
+  const auto problems = check_command(Engine::sglang, parse_engine_version(version, "test"), *command, {});
+  CHECK(problems.empty());
+  return export_test::tokens(*command);
+}
+
+TEST_CASE(
+    "SGLang mini_lb arguments by release: comma lists, ports from 0.4.6, space lists from 0.4.6.post3 "
+    "[sglang-mini-lb]") {
+  RolePlan prefill;
+  prefill.role = RoleKind::prefill;
+  RolePlan decode;
+  decode.role = RoleKind::decode;
+  const std::vector<std::string> head = {"python3", "-m", "sglang.srt.disaggregation.mini_lb"};
+  const std::vector<std::string> tail = {"--host", "0.0.0.0", "--port", "8000"};
+  const auto expect = [&](std::vector<std::string> middle) {
+    std::vector<std::string> all = head;
+    all.insert(all.end(), middle.begin(), middle.end());
+    all.insert(all.end(), tail.begin(), tail.end());
+    return all;
+  };
+  // mini_lb.py@0.4.5.post3:269-281: comma-separated --prefill and --decode, no bootstrap ports; one prefill per node.
+  const auto apart = two_by_two(prefill, decode, {"node0", "node1"}, 0);
+  CHECK(mini_lb_tokens(apart, "0.4.5.post3") == expect({"--prefill", "http://node0:30000,http://node1:30000",
+                                                        "--decode", "http://node2:30000,http://node3:30000"}));
+  // mini_lb.py@0.4.6:282-301 and @0.4.6.post2: comma-separated ports 8998 and 8998 + 1 beside them.
+  const auto shared = two_by_two(prefill, decode, {"node0", "node0"}, 1);
+  const auto comma = expect({"--prefill", "http://node0:30000,http://node0:30001", "--prefill-bootstrap-ports",
+                             "8998,8999", "--decode", "http://node2:30000,http://node3:30000"});
+  CHECK(mini_lb_tokens(shared, "0.4.6") == comma);
+  CHECK(mini_lb_tokens(shared, "0.4.6.post2") == comma);
+  // mini_lb.py@0.4.6.post3:335-345 and launch_lb.py@0.4.7.post1:43-61: nargs="+" for all three.
+  const auto spaced = expect({"--prefill", "http://node0:30000", "http://node0:30001", "--prefill-bootstrap-ports",
+                              "8998", "8999", "--decode", "http://node2:30000", "http://node3:30000"});
+  CHECK(mini_lb_tokens(shared, "0.4.6.post3") == spaced);
+  CHECK(mini_lb_tokens(shared, "0.4.7.post1") == spaced);
+  // The table holds the same boundaries: 0.4.5.post3's parser has no --prefill-bootstrap-ports.
+  const auto with_ports = router_launch(Engine::sglang, shared, parse_engine_version("0.4.6", "test"));
+  const auto problems = check_command(Engine::sglang, parse_engine_version("0.4.5.post3", "test"), *with_ports, {});
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].subject == "--prefill-bootstrap-ports");
+}
+
+TEST_CASE("SGLang before 0.4.6: prefill instances do not share a node [sglang-mini-lb]") {
+  // Two 4-GPU prefill instances on one 8-GPU node: bootstrap ports 8998 and 8999, but a 0.4.5 decode server
+  // reaches every prefill host at its own --disaggregation-bootstrap-port (decode.py@0.4.5.post3:140).
+  nlohmann::json document = plan_document("deepseek-v3-pd-h100.json");
+  nlohmann::json& role = document["plans"][0]["roles"][0];
+  role["nodes"] = 1;
+  role["gpus"] = 4;
+  role["instances"] = 2;
+  role["dispatch"] = "standard";
+  role["two_batch_overlap"] = false;
+  role["layout"] = {{"tp", 4},         {"dp", 1}, {"otp", 1},       {"qkvtp", 1},        {"dense_tp", 4},
+                    {"lm_head_tp", 4}, {"ep", 1}, {"redundant", 0}, {"fused_shared", 0}, {"nodes", 1}};
+  const auto check_at = [](const std::string& version) {
+    return [version](const PlanFile& plan, const RolePlan& checked) {
+      check_sglang_role(plan, checked, parse_engine_version(version, "test"));
+    };
+  };
+  CHECK(export_test::refused_role_key(document, 0, 0, check_at("0.4.5.post3")) == "instances");
+  CHECK(export_test::refused_role_key(document, 0, 0, check_at("0.4.6")).empty());
+}
+
+// The subjects of the table's problems with `command` at `version`.
+std::vector<std::string> problem_subjects(const LaunchCommand& command, const std::string& version) {
+  std::vector<std::string> subjects;
+  for (const TableProblem& problem : check_command(Engine::sglang, parse_engine_version(version, "test"), command, {}))
+    subjects.push_back(problem.subject);
+  return subjects;
+}
+
+TEST_CASE("SGLang --moe-dense-tp-size: 1 only in the releases read, the TP size as well on main") {
+  // server_args.py@0.5.2:2269 asserts moe_dense_tp_size in {1, None}; 2f730e299:6973 (main, after PR 23996)
+  // asserts it in (None, 1, tp_size).
+  const auto dense = [](const std::string& size) {
+    LaunchCommand command;
+    command.program = {"python3", "-m", "sglang.launch_server"};
+    command.add("--tp-size", "8");
+    command.add("--moe-dense-tp-size", size);
+    return command;
+  };
+  CHECK(problem_subjects(dense("1"), "0.5.2").empty());
+  CHECK(problem_subjects(dense("8"), "0.5.2") == std::vector<std::string>{"dense-tp-only-one"});
+  CHECK(problem_subjects(dense("8"), "0.5.6.post2") == std::vector<std::string>{"dense-tp-only-one"});
+  CHECK(problem_subjects(dense("8"), "main").empty());
+  CHECK(problem_subjects(dense("4"), "main") == std::vector<std::string>{"dense-tp-one-or-tp"});
+}
+
+TEST_CASE("SGLang on an NPU runs the shared expert unfused from 0.4.6.post4 on") {
+  // deepseek_v2.py@0.4.6.post4:1490 and @0.4.9.post1:2064 turn fusion off when not _is_cuda; 0.4.6.post3 has
+  // no such check.
+  LaunchCommand command;
+  command.program = {"python3", "-m", "sglang.launch_server"};
+  PlanFacts facts;
+  facts.fused_shared = 1;
+  facts.on_ascend = true;
+  const auto subjects_at = [&](const std::string& version) {
+    std::vector<std::string> subjects;
+    for (const TableProblem& problem :
+         check_command(Engine::sglang, parse_engine_version(version, "test"), command, facts))
+      subjects.push_back(problem.subject);
+    return subjects;
+  };
+  CHECK(subjects_at("0.4.6.post3").empty());
+  CHECK(subjects_at("0.4.6.post4") == std::vector<std::string>{"fusion-needs-nvidia"});
+  CHECK(subjects_at("0.4.9.post1") == std::vector<std::string>{"fusion-needs-nvidia"});
+}
+
+TEST_CASE("vLLM --enable-eplb without expert parallelism: unchecked at 0.9.2, refused from 0.10.1") {
+  // config.py@v0.9.2:1990-2003 checks only the platform and the redundant count; 3779eb8c8 (2025-07-21) adds
+  // "enable_expert_parallel must be True to use EPLB" (config/parallel.py:453 on main 28be48fa944d).
+  const auto subjects_at = [](const std::string& version, bool expert_parallel) {
+    LaunchCommand command;
+    command.program = {"vllm", "serve", "org/model"};
+    command.add("--enable-eplb");
+    if (expert_parallel) command.add("--enable-expert-parallel");
+    std::vector<std::string> subjects;
+    for (const TableProblem& problem : check_command(Engine::vllm, parse_engine_version(version, "test"), command, {}))
+      subjects.push_back(problem.subject);
+    return subjects;
+  };
+  CHECK(subjects_at("0.9.2", false) == std::vector<std::string>{"eplb-without-expert-parallel-unchecked"});
+  CHECK(subjects_at("0.10.0", false) == std::vector<std::string>{"eplb-without-expert-parallel-unchecked"});
+  CHECK(subjects_at("0.10.1", false) == std::vector<std::string>{"eplb-needs-expert-parallel"});
+  CHECK(subjects_at("0.10.1", true).empty());
+  CHECK(subjects_at("0.9.2", true).empty());
 }
 
 TEST_CASE("SGLang images by release: cu124 before 0.4.8, cu126 to 0.5.2, a bare tag from 0.5.3 [sglang-images]") {

@@ -146,8 +146,13 @@ bool stored_table_lists(Engine engine, const EngineVersion& version, const Launc
       if (std::find(command.program.begin(), command.program.end(), section.at("match").get<std::string>()) ==
           command.program.end())
         continue;
-      const auto* entry = entry_named(section.at("entries"), name);
-      return entry && covers(entry->at("spans")[0], version);
+      // A flag whose value changed form has one entry per form, each with its own releases.
+      const auto& entries = section.at("entries");
+      return std::any_of(entries.begin(), entries.end(), [&](const auto& entry) {
+        const auto& spans = entry.at("spans");
+        return entry.at("name") == name &&
+               std::any_of(spans.begin(), spans.end(), [&](const auto& span) { return covers(span, version); });
+      });
     }
     if (const auto* entry = entry_named(document.at("entries"), name)) {
       const auto& spans = entry->at("spans");

@@ -139,6 +139,17 @@ void check_ascend_limits(const PlanFile& plan, const RolePlan& role) {
   }
 }
 
+// [sglang-mini-lb]: before 0.4.6 the mini load balancer takes no bootstrap ports and the decode server reaches
+// every prefill host at its own --disaggregation-bootstrap-port, so two prefill instances cannot share a node.
+void check_bootstrap_ports(const PlanFile& plan, const RolePlan& role, const EngineVersion& version) {
+  if (version >= release(0, 4, 6) || role.role != RoleKind::prefill) return;
+  if (instances_per_node(role, plan.scenario.gpus_per_node) == 1 || role.instances == 1) return;
+  refuse(plan, role, "instances",
+         fmt::format("one prefill instance per node for SGLang {}, whose decode server reaches every prefill "
+                     "host at one bootstrap port (--prefill-bootstrap-ports from 0.4.6), got {} sharing a node",
+                     version.text(), instances_per_node(role, plan.scenario.gpus_per_node)));
+}
+
 }  // namespace
 
 bool sglang_fuses_by_default(const PlanFile& plan, const RolePlan& role) {
@@ -158,6 +169,7 @@ void check_sglang_role(const PlanFile& plan, const RolePlan& role, const EngineV
   check_combinations(plan, role, version);
   check_overlap_and_graphs(plan, role);
   check_page_size(plan, role);
+  check_bootstrap_ports(plan, role, version);
   check_ascend_limits(plan, role);
   check_sglang_pipeline(plan, role, sglang_release(version));
   check_sglang_speculative(plan, role, sglang_release(version));
