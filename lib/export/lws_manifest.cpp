@@ -56,10 +56,11 @@ std::string pod_script(const LaunchCommand& command, const GroupNames& names, co
     script += fmt::format("{}export {}={}\n", indent, name, word_text(word));
   }
   script += indent + "exec";
-  for (const std::string& token : command.program) script += " " + shell_quote(token);
+  for (const std::string& token : command.program) script += fmt::format(" {}", shell_quote(token));
   for (const Argument& argument : command.arguments) {
     script += fmt::format(" \\\n{}    {}", indent, argument.flag);
-    for (const std::string& value : argument.values) script += " " + word_text(group_word(argument.flag, value, names));
+    for (const std::string& value : argument.values)
+      script += fmt::format(" {}", word_text(group_word(argument.flag, value, names)));
   }
   return script + "\n";
 }

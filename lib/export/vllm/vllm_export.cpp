@@ -2,6 +2,8 @@
 // (vllm.hpp) and the images it publishes.
 #include "export/vllm/vllm_export.hpp"
 
+#include <fmt/format.h>
+
 #include "export/engine_export.hpp"
 #include "export/vllm/vllm_rules.hpp"
 
@@ -32,7 +34,7 @@ class VllmExport final : public EngineExport {
 
   // [vllm-images]: vllm/vllm-openai is tagged v<release>; main is the moving `latest`.
   std::string image(const EngineVersion& version) const override {
-    return "vllm/vllm-openai:" + (version.main ? std::string("latest") : "v" + version.text());
+    return version.main ? std::string("vllm/vllm-openai:latest") : fmt::format("vllm/vllm-openai:v{}", version.text());
   }
 };
 

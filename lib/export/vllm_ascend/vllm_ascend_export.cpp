@@ -1,5 +1,7 @@
 // vllm-ascend behind the engine interface (engine_export.hpp): upstream vLLM's rules and its own
 // (vllm_ascend.hpp), its server command and the images it publishes.
+#include <fmt/format.h>
+
 #include "export/engine_export.hpp"
 #include "export/vllm/vllm_export.hpp"
 #include "export/vllm/vllm_rules.hpp"
@@ -26,7 +28,8 @@ class VllmAscendExport final : public EngineExport {
 
   // [vllm-ascend-images]: quay.io/ascend/vllm-ascend is tagged v<release>; main is the moving `main`.
   std::string image(const EngineVersion& version) const override {
-    return "quay.io/ascend/vllm-ascend:" + (version.main ? std::string("main") : "v" + version.text());
+    return version.main ? std::string("quay.io/ascend/vllm-ascend:main")
+                        : fmt::format("quay.io/ascend/vllm-ascend:v{}", version.text());
   }
 };
 
