@@ -82,6 +82,10 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.scheduler = scheduler == 0 ? Scheduler::prefill_first : Scheduler::mixed_chunks;
   profile.chunk_tokens = root.integer("chunk_tokens", 1, 1 << 24);
   profile.dense_over_dp_group = root.flag("dense_over_dp_group");
+  // Files written before the key take the engine's default.
+  profile.dp_prompts_aligned = root.has("dp_prompts_aligned")
+                                   ? root.flag("dp_prompts_aligned")
+                                   : default_engine_profile(profile.engine).dp_prompts_aligned;
   profile.multipliers = read_multipliers(root.object("multipliers"));
   profile.overheads = read_overheads(root.object("overheads"));
   profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
@@ -113,6 +117,7 @@ EngineProfile default_engine_profile(const std::string& engine) {
   profile.scheduler = sglang ? Scheduler::prefill_first : Scheduler::mixed_chunks;
   profile.chunk_tokens = 8192;
   profile.dense_over_dp_group = sglang;
+  profile.dp_prompts_aligned = engine == engine_name(Engine::trtllm);
   return profile;
 }
 
@@ -166,6 +171,7 @@ std::string engine_profile_json(const EngineProfile& profile) {
       {"scheduler", profile.scheduler == Scheduler::prefill_first ? "prefill_first" : "mixed_chunks"},
       {"chunk_tokens", profile.chunk_tokens},
       {"dense_over_dp_group", profile.dense_over_dp_group},
+      {"dp_prompts_aligned", profile.dp_prompts_aligned},
       {"multipliers",
        {{"attention", m.attention},
         {"experts", m.experts},

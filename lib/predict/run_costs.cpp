@@ -108,6 +108,10 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
   costs.prefill_ranks =
       static_cast<double>(prefill_shape.attention_dp * std::max<std::int64_t>(1, prefill_shape.workers));
   if (run.disaggregated) costs.kv_transfer = kv_transfer_seconds(run, deployment);
+  // The MoE layers of an aggregated worker's DP ranks meet every step (plan/serving_loop.hpp).
+  if (!run.disaggregated && deployment.model.has_moe()) {
+    costs.lockstep_ranks = static_cast<double>(run.worker.attention_dp);
+  }
   return costs;
 }
 
