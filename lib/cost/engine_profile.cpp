@@ -83,6 +83,10 @@ EngineProfile read_engine_profile(const std::string& file) {
   profile.scheduler = scheduler == 0 ? Scheduler::prefill_first : Scheduler::mixed_chunks;
   profile.chunk_tokens = root.integer("chunk_tokens", 1, 1 << 24);
   profile.dense_over_dp_group = root.flag("dense_over_dp_group");
+  // Files written before the key take the engine's default.
+  profile.dp_prompts_aligned = root.has("dp_prompts_aligned")
+                                   ? root.flag("dp_prompts_aligned")
+                                   : default_engine_profile(profile.engine).dp_prompts_aligned;
   profile.multipliers = read_multipliers(root.object("multipliers"));
   profile.overheads = read_overheads(root.object("overheads"));
   profile.arrival_burst = root.number("arrival_burst", 0.0, 1.0);
@@ -122,6 +126,7 @@ EngineProfile default_engine_profile(const std::string& engine) {
   // TensorRT-LLM's router streams only the generation server's output [trtllm-disagg-server] and vLLM's
   // decode worker recomputes the prompt's last position to sample it [vllm-remote-kv-wait], one step more.
   profile.first_token_decode_steps = sglang ? 0.5 : 1.5;
+  profile.dp_prompts_aligned = engine == engine_name(Engine::trtllm);
   return profile;
 }
 
@@ -176,6 +181,7 @@ std::string engine_profile_json(const EngineProfile& profile) {
       {"scheduler", profile.scheduler == Scheduler::prefill_first ? "prefill_first" : "mixed_chunks"},
       {"chunk_tokens", profile.chunk_tokens},
       {"dense_over_dp_group", profile.dense_over_dp_group},
+      {"dp_prompts_aligned", profile.dp_prompts_aligned},
       {"multipliers",
        {{"attention", m.attention},
         {"experts", m.experts},

@@ -63,6 +63,10 @@ struct EngineProfile {
   Scheduler scheduler = Scheduler::mixed_chunks;
   std::int64_t chunk_tokens = 8192;  // prefill tokens per step (chunked-prefill size or token budget)
   bool dense_over_dp_group = false;  // dense FFN and LM head stay TP over the whole DP group
+  // Attention-DP ranks start their prompts in the same steps: TensorRT-LLM's attention_dp_config enable_balance
+  // holds a rank's prompts until every rank has one [trtllm-adp-balance]. false: each rank schedules its own
+  // prompts, and since the ranks step in lockstep a prompt on any rank stalls decode on all (vLLM, SGLang).
+  bool dp_prompts_aligned = false;
   FamilyMultipliers multipliers;
   EngineOverheads overheads;
   // Share of the other prompts of a rank that arrive together with a new one, from 0 (arrivals spread

@@ -6,6 +6,7 @@
 
 #include "io/budgets.hpp"
 #include "io/input_error.hpp"
+#include "spec/engine_rules.hpp"
 
 namespace moeplan {
 
@@ -19,12 +20,17 @@ std::vector<std::int64_t> instance_sizes(const Scenario& scenario) {
   return or_divisors(scenario.search.instance_gpus, scenario.cluster.gpus());
 }
 
-// Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, [doc-003]).
-std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& scenario, std::int64_t tp) {
+// Dense-FFN TP: the attention TP (engines' default) and 1 (SGLang --moe-dense-tp-size 1, [doc-003]). Under DP
+// attention SGLang's TP size is the whole instance, and its dense TP takes 1 or that size [sglang-server-args]:
+// there the default is tp x dp, not the attention TP.
+std::vector<std::int64_t> dense_tp_choices(const Model& model, const Scenario& scenario, std::int64_t tp,
+                                           std::int64_t dp) {
   // No dense FFN, or a dense model (every layer dense, split with attention as engines do): attention TP.
   if (model.dense_ffn_layers() == 0 || !model.has_moe()) return {0};
   if (!scenario.search.dense_tp.empty()) return scenario.search.dense_tp;
-  return tp == 1 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 1};
+  if (tp == 1) return {0};
+  if (dp > 1 && follows_sglang_rules(scenario.engine.engine)) return {tp * dp, 1};
+  return {0, 1};
 }
 
 // Pipeline stages for an instance of `gpus`: the scenario's list (those dividing the instance), else 1 and, for an
@@ -84,7 +90,7 @@ void add_stage_layouts(const Model& model, const Scenario& scenario, std::int64_
     const std::vector<std::int64_t> single{1};
     for (const std::int64_t otp : tp == 1 ? scenario.search.otp : single) {
       for (const std::int64_t qkvtp : tp == 1 ? scenario.search.qkvtp : single) {
-        for (const std::int64_t dense_tp : dense_tp_choices(model, scenario, tp)) {
+        for (const std::int64_t dense_tp : dense_tp_choices(model, scenario, tp, base.dp)) {
           base.otp = otp;
           base.qkvtp = qkvtp;
           base.dense_tp = dense_tp;

@@ -26,13 +26,16 @@ struct LoopState {
 };
 
 // Aggregated: prompts and decode share the ranks. Decode runs only in the time the other sequences'
-// prompts leave (TPOT = step / (1 - rho), rho from the b - 1 others); a new prompt waits out the step in
+// prompts leave (TPOT = step / (1 - rho), rho from the b - 1 others); with attention DP the ranks step in
+// lockstep, so decode runs only while no rank prefills (TPOT = step / (1 - rho)^dp, unless the engine starts
+// the ranks' prompts together); a new prompt waits out the step in
 // flight, the prompts queued before it, then its own, and under mixed chunks each of its chunks also
 // carries a decode step.
 LoopState aggregated_state(double share, const LoopCosts& costs, const EngineProfile& profile, double prompt_tokens,
                            double output_tokens) {
   LoopState state;
-  state.tpot = costs.decode_step / (1.0 - share) / costs.tokens_per_step;
+  const double stalling_ranks = profile.dp_prompts_aligned ? 1.0 : costs.lockstep_ranks;
+  state.tpot = costs.decode_step / prompt_free_share(share, stalling_ranks) / costs.tokens_per_step;
   const double chunks = std::ceil(prompt_tokens / static_cast<double>(profile.chunk_tokens));
   const double riding = profile.scheduler == Scheduler::mixed_chunks ? chunks * costs.decode_step : 0.0;
   const double others = std::max(0.0, costs.decode_batch - 1.0);
@@ -66,6 +69,10 @@ LoopState disaggregated_state(double share, const LoopCosts& costs, const Engine
 }
 
 }  // namespace
+
+double prompt_free_share(double share, double ranks) {
+  return std::pow(1.0 - std::clamp(share, 0.0, kMostShare), std::max(1.0, ranks));
+}
 
 double queue_wait(double share, double service) {
   const double busy = std::clamp(share, 0.0, kMostShare);

@@ -17,6 +17,10 @@ struct LoopCosts {
   double prefill_ranks = 1;    // attention-DP ranks prefilling side by side (all prefill workers)
   double kv_transfer = 0;      // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
+  // Attention-DP ranks of one aggregated worker whose MoE layers meet in a collective every step, so each
+  // step waits for the slowest of them ([vllm-dp-lockstep], [sglang-dp-mlp-sync]): a prompt on any one
+  // stalls the decode of all, unless the engine starts their prompts together (1: no attention DP).
+  double lockstep_ranks = 1;
 };
 
 struct LoopPrediction {
@@ -26,6 +30,10 @@ struct LoopPrediction {
   double prefill = 0;        // s, one request's prompt with the profile applied
   double prefill_share = 0;  // rho: the share of a prefilling rank's time spent on prompts
 };
+
+// Share of the steps free of prompts when each of `ranks` lockstep ranks spends `share` of its time on its
+// own prompts, independently of the others: (1 - share)^ranks.
+double prompt_free_share(double share, double ranks);
 
 // Mean wait in an M/D/1 queue whose server is busy `share` of the time with jobs of `service` s.
 double queue_wait(double share, double service);

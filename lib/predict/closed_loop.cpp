@@ -17,7 +17,8 @@ LoopCosts loop_costs(const RunCosts& costs, const EngineProfile& profile, double
           costs.tokens_per_step,
           costs.prefill_ranks,
           costs.kv_transfer,
-          costs.disaggregated};
+          costs.disaggregated,
+          costs.lockstep_ranks};
 }
 
 LoopPrediction predict_closed_loop(const RunCosts& costs, const EngineProfile& profile, double concurrency,

@@ -101,6 +101,10 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
     costs.kv_transfer = prompt_kv_transfer_seconds(deployment.model, deployment.prefill, deployment.hardware,
                                                    deployment.model.kv_cache_dtype, run.input_tokens);
   }
+  // The MoE layers of an aggregated worker's DP ranks meet every step (plan/serving_loop.hpp).
+  if (!run.disaggregated && deployment.model.has_moe()) {
+    costs.lockstep_ranks = static_cast<double>(run.worker.attention_dp);
+  }
   return costs;
 }
 

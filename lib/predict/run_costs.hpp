@@ -22,6 +22,7 @@ struct RunCosts {
   double kv_transfer = 0;    // s: one prompt's KV cache from the prefill to the decode worker
   bool disaggregated = false;
   double tokens_per_step = 1;  // tokens a sequence gains per decode step: 1 + accepted drafted tokens
+  double lockstep_ranks = 1;   // aggregated MoE worker: its attention-DP ranks, which step together
 };
 
 // The ceilings one GPU preset's runs are priced on in place of the roofline: a calibration's measured

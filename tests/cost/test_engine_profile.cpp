@@ -142,3 +142,25 @@ TEST_CASE("a prompt prices its attention at its own multiplier, or at the prefil
   CHECK(moeplan::read_engine_profile(path.string()).multipliers.prefill_attention == doctest::Approx(3.0));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("TensorRT-LLM starts attention-DP prompts together; a file without the key takes its engine's default") {
+  CHECK(moeplan::default_engine_profile("trtllm").dp_prompts_aligned);
+  CHECK_FALSE(moeplan::default_engine_profile("vllm").dp_prompts_aligned);
+  CHECK_FALSE(moeplan::default_engine_profile("sglang").dp_prompts_aligned);
+  const std::string key = "  \"dp_prompts_aligned\": false,\n";
+  for (const std::string engine : {"trtllm", "vllm"}) {
+    moeplan::EngineProfile profile;
+    profile.engine = engine;
+    std::string text = moeplan::engine_profile_json(profile);
+    REQUIRE(text.find(key) != std::string::npos);
+    const auto old_file = profile_file("no-dp-prompts-" + engine, text.erase(text.find(key), key.size()));
+    CHECK(moeplan::read_engine_profile(old_file.string()).dp_prompts_aligned == (engine == "trtllm"));
+    std::filesystem::remove(old_file);
+  }
+  moeplan::EngineProfile written;
+  written.engine = "sglang";
+  written.dp_prompts_aligned = true;
+  const auto path = profile_file("dp-prompts", moeplan::engine_profile_json(written));
+  CHECK(moeplan::read_engine_profile(path.string()).dp_prompts_aligned);
+  std::filesystem::remove(path);
+}

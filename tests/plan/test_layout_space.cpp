@@ -62,3 +62,23 @@ TEST_CASE("a listed pp replaces the automatic choice") {
   scenario.search.instance_gpus = {8};
   CHECK(count_with_stages(moeplan::enumerate_layouts(deepseek(), scenario), 2) == 0);
 }
+
+TEST_CASE("under DP attention SGLang's dense TP is the whole instance or 1, other engines' the attention TP or 1") {
+  moeplan::Scenario scenario = moeplan::default_scenario("H200");
+  scenario.search.instance_gpus = {8};
+  scenario.search.tp = {2};
+  scenario.search.ep = {1};
+  // 8 GPUs at TP 2: dp 4. SGLang (the default when no engine is named): --tp-size 8, so dense TP 8 or 1.
+  const auto dense_sizes = [&]() {
+    std::vector<std::int64_t> sizes;
+    for (const moeplan::Layout& layout : moeplan::enumerate_layouts(deepseek(), scenario)) {
+      if (layout.pp == 1) sizes.push_back(layout.dense_tp_size());
+    }
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+  };
+  CHECK(dense_sizes() == std::vector<std::int64_t>{1, 8});
+  scenario.engine.engine = moeplan::Engine::vllm;
+  CHECK(dense_sizes() == std::vector<std::int64_t>{1, 2});
+}

@@ -171,3 +171,26 @@ TEST_CASE("speculative decoding: each step yields 1 + the accepted tokens") {
   const auto loop = moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
   CHECK(loop.tpot == doctest::Approx(0.004));
 }
+
+TEST_CASE("two lockstep DP ranks: decode runs only while neither prefills") {
+  // Each rank busy rho with its own prompts, independently: both free (1 - rho)^2 of the time.
+  CHECK(moeplan::prompt_free_share(0.2, 2.0) == doctest::Approx(0.64));
+  CHECK(moeplan::prompt_free_share(0.2, 1.0) == doctest::Approx(0.8));
+  // b = 2 per rank, 2 ranks: x = 0.1 / L with L = 0.105 + 0.05 x / (1 - x) + 10 x 0.01 / (1 - x)^2; times
+  // (1 - x)^2: 0.055 x^3 - 0.26 x^2 + 0.405 x - 0.1 = 0, root x = 0.301575 (0.055 x 0.027428 - 0.26 x 0.090947
+  // + 0.405 x 0.301575 - 0.1 = 0); TPOT = 0.01 / (1 - x)^2 = 20.5003 ms, TTFT = 0.105 + 0.05 x / (1 - x)
+  // = 126.590 ms.
+  RunCosts costs = costs_at_batch(2);
+  costs.lockstep_ranks = 2;
+  const EngineProfile independent = bare_profile(Scheduler::prefill_first, 8192);
+  const auto loop = moeplan::predict::predict_closed_loop(costs, independent, 4, 1000, 11);
+  CHECK(loop.prefill_share == doctest::Approx(0.301575).epsilon(1e-5));
+  CHECK(loop.tpot == doctest::Approx(0.0205003).epsilon(1e-5));
+  CHECK(loop.ttft == doctest::Approx(0.126590).epsilon(1e-5));
+  // An engine that starts the ranks' prompts together stalls decode once per prompt wave: the one-rank
+  // loop of "two sequences: prefill-first stalls decode for the other's prompt" (TPOT 15.3835 ms).
+  EngineProfile aligned = independent;
+  aligned.dp_prompts_aligned = true;
+  const auto together = moeplan::predict::predict_closed_loop(costs, aligned, 4, 1000, 11);
+  CHECK(together.tpot == doctest::Approx(0.0153835).epsilon(1e-5));
+}
