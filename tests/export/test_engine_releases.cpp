@@ -423,3 +423,29 @@ TEST_CASE("SGLang images by release: cu124 before 0.4.8, cu126 to 0.5.2, a bare 
   CHECK(contains(script(export_at(document, Engine::sglang, "0.5.3"), "lws.yaml"),
                  "image: \"lmsysorg/sglang:v0.5.3\"\n"));
 }
+
+TEST_CASE(
+    "SGLang --enable-ep-moe and --enable-deepep-moe: accepted to 0.5.2, an error from 0.5.3 "
+    "[sglang-release-history]") {
+  // server_args.py@0.5.2 (b0d25e72c401):2192-2201 keeps both as action="store_true"; from 0.5.3 (a4a3d8239365)
+  // they are action=DeprecatedAction (lines 2832-2841), whose __call__ raises ValueError (lines 3287-3294).
+  const auto subjects_at = [](const std::string& version, const std::string& flag) {
+    LaunchCommand command;
+    command.program = {"python3", "-m", "sglang.launch_server"};
+    command.add("--model-path", "org/model");
+    command.add(flag);
+    std::vector<std::string> subjects;
+    for (const TableProblem& problem :
+         check_command(Engine::sglang, parse_engine_version(version, "test"), command, {}))
+      subjects.push_back(problem.subject);
+    return subjects;
+  };
+  for (const std::string flag : {"--enable-ep-moe", "--enable-deepep-moe"}) {
+    CHECK(subjects_at("0.4.5.post3", flag).empty());
+    CHECK(subjects_at("0.5.2", flag).empty());
+    CHECK(subjects_at("0.5.3", flag) == std::vector<std::string>{flag});
+    CHECK(subjects_at("0.5.4", flag) == std::vector<std::string>{flag});
+    CHECK(table_accepts(Engine::sglang, parse_engine_version("0.5.2", "test"), flag));
+    CHECK_FALSE(table_accepts(Engine::sglang, parse_engine_version("0.5.3", "test"), flag));
+  }
+}
