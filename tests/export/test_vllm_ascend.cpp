@@ -121,6 +121,24 @@ TEST_CASE("vllm-ascend refuses what its rules reject [vllm-ascend-finegrained-tp
     decode["two_batch_overlap"] = true;
     CHECK(refused_key(document, 1) == "two_batch_overlap");
   }
+  // [vllm-ascend-dbo]: VLLM_ASCEND_ENABLE_DBO is read by the DeepSeek model up to v0.10.2rc1 (prefill batches
+  // only) and its model path is gone at v0.11.0rc0; the refusal says which side the release is on.
+  SUBCASE("two-batch overlap on both sides of 0.11.0rc0") {
+    decode["two_batch_overlap"] = true;
+    const auto message_at = [&](EngineVersion version) {
+      const PlanFile plan = plan_from(document);
+      return export_test::refusal_of(
+                 [&] { check_vllm_role(plan, plan.plans[0].roles[1], version, VllmPlatform::ascend); })
+          .message;
+    };
+    const std::string before = message_at(release_candidate(0, 10, 2, 1));
+    CHECK(export_test::contains(before, "vllm-ascend 0.10.2rc1"));
+    CHECK(export_test::contains(before, "VLLM_ASCEND_ENABLE_DBO"));
+    CHECK(export_test::contains(before, "prefill"));
+    const std::string after = message_at(release_candidate(0, 11, 0, 0));
+    CHECK(export_test::contains(after, "vllm-ascend 0.11.0rc0, which has no dual-batch overlap"));
+    CHECK_FALSE(export_test::contains(after, "VLLM_ASCEND_ENABLE_DBO"));
+  }
 }
 
 // The launch command of [doc-004]: --block-size is vllm-ascend's 128 and, on releases that read it (to

@@ -66,9 +66,17 @@ void check_nodes_and_overlap(const PlanFile& plan, const RolePlan& role, const E
                        role.layout.tp));
   }
   if (!role.two_batch_overlap) return;
+  // [vllm-ascend-dbo]: 0.9.1 to 0.10.2rc1 overlap only DeepSeek prefill batches (VLLM_ASCEND_ENABLE_DBO, which
+  // the export does not write); 0.11.0rc0 removed that model path and no later release has one.
+  if (platform == VllmPlatform::ascend && without_suffix(version) < release(0, 11)) {
+    refuse(plan, role, "two_batch_overlap",
+           fmt::format("false for vllm-ascend {}: its dual-batch overlap (VLLM_ASCEND_ENABLE_DBO) splits only "
+                       "DeepSeek prefill batches and is not exported [vllm-ascend-dbo]",
+                       version.text()));
+  }
   if (platform == VllmPlatform::ascend) {
     refuse(plan, role, "two_batch_overlap",
-           "false for vllm-ascend, which documents no dual-batch overlap [vllm-ascend-additional-config]");
+           fmt::format("false for vllm-ascend {}, which has no dual-batch overlap [vllm-ascend-dbo]", version.text()));
   }
   // [vllm-release-history]: --enable-dbo from 0.11.0 (a vllm-ascend 0.11.0rc counts as 0.11.0).
   if (without_suffix(version) < release(0, 11)) {
