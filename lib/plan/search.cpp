@@ -94,14 +94,14 @@ std::vector<RoleOptions> role_options(const Layout& layout, Role role, const Sea
   // spec/engine_rules.hpp: a mechanism pair the scenario's engine release cannot run (two-batch overlap
   // without DeepEP, fused shared experts with it) is never chosen; a mode left without an allowed
   // overlap setting runs without overlap. Redundant experts are the layout's, judged at export.
-  const bool sglang = follows_sglang_rules(engine.engine);
   const EngineVersion version = engine.release.value_or(kMainBranch);
   std::vector<RoleOptions> options;
   for (const DispatchMode mode : modes) {
     const std::size_t before = options.size();
     for (const bool overlap : search.two_batch_overlap) {
-      const MechanismChoice choice{mode != DispatchMode::all_to_all, overlap, layout.fused_shared, 0};
-      if (!sglang || !sglang_combination_problem(version, choice)) options.push_back({role, mode, overlap});
+      const MechanismChoice choice{mode != DispatchMode::all_to_all, overlap, layout.fused_shared, 0,
+                                   mode == DispatchMode::deepep_low_latency};
+      if (!combination_problem(engine.engine, version, choice)) options.push_back({role, mode, overlap});
     }
     if (options.size() == before) options.push_back({role, mode, false});
   }

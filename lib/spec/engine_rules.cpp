@@ -41,6 +41,33 @@ std::optional<CombinationProblem> redundant_without_all_to_all(const EngineVersi
                                         choice.redundant)};
 }
 
+// [vllm-release-history]: --enable-dbo from 0.11.0, whose micro-batching asserts the deepep_low_latency
+// all-to-all backend; from 0.11.1 either DeepEP backend (lib/export/flags/vllm.json, dbo-needs-deepep).
+std::optional<CombinationProblem> vllm_overlap_problem(const EngineVersion& version, const MechanismChoice& choice) {
+  if (!choice.two_batch_overlap) return std::nullopt;
+  const EngineVersion plain = without_suffix(version);
+  if (plain < release(0, 11))
+    return CombinationProblem{"two_batch_overlap",
+                              fmt::format("false for vLLM {}: --enable-dbo needs 0.11 or later", version.text())};
+  const bool backend_runs_it =
+      plain >= release(0, 11, 1) ? choice.all_to_all_backend : choice.all_to_all_backend && choice.low_latency_backend;
+  if (backend_runs_it) return std::nullopt;
+  return CombinationProblem{
+      "two_batch_overlap",
+      fmt::format("false without {}: vLLM {}'s dual-batch overlap asserts it "
+                  "[vllm-release-history]",
+                  plain >= release(0, 11, 1) ? "a DeepEP backend" : "DeepEP low-latency", version.text())};
+}
+
+// [vllm-ascend-dbo]: vllm-ascend's overlap (0.9.1 to 0.10.2rc1, DeepSeek prefill batches only) is not
+// exported and later releases have none; TensorRT-LLM has no two-batch overlap setting.
+std::optional<CombinationProblem> overlap_not_exported(Engine engine, const EngineVersion& version,
+                                                       const MechanismChoice& choice) {
+  if (!choice.two_batch_overlap) return std::nullopt;
+  return CombinationProblem{"two_batch_overlap", fmt::format("false for {} {}: no two-batch overlap is exported there",
+                                                             engine_name(engine), version.text())};
+}
+
 }  // namespace
 
 std::optional<CombinationProblem> sglang_combination_problem(const EngineVersion& version,
@@ -48,6 +75,13 @@ std::optional<CombinationProblem> sglang_combination_problem(const EngineVersion
   if (auto problem = overlap_without_all_to_all(version, choice)) return problem;
   if (auto problem = fusion_with_overlap(version, choice)) return problem;
   return redundant_without_all_to_all(version, choice);
+}
+
+std::optional<CombinationProblem> combination_problem(const std::optional<Engine>& engine, const EngineVersion& version,
+                                                      const MechanismChoice& choice) {
+  if (follows_sglang_rules(engine)) return sglang_combination_problem(version, choice);
+  if (*engine == Engine::vllm) return vllm_overlap_problem(version, choice);
+  return overlap_not_exported(*engine, version, choice);
 }
 
 bool follows_sglang_rules(const std::optional<Engine>& engine) { return !engine || *engine == Engine::sglang; }

@@ -1,6 +1,7 @@
 // The mechanisms the search tries for a layout leave out what the scenario's engine release cannot run
 // (spec/engine_rules.hpp): SGLang's two-batch overlap needs DeepEP [sglang-tbo-dispatch] and runs no fused
-// shared expert [sglang-fusion-overlap].
+// shared expert [sglang-fusion-overlap]; vLLM's needs 0.11 and DeepEP [vllm-release-history]; vllm-ascend and
+// TensorRT-LLM are exported without one [vllm-ascend-dbo].
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -51,9 +52,42 @@ TEST_CASE("for SGLang two-batch overlap is tried with DeepEP only, at every rele
     CHECK(offers(options, DispatchMode::all_to_all, false));
     CHECK(offers(options, DispatchMode::deepep_low_latency, true));
   }
-  // A scenario naming no engine is searched by SGLang's rules too; vLLM's are not these.
+  // A scenario naming no engine is searched by SGLang's rules too.
   CHECK_FALSE(offers(role_options(ep8(0), Role::decode, search, EngineChoice{}), DispatchMode::all_to_all, true));
-  CHECK(offers(role_options(ep8(0), Role::decode, search, engine_choice("vllm", "")), DispatchMode::all_to_all, true));
+}
+
+TEST_CASE("for vLLM dual-batch overlap is tried from 0.11.0, on DeepEP, low-latency only at 0.11.0") {
+  // [vllm-release-history]: --enable-dbo from 0.11.0 asserting deepep_low_latency; either DeepEP from 0.11.1.
+  const SearchSpace search;
+  const auto before = role_options(ep8(0), Role::decode, search, engine_choice("vllm", "0.10.2"));
+  CHECK_FALSE(offers(before, DispatchMode::deepep_low_latency, true));
+  CHECK(offers(before, DispatchMode::deepep_low_latency, false));
+  CHECK(offers(role_options(ep8(0), Role::decode, search, engine_choice("vllm", "0.11.0")),
+               DispatchMode::deepep_low_latency, true));
+  CHECK_FALSE(offers(role_options(ep8(0), Role::prefill, search, engine_choice("vllm", "0.11.0")),
+                     DispatchMode::deepep_normal, true));
+  CHECK(offers(role_options(ep8(0), Role::prefill, search, engine_choice("vllm", "0.11.1")),
+               DispatchMode::deepep_normal, true));
+  for (const char* version : {"0.11.1", ""}) {
+    CAPTURE(version);
+    CHECK_FALSE(offers(role_options(ep8(0), Role::decode, search, engine_choice("vllm", version)),
+                       DispatchMode::all_to_all, true));
+  }
+}
+
+TEST_CASE("for vllm-ascend and TensorRT-LLM no two-batch overlap is tried") {
+  // [vllm-ascend-dbo]: not exported (DeepSeek prefill batches only up to 0.10.2rc1, none from 0.11.0rc0);
+  // TensorRT-LLM has no such setting. Both modes stay, each without overlap: 2.
+  const SearchSpace search;
+  for (const auto& [name, version] : {std::pair{"vllm-ascend", "0.10.2rc1"}, std::pair{"vllm-ascend", "0.11.0rc0"},
+                                      std::pair{"trtllm", "1.2.0rc6"}}) {
+    CAPTURE(name);
+    CAPTURE(version);
+    const auto options = role_options(ep8(0), Role::decode, search, engine_choice(name, version));
+    CHECK(options.size() == 2);
+    CHECK_FALSE(offers(options, DispatchMode::all_to_all, true));
+    CHECK_FALSE(offers(options, DispatchMode::deepep_low_latency, true));
+  }
 }
 
 TEST_CASE("for SGLang a layout with fused shared experts runs without two-batch overlap") {
