@@ -79,11 +79,11 @@ TEST_CASE("for vllm-ascend and TensorRT-LLM no two-batch overlap is tried") {
   // [vllm-ascend-dbo]: not exported (DeepSeek prefill batches only up to 0.10.2rc1, none from 0.11.0rc0);
   // TensorRT-LLM has no such setting. Both modes stay, each without overlap: 2.
   const SearchSpace search;
-  for (const auto& [name, version] : {std::pair{"vllm-ascend", "0.10.2rc1"}, std::pair{"vllm-ascend", "0.11.0rc0"},
-                                      std::pair{"trtllm", "1.2.0rc6"}}) {
-    CAPTURE(name);
-    CAPTURE(version);
-    const auto options = role_options(ep8(0), Role::decode, search, engine_choice(name, version));
+  for (const auto& engine : {std::pair{"vllm-ascend", "0.10.2rc1"}, std::pair{"vllm-ascend", "0.11.0rc0"},
+                             std::pair{"trtllm", "1.2.0rc6"}}) {
+    CAPTURE(engine.first);
+    CAPTURE(engine.second);
+    const auto options = role_options(ep8(0), Role::decode, search, engine_choice(engine.first, engine.second));
     CHECK(options.size() == 2);
     CHECK_FALSE(offers(options, DispatchMode::all_to_all, true));
     CHECK_FALSE(offers(options, DispatchMode::deepep_low_latency, true));
