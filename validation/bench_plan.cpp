@@ -38,21 +38,14 @@ bool measure(const std::string& binary, const Scenario& scenario, int runs) {
   const std::vector<std::string> program{binary,       "plan-deploy",
                                          "--model",    source + "/models/" + scenario.model,
                                          "--scenario", source + "/scenarios/" + scenario.scenario};
-  std::vector<double> times, cpu_times;
-  bool succeeded = true;
-  ProcessRun last;
-  for (int index = 0; index < runs; ++index) {
-    last = run_process(program, true);
-    times.push_back(last.milliseconds);
-    cpu_times.push_back(last.cpu_milliseconds);
-    succeeded = succeeded && last.succeeded;
-  }
-  const double time = median(times);
+  const RepeatedRuns measured = run_repeatedly(program, runs, true);
+  const double time = measured.median_milliseconds;
+  const bool succeeded = measured.succeeded;
   const bool passed = succeeded && time < scenario.floor_milliseconds;
   fmt::print("{:<28} median {:8.1f} ms (< {:.0f}), CPU {:8.1f} ms, fastest {:8.1f} ms   {}{}\n  {}\n",
-             scenario.scenario, time, scenario.floor_milliseconds, median(cpu_times),
-             *std::min_element(times.begin(), times.end()), passed ? "PASS" : "FAIL",
-             succeeded ? "" : " (a run exited non-zero)", evaluated_line(last.output));
+             scenario.scenario, time, scenario.floor_milliseconds, measured.median_cpu_milliseconds,
+             measured.fastest_milliseconds, passed ? "PASS" : "FAIL", succeeded ? "" : " (a run exited non-zero)",
+             evaluated_line(measured.last.output));
   return passed;
 }
 

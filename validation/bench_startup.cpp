@@ -31,24 +31,17 @@ struct Command {
 bool measure(const std::string& binary, const Command& command, int runs) {
   std::vector<std::string> program{binary};
   program.insert(program.end(), command.arguments.begin(), command.arguments.end());
-  std::vector<double> times, cpu_times;
-  double peak = 0;
-  bool succeeded = true;
-  for (int index = 0; index < runs; ++index) {
-    const ProcessRun run = run_process(program, false);
-    times.push_back(run.milliseconds);
-    cpu_times.push_back(run.cpu_milliseconds);
-    peak = std::max(peak, run.peak_mebibytes);
-    succeeded = succeeded && run.succeeded;
-  }
-  const double time = median(times);
+  const RepeatedRuns measured = run_repeatedly(program, runs, false);
+  const double time = measured.median_milliseconds;
+  const double peak = measured.peak_mebibytes;
+  const bool succeeded = measured.succeeded;
   const bool memory_ok = command.floor_mebibytes == 0 || peak < command.floor_mebibytes;
   const bool passed = succeeded && time < command.floor_milliseconds && memory_ok;
   const std::string memory_floor =
       command.floor_mebibytes > 0 ? fmt::format(" (< {:.0f})", command.floor_mebibytes) : "";
   fmt::print("{:<12} median {:7.2f} ms (< {:.0f}), CPU {:6.2f} ms   peak RSS {:6.1f} MiB{}   {}{}\n", command.label,
-             time, command.floor_milliseconds, median(cpu_times), peak, memory_floor, passed ? "PASS" : "FAIL",
-             succeeded ? "" : " (a run exited non-zero)");
+             time, command.floor_milliseconds, measured.median_cpu_milliseconds, peak, memory_floor,
+             passed ? "PASS" : "FAIL", succeeded ? "" : " (a run exited non-zero)");
   return passed;
 }
 

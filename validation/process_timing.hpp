@@ -81,6 +81,34 @@ inline double median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
+// `runs` (>= 1) whole processes of `program`: the medians of their wall and CPU times, the fastest wall
+// time, the largest peak resident set, whether every one exited 0, and the last run (its stdout when
+// `capture_output`).
+struct RepeatedRuns {
+  double median_milliseconds = 0;
+  double median_cpu_milliseconds = 0;
+  double fastest_milliseconds = 0;
+  double peak_mebibytes = 0;
+  bool succeeded = true;
+  ProcessRun last;
+};
+
+inline RepeatedRuns run_repeatedly(const std::vector<std::string>& program, int runs, bool capture_output) {
+  RepeatedRuns summary;
+  std::vector<double> times, cpu_times;
+  for (int index = 0; index < runs; ++index) {
+    summary.last = run_process(program, capture_output);
+    times.push_back(summary.last.milliseconds);
+    cpu_times.push_back(summary.last.cpu_milliseconds);
+    summary.peak_mebibytes = std::max(summary.peak_mebibytes, summary.last.peak_mebibytes);
+    summary.succeeded = summary.succeeded && summary.last.succeeded;
+  }
+  summary.median_milliseconds = median(times);
+  summary.median_cpu_milliseconds = median(cpu_times);
+  summary.fastest_milliseconds = *std::min_element(times.begin(), times.end());
+  return summary;
+}
+
 // apps/moeplan/moeplan of the build this benchmark is part of.
 inline std::string default_moeplan_binary() {
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");

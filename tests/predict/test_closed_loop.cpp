@@ -32,6 +32,19 @@ RunCosts costs_at_batch(double batch) {
   return costs;
 }
 
+// Nine requests over a disaggregated pair: decode as costs_at_batch(4), two prefill ranks, 5 ms of KV
+// hand-off, 20 ms request overhead, the first token after `decode_steps` decode steps.
+moeplan::LoopPrediction disaggregated_loop(double decode_steps) {
+  RunCosts costs = costs_at_batch(4);
+  costs.disaggregated = true;
+  costs.prefill_ranks = 2;
+  costs.kv_transfer = 0.005;
+  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
+  profile.overheads.request = 0.020;
+  profile.first_token_decode_steps = decode_steps;
+  return moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
+}
+
 }  // namespace
 
 TEST_CASE("an M/D/1 queue busy half the time waits half a service") {
@@ -108,18 +121,12 @@ TEST_CASE("mixed chunks: each chunk of the prompt also carries a decode step") {
 }
 
 TEST_CASE("disaggregated: decode keeps its pace, prompts queue on the prefill ranks, the decode step returns") {
-  RunCosts costs = costs_at_batch(4);
-  costs.disaggregated = true;
-  costs.prefill_ranks = 2;
-  costs.kv_transfer = 0.005;
-  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
-  profile.overheads.request = 0.020;
   // The first token comes back from the decode worker after half the step in flight and one step of its own:
   // 1.5 x D = 15 ms on top of o_req + P + KV = 0.125 s. c = 9 over 2 ranks: x = 8 / L / 2 x 0.1 = 0.4 / L with
   // L = 0.14 + 0.05 x / (1 - x) + 10 x 0.01, so x (0.24 (1 - x) + 0.05 x) = 0.4 (1 - x):
   // 0.19 x^2 - 0.64 x + 0.4 = 0 and x = (0.64 - sqrt(0.1056)) / 0.38 = 0.829049;
   // TTFT = 0.14 + 0.05 x / (1 - x) = 382.481 ms; TPOT = D = 10 ms.
-  const auto loop = moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
+  const auto loop = disaggregated_loop(1.5);
   CHECK(loop.tpot == doctest::Approx(0.010));
   CHECK(loop.prefill_share == doctest::Approx((0.64 - std::sqrt(0.1056)) / 0.38).epsilon(1e-6));
   CHECK(loop.prefill_share == doctest::Approx(0.829049).epsilon(1e-5));
@@ -130,14 +137,7 @@ TEST_CASE("disaggregated on SGLang: the first token streams when the request joi
   // The same loop with 0.5 decode steps after the KV instead of 1.5: o_req + P + KV + 0.5 D = 0.13 s, so
   // L = 0.23 + 0.05 x / (1 - x), x (0.23 (1 - x) + 0.05 x) = 0.4 (1 - x): 0.18 x^2 - 0.63 x + 0.4 = 0,
   // x = (0.63 - sqrt(0.1089)) / 0.36 = (0.63 - 0.33) / 0.36 = 5/6; TTFT = 0.13 + 0.05 x 5 = 380 ms.
-  RunCosts costs = costs_at_batch(4);
-  costs.disaggregated = true;
-  costs.prefill_ranks = 2;
-  costs.kv_transfer = 0.005;
-  EngineProfile profile = bare_profile(Scheduler::prefill_first, 8192);
-  profile.overheads.request = 0.020;
-  profile.first_token_decode_steps = 0.5;
-  const auto loop = moeplan::predict::predict_closed_loop(costs, profile, 9, 1000, 11);
+  const auto loop = disaggregated_loop(0.5);
   CHECK(loop.prefill_share == doctest::Approx(5.0 / 6.0).epsilon(1e-6));
   CHECK(loop.ttft == doctest::Approx(0.380).epsilon(1e-6));
 }
