@@ -106,8 +106,8 @@ void add_doc003_throughput_cases(CaseList& cases) {
       relative_case("doc003.prefill.input_per_node", source, "tok/s", 52300, doc003_prefill_per_node(shape), 0.15,
                     method),
       "the document gives no tokens per GPU for its prefill figure; at the 16,384 of its DeepSeek comparison the "
-      "model is fast, not by the expert imbalance (its default vs ideal placement, 1.20 / 1.06, matches the skew "
-      "model's 1.12); the profile's prefill multiplier was fitted on single-node runs, none prefilling across "
+      "model is fast, not by the expert imbalance (its default vs ideal placement, 1.20 / 1.06 = 1.13, is near the "
+      "skew model's 1.09); the profile's prefill multiplier was fitted on single-node runs, none prefilling across "
       "nodes through DeepEP"));
   const double decode_per_node = doc003_decode_per_node(shape);
   cases.push_back(
