@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "io/input_error.hpp"
 #include "predict/layout_choice.hpp"
@@ -46,6 +47,13 @@ double median_absolute(const std::vector<double>& values) {
   std::vector<double> absolute;
   for (double value : values) absolute.push_back(std::abs(value));
   return absolute.empty() ? 0.0 : median(absolute);
+}
+
+// The distinct cells of the level below `level` that `members` fall in.
+std::size_t combinations_under(const std::vector<const ResidualSample*>& members, int level) {
+  std::set<std::string> cells;
+  for (const ResidualSample* member : members) cells.insert(residual_cell(member->key, level + 1));
+  return cells.size();
 }
 
 }  // namespace
@@ -114,6 +122,9 @@ void ResidualTable::fit_level(const std::vector<ResidualSample>& samples, int le
     // deployments toward it again would compound their weight level after level.
     // One deployment is a single configuration, not a pattern: levels above the deployment need two.
     if (level < kDeploymentLevel && (count < kLeastDeployments || (level > 0 && count == parent.count))) continue;
+    // A cell above the combinations (levels 0-2) speaks for the combinations under it it has not seen only
+    // when its members span two of them; one combination's members are that combination's pattern.
+    if (level < kDeploymentLevel - 1 && combinations_under(members, level) < 2) continue;
     std::vector<double> ttft, tpot;
     for (const ResidualSample* member : members) {
       ttft.push_back(member->ttft_log_ratio - parent.ttft);
@@ -315,12 +326,10 @@ double held_out_error(const std::vector<ResidualSample>& samples, const std::vec
 
 double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t folds) {
   const std::vector<std::string> deployments = deployment_groups(samples);
-  const std::vector<std::string> combinations = cell_groups(samples, kDeploymentLevel - 1);
   double best = kShrinkageCandidates.front();
   double least = INFINITY;
   for (double shrinkage : kShrinkageCandidates) {
-    const double error = held_out_error(samples, deployments, folds, shrinkage) +
-                         held_out_error(samples, combinations, folds, shrinkage);
+    const double error = held_out_error(samples, deployments, folds, shrinkage);
     if (error < least) {
       least = error;
       best = shrinkage;

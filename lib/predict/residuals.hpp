@@ -74,7 +74,8 @@ class ResidualTable {
   // Fits the corrections to `samples` (shape [runs]) with shrinkage constant `shrinkage` (> 0): a cell
   // seen in n deployments (at the deployment level: n runs) keeps n / (n + shrinkage) of the median
   // residual its deployments leave after its parent's correction. A cell of levels 0-3 seen in fewer than
-  // kLeastDeployments deployments, or (levels 1-3) in the same deployments as its parent, is not kept.
+  // kLeastDeployments deployments, or (levels 1-3) in the same deployments as its parent, is not kept, nor
+  // a cell of levels 0-2 whose deployments fall in a single cell of the level below.
   static ResidualTable fit(const std::vector<ResidualSample>& samples, double shrinkage);
 
   // The corrections at the deepest level that knows `key`.
@@ -132,9 +133,8 @@ ResidualCheck check_residuals(const std::vector<ResidualSample>& samples, const 
 std::array<double, kResidualLevels> band_by_level(const ResidualCheck& check, bool tpot);
 
 // The shrinkage constant among kShrinkageCandidates with the least held-out error (the median absolute
-// log error of TTFT plus TPOT) when whole deployments are held out in `folds`, plus the same when whole
-// engine x GPU generation x family x formats and mode cells are: corrections must carry to deployments
-// and to combinations the fit never saw.
+// log error of TTFT plus TPOT) when whole deployments are held out in `folds`. What carries to a
+// combination the fit never saw is decided by the cells kept (ResidualTable::fit), not by the constant.
 inline constexpr std::array<double, 6> kShrinkageCandidates = {0.5, 1.0, 2.0, 4.0, 8.0, 16.0};
 double choose_shrinkage(const std::vector<ResidualSample>& samples, std::int64_t folds);
 
