@@ -53,11 +53,19 @@ std::string error_report(const predict::ErrorTable& errors) {
 }
 
 std::string spread_line(const predict::VersionSpread& spread) {
-  if (spread.pairs == 0) return "no deployment measured at one load under two engine versions";
-  return fmt::format(
-      "the same deployment at the same load under two engine versions ({} pairs): TPOT {:.1f} % apart, TTFT "
-      "{:.1f} % (medians)",
-      spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
+  const std::string versions =
+      spread.pairs == 0
+          ? "no deployment measured at one load under two engine versions"
+          : fmt::format(
+                "the same deployment at the same load under two engine versions ({} pairs): TPOT {:.1f} % "
+                "apart, TTFT {:.1f} % (medians)",
+                spread.pairs, spread.tpot_median_percent, spread.ttft_median_percent);
+  if (spread.repeat_pairs == 0) return versions;
+  return versions + fmt::format(
+                        "\nrepeated under one version ({} pairs): output tokens/s per GPU {:.2f} % apart (median), "
+                        "{:.1f} % at the 75th percentile, {:.1f} % at the 90th",
+                        spread.repeat_pairs, spread.repeat_throughput_median_percent,
+                        spread.repeat_throughput_p75_percent, spread.repeat_throughput_p90_percent);
 }
 
 std::string choice_summary(const predict::LayoutChoiceReport& report) {

@@ -308,7 +308,7 @@ LoopPrediction loop_on_step(const ServingContext& context, const Layout& layout,
   costs.tokens_per_step = decode_tokens_per_step(context, options);
   costs.prefill_ranks = static_cast<double>(layout.dp);
   costs.disaggregated = options.role != Role::aggregated;
-  if (!costs.disaggregated && context.model.has_moe()) costs.lockstep_ranks = static_cast<double>(layout.dp);
+  costs.lockstep_ranks = lockstep_ranks(context.model.has_moe(), layout.dp, costs.disaggregated);
   return closed_loop(costs, context.steps.profile(), batch * static_cast<double>(layout.dp),
                      static_cast<double>(workload.input_tokens), static_cast<double>(workload.output_tokens));
 }

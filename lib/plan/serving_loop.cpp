@@ -70,6 +70,10 @@ LoopState disaggregated_state(double share, const LoopCosts& costs, const Engine
 
 }  // namespace
 
+double lockstep_ranks(bool has_moe, std::int64_t attention_dp, bool disaggregated) {
+  return has_moe && !disaggregated ? static_cast<double>(std::max<std::int64_t>(1, attention_dp)) : 1.0;
+}
+
 double prompt_free_share(double share, double ranks) {
   return std::pow(1.0 - std::clamp(share, 0.0, kMostShare), std::max(1.0, ranks));
 }

@@ -2,6 +2,7 @@
 // The closed and open loops of docs/prediction.md: mean TTFT and TPOT of a deployment in steady state
 // with a number of requests in flight (closed) or at a request rate (open), from its priced decode step and
 // prompt. The search, the offered load, predict-runs and fit-engine all solve them here.
+#include <cstdint>
 #include <functional>
 
 #include "cost/engine_profile.hpp"
@@ -30,6 +31,11 @@ struct LoopPrediction {
   double prefill = 0;        // s, one request's prompt with the profile applied
   double prefill_share = 0;  // rho: the share of a prefilling rank's time spent on prompts
 };
+
+// The lockstep ranks of a worker with `attention_dp` ranks: an aggregated MoE worker's DP ranks meet in the
+// MoE collectives every step; a dense model's ranks and a disaggregated decode worker's never wait for a
+// prompt (1).
+double lockstep_ranks(bool has_moe, std::int64_t attention_dp, bool disaggregated);
 
 // Share of the steps free of prompts when each of `ranks` lockstep ranks spends `share` of its time on its
 // own prompts, independently of the others: (1 - share)^ranks.

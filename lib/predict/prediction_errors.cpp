@@ -3,17 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace moeplan::predict {
 
 double signed_percent_error(const ErrorPair& pair) { return (pair.predicted - pair.measured) / pair.measured * 100.0; }
 
-double median(std::vector<double> values) {
+double quantile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
-  const std::size_t half = values.size() / 2;
-  return values.size() % 2 == 1 ? values[half] : (values[half - 1] + values[half]) / 2.0;
+  const double position = std::clamp(fraction, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
 }
+
+double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
 
 ErrorSummary summarize_errors(const std::vector<ErrorPair>& pairs) {
   ErrorSummary summary;

@@ -23,6 +23,8 @@ struct ErrorSummary {
 
 // Percent error (predicted - measured) / measured; measured must be positive.
 double signed_percent_error(const ErrorPair& pair);
+// The `fraction` quantile of `values`, interpolating linearly between order statistics; 0 when empty.
+double quantile(std::vector<double> values, double fraction);
 double median(std::vector<double> values);
 ErrorSummary summarize_errors(const std::vector<ErrorPair>& pairs);
 

@@ -4,6 +4,7 @@
 
 #include "cost/kv_cache.hpp"
 #include "plan/load_skew.hpp"
+#include "plan/serving_loop.hpp"
 #include "spec/speculative.hpp"
 
 namespace moeplan::predict {
@@ -101,10 +102,7 @@ RunCosts run_costs(const MeasuredRun& run, const Deployment& deployment, const S
     costs.kv_transfer = prompt_kv_transfer_seconds(deployment.model, deployment.prefill, deployment.hardware,
                                                    deployment.model.kv_cache_dtype, run.input_tokens);
   }
-  // The MoE layers of an aggregated worker's DP ranks meet every step (plan/serving_loop.hpp).
-  if (!run.disaggregated && deployment.model.has_moe()) {
-    costs.lockstep_ranks = static_cast<double>(run.worker.attention_dp);
-  }
+  costs.lockstep_ranks = lockstep_ranks(deployment.model.has_moe(), run.worker.attention_dp, run.disaggregated);
   return costs;
 }
 

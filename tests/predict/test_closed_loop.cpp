@@ -194,3 +194,10 @@ TEST_CASE("two lockstep DP ranks: decode runs only while neither prefills") {
   const auto together = moeplan::predict::predict_closed_loop(costs, aligned, 4, 1000, 11);
   CHECK(together.tpot == doctest::Approx(0.0153835).epsilon(1e-5));
 }
+
+TEST_CASE("only an aggregated MoE worker's attention-DP ranks step in lockstep") {
+  CHECK(moeplan::lockstep_ranks(true, 8, false) == 8.0);
+  CHECK(moeplan::lockstep_ranks(true, 8, true) == 1.0);    // a disaggregated decode worker never prefills
+  CHECK(moeplan::lockstep_ranks(false, 8, false) == 1.0);  // a dense model's ranks meet in no MoE collective
+  CHECK(moeplan::lockstep_ranks(true, 1, false) == 1.0);
+}

@@ -16,6 +16,14 @@ TEST_CASE("an even count takes the mean of the middle two") {
   CHECK(moeplan::predict::median({4.0, 1.0, 3.0, 2.0}) == doctest::Approx(2.5));
 }
 
+TEST_CASE("quantiles interpolate between order statistics") {
+  // {1, 2, 3, 4}: positions 0-3; the 0.75 quantile at 2.25 is 3.25, the 0.9 at 2.7 is 3.7, the median 2.5.
+  CHECK(moeplan::predict::quantile({4.0, 1.0, 3.0, 2.0}, 0.75) == doctest::Approx(3.25));
+  CHECK(moeplan::predict::quantile({4.0, 1.0, 3.0, 2.0}, 0.9) == doctest::Approx(3.7));
+  CHECK(moeplan::predict::median({4.0, 1.0, 3.0, 2.0}) == doctest::Approx(2.5));
+  CHECK(moeplan::predict::quantile({}, 0.5) == 0.0);
+}
+
 TEST_CASE("partitions are summarized apart and together") {
   moeplan::predict::ErrorTable table;
   table.add("a", {120, 100}, {100, 100});  // TTFT +20 %, TPOT 0 %

@@ -59,3 +59,33 @@ TEST_CASE("a file of one deployment at one load, repeated, is refused before eve
   const std::vector<moeplan::predict::MeasuredRun> under(2896, run_at("0.12.0", 8, 10.0, 100.0));
   CHECK(moeplan::predict::version_spread(under).pairs == 0);  // one version: no pair
 }
+
+TEST_CASE("repeats under one version: their spread in output tokens per second per GPU") {
+  // One deployment at 8 in flight, 500 tokens out, TTFT 100 ms, TPOT 10, 11 and 12 ms: lives of
+  // 100 + 499 x TPOT = 5090, 5589 and 6088 ms, apart by 499 / 5090 = 9.80354 %, 998 / 5090 = 19.60707 %
+  // and 499 / 5589 = 8.92825 %. Sorted, the median is 9.80354 %; the 75th percentile sits half way from
+  // the second to the third, 14.70531 %, the 90th at 0.8 of the way, 17.64637 %.
+  const std::vector<moeplan::predict::MeasuredRun> runs = {
+      run_at("0.12.0", 8, 10.0, 100.0), run_at("0.12.0", 8, 11.0, 100.0), run_at("0.12.0", 8, 12.0, 100.0)};
+  const auto spread = moeplan::predict::version_spread(runs);
+  CHECK(spread.pairs == 0);
+  CHECK(spread.repeat_pairs == 3);
+  CHECK(spread.repeat_throughput_median_percent == doctest::Approx(9.80354).epsilon(1e-5));
+  CHECK(spread.repeat_throughput_p75_percent == doctest::Approx(14.70531).epsilon(1e-5));
+  CHECK(spread.repeat_throughput_p90_percent == doctest::Approx(17.64637).epsilon(1e-5));
+}
+
+TEST_CASE("a measurement copied under two ids, or disaggregated rows without worker counts, are no repeats") {
+  const auto copied = run_at("0.12.0", 8, 10.0, 100.0);
+  CHECK(moeplan::predict::version_spread({copied, copied}).repeat_pairs == 0);
+  auto first = run_at("0.12.0", 8, 10.0, 100.0);
+  first.disaggregated = true;
+  first.prefill.workers = 0;
+  first.decode.workers = 0;
+  auto second = first;
+  second.tpot_ms = 20.0;
+  CHECK(moeplan::predict::version_spread({first, second}).repeat_pairs == 0);
+  first.prefill.workers = second.prefill.workers = 1;
+  first.decode.workers = second.decode.workers = 2;
+  CHECK(moeplan::predict::version_spread({first, second}).repeat_pairs == 1);
+}
